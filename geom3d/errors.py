@@ -1,0 +1,78 @@
+"""Exception hierarchy of geom3d.
+
+Every error geom3d raises on purpose derives from :class:`Geom3dError`. The subclasses
+also derive from the matching builtin (``ValueError`` or ``TypeError``) so callers that
+catch builtins keep working, in the manner of shapely and numpy.
+
+Errors about a scenario file carry the file and the field path, and ``str(err)`` is
+the one line the command line prints::
+
+    scenario.yaml: troopers[2].silhouette: unknown silhouette 9 (known: 1-8)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Geom3dError",
+    "InputError",
+    "MeshError",
+    "PlacementError",
+    "ScenarioError",
+    "ShapeError",
+    "UnknownIdError",
+]
+
+
+class Geom3dError(Exception):
+    """Root of every error geom3d raises on purpose."""
+
+
+class InputError(Geom3dError, ValueError):
+    """A value handed to the API is not acceptable (wrong range, NaN, ...)."""
+
+
+class ShapeError(Geom3dError, TypeError):
+    """An array argument has the wrong shape or dtype."""
+
+
+class ScenarioError(Geom3dError, ValueError):
+    """A scenario file is invalid.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    file : str or None
+        The scenario (or mesh) file the problem is in.
+    path : str or None
+        The field path inside the file, e.g. ``troopers[2].silhouette``.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, path: str | None = None):
+        self.message = message
+        self.file = file
+        self.path = path
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        parts = [p for p in (self.file, self.path) if p]
+        return ": ".join([*parts, self.message])
+
+    def __reduce__(self):  # keep file/path across process pools
+        return (_rebuild_scenario_error, (type(self), self.message, self.file, self.path))
+
+
+def _rebuild_scenario_error(cls, message, file, path):
+    return cls(message, file=file, path=path)
+
+
+class UnknownIdError(ScenarioError):
+    """A trooper, attack or scenery id that the scenario does not define."""
+
+
+class MeshError(ScenarioError):
+    """A mesh file is missing, unreadable or has no usable triangles."""
+
+
+class PlacementError(Geom3dError, ValueError):
+    """A template placement breaks a rule (e.g. passes through the attacker)."""

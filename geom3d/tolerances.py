@@ -1,0 +1,71 @@
+"""Every numeric tolerance geom3d uses, in one place.
+
+All lengths are millimetres, all angles degrees. Change a value here and the whole engine
+follows; nothing else in the package hard-codes a tolerance.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ARC_EPS_MM",
+    "CONTACT_EPS_MM",
+    "DROP_PROBE_HEIGHT_MM",
+    "EYE_SPACING_MM",
+    "FAR_OFF_TABLE_MM",
+    "GEOM_EPS_MM",
+    "PATCH_MM",
+    "PATCH_SAMPLES",
+    "RAY_EPS_MM",
+    "SAMPLE_MM",
+    "STAND_INSET_MM",
+    "SURFACE_INSET_MM",
+    "UPWARD_NORMAL_MIN_Z",
+]
+
+#: Side of the minimum visible patch (Infinity: "a minimum size of 3x3mm"), apparent size.
+PATCH_MM: float = 3.0
+
+#: Spacing of the fine sample grid in the target's apparent view. A patch counts when a
+#: full window of ``PATCH_SAMPLES`` x ``PATCH_SAMPLES`` samples (spanning ``PATCH_MM``) is
+#: unobstructed. With 1 mm spacing a visible region containing a 4 x 4 mm square is always
+#: found and one containing no 3 x 3 mm square never is (SPEC section 3.6).
+SAMPLE_MM: float = 1.0
+
+#: Samples along one side of a patch window: PATCH_MM / SAMPLE_MM + 1.
+PATCH_SAMPLES: int = int(round(PATCH_MM / SAMPLE_MM)) + 1
+
+#: Spacing of eye points on the viewer's surface (arc length and height). Visibility that
+#: exists only from eye points between two samples may be missed; 1 mm finds every gap a
+#: trooper can see through when the gap is at least 2 mm wide.
+EYE_SPACING_MM: float = 1.0
+
+#: Sample points are inset this far from the base underside, so the surface a trooper
+#: stands on does not block its own rays (SPEC section 3.7).
+STAND_INSET_MM: float = 0.5
+
+#: Eye points and target points are inset this far inside a silhouette's side and top,
+#: so a segment starting on a trooper's own skin never clips a neighbour it touches.
+SURFACE_INSET_MM: float = 0.01
+
+#: A segment starts this far along its direction (and stops this far short of its end),
+#: so one that starts or ends on a scenery surface does not hit that surface.
+RAY_EPS_MM: float = 1e-3
+
+#: Two bodies closer than this count as touching (silhouette contact, template contact).
+CONTACT_EPS_MM: float = 1e-6
+
+#: General geometric zero for lengths (degenerate triangles, zero-length directions).
+GEOM_EPS_MM: float = 1e-9
+
+#: A point exactly on the 180-degree arc line counts as inside when within this distance.
+ARC_EPS_MM: float = 1e-6
+
+#: Drop-to-surface casts a vertical ray down from this far above the scene's top.
+DROP_PROBE_HEIGHT_MM: float = 1.0
+
+#: A surface counts as "upward-facing" for drop-to-surface when its unit normal has at
+#: least this z component (about 60 degrees from vertical at most).
+UPWARD_NORMAL_MIN_Z: float = 0.5
+
+#: A trooper farther than this outside the table's extent triggers a unit-mistake warning.
+FAR_OFF_TABLE_MM: float = 5000.0
