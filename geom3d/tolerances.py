@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "ARC_EPS_MM",
+    "COARSE_MM",
     "CONTACT_EPS_MM",
     "DROP_PROBE_HEIGHT_MM",
     "EYE_SPACING_MM",
@@ -16,6 +17,8 @@ __all__ = [
     "PATCH_MM",
     "PATCH_SAMPLES",
     "RAY_EPS_MM",
+    "ROUTE_REFINE_MM",
+    "ROUTE_STEP_MM",
     "SAMPLE_MM",
     "STAND_INSET_MM",
     "SURFACE_INSET_MM",
@@ -32,12 +35,24 @@ PATCH_MM: float = 3.0
 SAMPLE_MM: float = 1.0
 
 #: Samples along one side of a patch window: PATCH_MM / SAMPLE_MM + 1.
-PATCH_SAMPLES: int = int(round(PATCH_MM / SAMPLE_MM)) + 1
+PATCH_SAMPLES: int = round(PATCH_MM / SAMPLE_MM) + 1
 
-#: Spacing of eye points on the viewer's surface (arc length and height). Visibility that
-#: exists only from eye points between two samples may be missed; 1 mm finds every gap a
-#: trooper can see through when the gap is at least 2 mm wide.
-EYE_SPACING_MM: float = 1.0
+#: Spacing of the coarse pruning grid in the target's apparent view. Every closed square
+#: of side ``PATCH_MM + SAMPLE_MM`` (the size that must always be found) contains a point of
+#: this lattice, so an eye point that sees none of its points sees no such region and is
+#: skipped without a fine search. Exact pruning, not a heuristic.
+COARSE_MM: float = PATCH_MM + SAMPLE_MM
+
+#: Spacing of eye points on the viewer's surface (arc length and height). Eye points are
+#: samples of a continuous surface: a view that exists only from eye points that fall
+#: between two samples may be missed. With 2 mm every gap at least 2 mm wide that lies
+#: against the viewer has an eye point inside it.
+EYE_SPACING_MM: float = 2.0
+
+#: Route sampling: LoF along a route is checked every ``ROUTE_STEP_MM`` of travel, then the
+#: first position with LoF is refined by bisection to ``ROUTE_REFINE_MM``.
+ROUTE_STEP_MM: float = 10.0
+ROUTE_REFINE_MM: float = 0.5
 
 #: Sample points are inset this far from the base underside, so the surface a trooper
 #: stands on does not block its own rays (SPEC section 3.7).

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import InputError, ShapeError
 
-__all__ = ["as_point", "as_points", "as_faces", "require_finite", "require_positive"]
+__all__ = ["as_faces", "as_point", "as_points", "require_finite", "require_positive"]
 
 
 def _shape_str(shape: tuple[int, ...]) -> str:

@@ -1,0 +1,335 @@
+"""Line of Fire rules (SPEC section 3; Infinity rule text ``003_*``).
+
+LoF(A -> T) holds when
+
+* A is not engaged, or T is in silhouette contact with A (engaged troopers have 360°
+  LoF, but only to what they touch) - otherwise ``reason = "engaged"``;
+* T is totally or partially inside A's front 180° arc (markers, ``arc360`` and troopers
+  on a route have 360°) - otherwise ``reason = "out_of_arc"``;
+* A and T see each other: some eye point of one sees a 3 x 3 mm apparent patch of the
+  other (:mod:`geom3d.visibility`), computed once per unordered pair (reciprocity) -
+  otherwise ``reason = "blocked"``.
+
+Blocking: scenery with ``blocks_lof`` and the volumes of all other troopers, except
+markers and troopers moving along a route.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bodies import cylinders_touch
+from .scene import Scene, Trooper
+from .tolerances import ARC_EPS_MM, ROUTE_REFINE_MM, ROUTE_STEP_MM
+from .visibility import PatchWitness, VisibilityStats, find_patch
+
+__all__ = [
+    "LofResult",
+    "RouteResult",
+    "in_front_arc",
+    "line_of_fire",
+    "lof_matrix",
+    "pair_visibility",
+]
+
+
+@dataclass(frozen=True)
+class RouteResult:
+    """LoF along a route.
+
+    Attributes
+    ----------
+    any : bool
+        LoF exists at some point of the route.
+    first_index : int or None
+        Index of the route segment (from vertex ``i`` to ``i + 1``; the last vertex has
+        the last index) on which LoF first exists.
+    first_position : (3,) tuple of float, mm, or None
+        Base-centre position of the moving trooper where LoF first exists (refined to
+        ``ROUTE_REFINE_MM`` of travel).
+    mover : str
+        Id of the trooper whose route is evaluated.
+    """
+
+    any: bool
+    first_index: int | None
+    first_position: tuple[float, float, float] | None
+    mover: str
+
+
+@dataclass(frozen=True)
+class LofResult:
+    """Line of Fire from one trooper to another.
+
+    Attributes
+    ----------
+    from_id, to_id : str
+    lof : bool
+    in_arc : bool
+    visible : bool
+        Symmetric visibility of the pair (the 3 x 3 mm rule, either direction).
+    reason : str or None
+        ``out_of_arc``, ``blocked`` or ``engaged`` when ``lof`` is false.
+    witness : PatchWitness or None
+        For a visible pair: the eye point and patch centre that decide it.
+    witness_viewer : str or None
+        Id of the trooper the witness eye belongs to (reciprocity may put it on ``to``).
+    route : RouteResult or None
+        Only when a route is involved.
+    """
+
+    from_id: str
+    to_id: str
+    lof: bool
+    in_arc: bool
+    visible: bool
+    reason: str | None
+    witness: PatchWitness | None
+    witness_viewer: str | None
+    route: RouteResult | None = None
+
+    def to_dict(self) -> dict:
+        """The SPEC section 6 JSON shape (mm, rounded to 1e-3 mm)."""
+        d = {
+            "from": self.from_id,
+            "to": self.to_id,
+            "lof": self.lof,
+            "in_arc": self.in_arc,
+            "visible": self.visible,
+            "reason": self.reason,
+            "witness": None,
+        }
+        if self.witness is not None:
+            d["witness"] = {
+                "eye": _r3(self.witness.eye),
+                "patch_center": _r3(self.witness.patch_center),
+                "visible_area_mm2": round(self.witness.visible_area_mm2, 3),
+                "viewer": self.witness_viewer,
+            }
+        else:
+            d["witness"] = {"reason": _NO_WITNESS[self.reason or "blocked"]}
+        if self.route is not None:
+            d["route"] = {
+                "any": self.route.any,
+                "first_index": self.route.first_index,
+                "first_position": _r3(self.route.first_position)
+                if self.route.first_position is not None
+                else None,
+                "mover": self.route.mover,
+            }
+        return d
+
+
+_NO_WITNESS = {
+    "blocked": "no eye point sees a 3x3 mm patch",
+    "out_of_arc": "no eye point sees a 3x3 mm patch",
+    "engaged": "engaged in close combat with other troopers",
+}
+
+
+def _r3(p) -> list[float]:
+    return [round(float(v), 3) + 0.0 for v in p]
+
+
+def in_front_arc(viewer: Trooper, target: Trooper) -> bool:
+    """Is ``target`` totally or partially inside ``viewer``'s front 180° arc?
+
+    The arc is the half-space in front of the vertical plane through the viewer's base
+    centre perpendicular to its facing. Partially inside means the target's base disc
+    reaches more than ``ARC_EPS_MM`` into that half-space; a base that only touches the
+    plane is outside. Markers and ``arc360`` troopers have 360°.
+    """
+    if viewer.has_360:
+        return True
+    f = viewer.facing_vector
+    rel = np.array(target.position[:2]) - np.array(viewer.position[:2])
+    return float(rel @ f) + target.radius > ARC_EPS_MM
+
+
+def _occluders(scene: Scene, exclude: Iterable[str]) -> list:
+    ex = set(exclude)
+    return [
+        t.cylinder
+        for t in scene.troopers.values()
+        if t.id not in ex and not t.is_marker and not t.is_moving
+    ]
+
+
+def pair_visibility(
+    scene: Scene,
+    a: Trooper,
+    b: Trooper,
+    *,
+    stats: VisibilityStats | None = None,
+) -> tuple[PatchWitness | None, str | None]:
+    """Symmetric visibility of two troopers at their given positions.
+
+    Returns
+    -------
+    witness : PatchWitness or None
+    viewer_id : str or None
+        Which trooper the witness eye belongs to.
+    """
+    occ = _occluders(scene, (a.id, b.id))
+    w = find_patch(a.cylinder, b.cylinder, scene.engine, occ, stats=stats)
+    if w is not None:
+        return w, a.id
+    w = find_patch(b.cylinder, a.cylinder, scene.engine, occ, stats=stats)
+    if w is not None:
+        return w, b.id
+    return None, None
+
+
+def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
+    cache = scene.__dict__.setdefault("_visibility_cache", {})
+    key = tuple(sorted((a.id, b.id)))
+    if key not in cache:
+        w, viewer = pair_visibility(scene, a, b, stats=stats)
+        cache[key] = (w, viewer)
+    return cache[key]
+
+
+def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
+    witness, viewer = vis
+    visible = witness is not None
+    arc = in_front_arc(a, b) or a.is_moving
+    if a.engaged_with and not cylinders_touch(a.cylinder, b.cylinder):
+        reason = "engaged"
+    elif not arc:
+        reason = "out_of_arc"
+    elif not visible:
+        reason = "blocked"
+    else:
+        reason = None
+    return LofResult(a.id, b.id, reason is None, arc, visible, reason, witness, viewer)
+
+
+def line_of_fire(
+    scene: Scene,
+    from_id: str,
+    to_id: str,
+    *,
+    stats: VisibilityStats | None = None,
+) -> LofResult:
+    """Line of Fire from ``from_id`` to ``to_id`` (see module docstring).
+
+    When either trooper has a route, LoF is evaluated along it (SPEC 3.5): the moving
+    trooper has 360° LoF and obstructs nobody; ``result.route`` says whether LoF exists
+    at any point and where it first does. The other fields then describe the first
+    position with LoF (or the start of the route when there is none).
+    """
+    a = scene.trooper(from_id)
+    b = scene.trooper(to_id)
+    if a.id == b.id:
+        from .errors import InputError
+
+        raise InputError(f"Line of Fire from {a.id!r} to itself")
+    if a.route is None and b.route is None:
+        return _static_lof(scene, a, b, _cached_visibility(scene, a, b, stats))
+    return _route_lof(scene, a, b, stats)
+
+
+def _route_polyline(t: Trooper) -> tuple[np.ndarray, np.ndarray]:
+    pts = np.array(t.route, dtype=np.float64)
+    seg = np.linalg.norm(np.diff(pts, axis=0), axis=1) if len(pts) > 1 else np.zeros(0)
+    return pts, np.concatenate([[0.0], np.cumsum(seg)])
+
+
+def _at(pts: np.ndarray, cum: np.ndarray, s: float) -> tuple[np.ndarray, int]:
+    """Point at travel distance s along the polyline, and its segment index."""
+    if len(pts) == 1 or s <= 0:
+        return pts[0], 0
+    if s >= cum[-1]:
+        return pts[-1], len(pts) - 1
+    i = int(np.searchsorted(cum, s, side="right") - 1)
+    seg_len = cum[i + 1] - cum[i]
+    f = 0.0 if seg_len == 0 else (s - cum[i]) / seg_len
+    return pts[i] + f * (pts[i + 1] - pts[i]), i
+
+
+def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
+    movers = [t for t in (a, b) if t.route is not None]
+    lines = {t.id: _route_polyline(t) for t in movers}
+    lengths = {t.id: lines[t.id][1][-1] for t in movers}
+    total = max(lengths.values())
+    main = movers[0]
+
+    def evaluate(frac: float):
+        placed = {}
+        idx = 0
+        for t in movers:
+            pts, cum = lines[t.id]
+            p, i = _at(pts, cum, frac * lengths[t.id])
+            placed[t.id] = t.moved_to(p)
+            if t.id == main.id:
+                idx = i
+        aa = placed.get(a.id, a)
+        bb = placed.get(b.id, b)
+        vis = pair_visibility(scene, aa, bb, stats=stats)
+        return _static_lof(scene, aa, bb, vis), idx, placed[main.id].position
+
+    n = max(1, math.ceil(total / ROUTE_STEP_MM)) if total > 0 else 0
+    fracs = [k / n for k in range(n + 1)] if n else [0.0]
+    prev = None
+    for k, frac in enumerate(fracs):
+        res, idx, pos = evaluate(frac)
+        if res.lof:
+            if k > 0:
+                lo, hi = fracs[k - 1], frac
+                best = (res, idx, pos)
+                while (hi - lo) * total > ROUTE_REFINE_MM:
+                    mid = 0.5 * (lo + hi)
+                    r2 = evaluate(mid)
+                    if r2[0].lof:
+                        hi, best = mid, r2
+                    else:
+                        lo = mid
+                res, idx, pos = best
+            route = RouteResult(True, idx, tuple(float(v) for v in pos), main.id)
+            return _with_route(res, route)
+        if prev is None:
+            prev = res
+    route = RouteResult(False, None, None, main.id)
+    return _with_route(prev, route)
+
+
+def _with_route(res: LofResult, route: RouteResult) -> LofResult:
+    return LofResult(
+        res.from_id,
+        res.to_id,
+        res.lof,
+        res.in_arc,
+        res.visible,
+        res.reason,
+        res.witness,
+        res.witness_viewer,
+        route,
+    )
+
+
+def lof_matrix(
+    scene: Scene,
+    pairs: Iterable[tuple[str, str]] | None = None,
+    *,
+    stats: VisibilityStats | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[LofResult]:
+    """Line of Fire for ``pairs`` (default: all ordered pairs, in file order).
+
+    Visibility is computed once per unordered pair. ``progress(done, total)`` is called
+    after each pair.
+    """
+    ids = list(scene.troopers)
+    if pairs is None:
+        pairs = [(x, y) for x in ids for y in ids if x != y]
+    pairs = list(pairs)
+    out = []
+    for k, (x, y) in enumerate(pairs):
+        out.append(line_of_fire(scene, x, y, stats=stats))
+        if progress is not None:
+            progress(k + 1, len(pairs))
+    return out

@@ -1,0 +1,138 @@
+"""Segment queries on an Embree BVH (embreex).
+
+The ray engine is the hot path of every decision geom3d makes, so it takes and returns
+whole numpy batches and never loops in Python per ray. Queries are on *segments*: a hit
+beyond a segment's end does not count.
+
+Embree works in float32. Coordinates are recentred on the mesh's bounding-box centre
+before they are handed over, so a 1.2 m table keeps about 1e-4 mm resolution.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from embreex import rtcore_scene
+from embreex.mesh_construction import TriangleMesh
+
+from .errors import InputError
+from .tolerances import GEOM_EPS_MM, RAY_EPS_MM
+from .validation import as_faces, as_points
+
+__all__ = ["RayEngine"]
+
+
+class RayEngine:
+    """A BVH over one triangle mesh, answering batched segment queries.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float, mm
+    faces : (m, 3) int
+        Triangles as vertex indices. ``m`` may be zero: every segment is then clear.
+
+    Notes
+    -----
+    The BVH is built once, in the constructor. ``rays_cast`` counts every segment
+    handed to Embree, for benchmarks.
+    """
+
+    def __init__(self, vertices, faces) -> None:
+        v = as_points(vertices, "vertices")
+        f = as_faces(faces, "faces", len(v))
+        self.n_triangles = len(f)
+        self.rays_cast = 0
+        if len(v):
+            lo, hi = v.min(axis=0), v.max(axis=0)
+            self._offset = 0.5 * (lo + hi)
+            self._bounds = np.array([lo, hi])
+        else:
+            self._offset = np.zeros(3)
+            self._bounds = np.zeros((2, 3))
+        self._scene = None
+        if len(f):
+            self._scene = rtcore_scene.EmbreeScene()
+            vv = (v - self._offset).astype(np.float32)
+            TriangleMesh(self._scene, vv, f.astype(np.int32))
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """(2, 3) float, mm: bounding box of the mesh (zeros when empty)."""
+        return self._bounds.copy()
+
+    def _prepare(self, origins, ends):
+        o = as_points(origins, "origins")
+        e = as_points(ends, "ends")
+        if o.shape != e.shape:
+            raise InputError(f"origins has {len(o)} points but ends has {len(e)}")
+        d = e - o
+        length = np.linalg.norm(d, axis=1)
+        ok = length > 2.0 * RAY_EPS_MM + GEOM_EPS_MM
+        unit = np.zeros_like(d)
+        unit[ok] = d[ok] / length[ok, None]
+        start = o - self._offset + unit * RAY_EPS_MM
+        span = np.where(ok, length - 2.0 * RAY_EPS_MM, 0.0)
+        return start, unit, span, ok, length
+
+    def occluded(self, origins, ends) -> np.ndarray:
+        """Which segments ``origins[i] -> ends[i]`` hit a triangle.
+
+        The first and last ``RAY_EPS_MM`` of each segment are ignored, so a segment
+        that starts or ends on a surface does not hit that surface. Segments shorter
+        than ``2 * RAY_EPS_MM`` are clear.
+
+        Parameters
+        ----------
+        origins, ends : (k, 3) float, mm
+
+        Returns
+        -------
+        (k,) bool
+        """
+        start, unit, span, ok, _ = self._prepare(origins, ends)
+        out = np.zeros(len(start), dtype=bool)
+        if self._scene is None or not ok.any():
+            return out
+        idx = np.flatnonzero(ok)
+        self.rays_cast += len(idx)
+        res = self._scene.run(
+            start[idx].astype(np.float32),
+            unit[idx].astype(np.float32),
+            dists=span[idx].astype(np.float32),
+            query="OCCLUDED",
+        )
+        out[idx] = np.asarray(res) >= 0
+        return out
+
+    def first_hit(self, origins, ends):
+        """First triangle hit along each segment.
+
+        Parameters
+        ----------
+        origins, ends : (k, 3) float, mm
+
+        Returns
+        -------
+        distance : (k,) float, mm
+            Distance from the origin to the first hit; ``inf`` where the segment is clear.
+        triangle : (k,) int64
+            Index of the triangle hit; ``-1`` where clear.
+        """
+        start, unit, span, ok, _ = self._prepare(origins, ends)
+        dist = np.full(len(start), np.inf)
+        tri = np.full(len(start), -1, dtype=np.int64)
+        if self._scene is None or not ok.any():
+            return dist, tri
+        idx = np.flatnonzero(ok)
+        self.rays_cast += len(idx)
+        res = self._scene.run(
+            start[idx].astype(np.float32),
+            unit[idx].astype(np.float32),
+            dists=span[idx].astype(np.float32),
+            output=True,
+        )
+        prim = np.asarray(res["primID"], dtype=np.int64)
+        t = np.asarray(res["tfar"], dtype=np.float64)
+        hit = prim >= 0
+        dist[idx[hit]] = t[hit] + RAY_EPS_MM
+        tri[idx[hit]] = prim[hit]
+        return dist, tri

@@ -1,0 +1,544 @@
+"""The scene: scenery merged into one triangle mesh, troopers as exact cylinders.
+
+Built from a validated :class:`~geom3d.scenario.Scenario`. All blocking scenery becomes
+one triangle mesh with a per-triangle element id, behind one Embree BVH; non-blocking
+scenery is kept for drawing and for standing on. Troopers given as ``[x, y]`` are
+dropped onto the highest upward-facing surface under their base centre.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from .bodies import Cylinder, cylinders_touch
+from .raycast import RayEngine
+from .scenario import Scenario, SceneryItem, TrooperSpec, load_scenario
+from .tolerances import (
+    DROP_PROBE_HEIGHT_MM,
+    FAR_OFF_TABLE_MM,
+    STAND_INSET_MM,
+    UPWARD_NORMAL_MIN_Z,
+)
+
+__all__ = ["Scene", "SceneryMesh", "Trooper", "box_mesh", "build_scene", "load_scene"]
+
+
+@dataclass(frozen=True)
+class Trooper:
+    """A trooper placed in the scene.
+
+    Attributes
+    ----------
+    id, side : str
+    position : (3,) tuple of float, mm
+        Centre of the underside of the base (after drop-to-surface).
+    facing_deg : float
+        Counter-clockwise from +x.
+    silhouette : int or None
+        Silhouette number, None for an explicit cylinder.
+    diameter : float, mm
+    height : float, mm
+        Effective height: the base height when prone.
+    states : frozenset of str
+    engaged_with : tuple of str
+        Symmetric: if A lists B, both are engaged with each other.
+    route : (k, 3) tuple of tuples, mm, or None
+    unit : str or None
+    dropped : bool
+        True when z came from drop-to-surface.
+    """
+
+    id: str
+    side: str
+    position: tuple[float, float, float]
+    facing_deg: float
+    silhouette: int | None
+    diameter: float
+    height: float
+    states: frozenset
+    engaged_with: tuple[str, ...] = ()
+    route: tuple[tuple[float, float, float], ...] | None = None
+    unit: str | None = None
+    dropped: bool = False
+
+    @property
+    def cylinder(self) -> Cylinder:
+        """The silhouette volume."""
+        return Cylinder(self.position, 0.5 * self.diameter, self.height)
+
+    @property
+    def radius(self) -> float:
+        return 0.5 * self.diameter
+
+    @property
+    def is_marker(self) -> bool:
+        return "marker" in self.states
+
+    @property
+    def is_prone(self) -> bool:
+        return "prone" in self.states
+
+    @property
+    def has_360(self) -> bool:
+        """360-degree Line of Fire: markers and ``arc360``."""
+        return bool({"marker", "arc360"} & self.states)
+
+    @property
+    def is_moving(self) -> bool:
+        return self.route is not None
+
+    @property
+    def facing_vector(self) -> np.ndarray:
+        """(2,) float: unit vector of the facing in the xy plane."""
+        a = math.radians(self.facing_deg)
+        return np.array([math.cos(a), math.sin(a)])
+
+    def moved_to(self, position) -> Trooper:
+        """A copy standing at ``position`` ((3,) float, mm)."""
+        return replace(self, position=tuple(float(v) for v in position))
+
+
+@dataclass(frozen=True)
+class SceneryMesh:
+    """Scenery as one triangle soup.
+
+    Attributes
+    ----------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+    element : (m,) int32
+        Index into ``names`` of the scenery element each triangle belongs to.
+    names : tuple of str
+        Element ids (``table`` for the table mesh).
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    element: np.ndarray
+    names: tuple[str, ...]
+
+    @property
+    def n_triangles(self) -> int:
+        return len(self.faces)
+
+    def subset(self, mask: np.ndarray) -> SceneryMesh:
+        """The triangles where ``mask`` ((m,) bool) is true."""
+        return SceneryMesh(self.vertices, self.faces[mask], self.element[mask], self.names)
+
+
+def box_mesh(size) -> tuple[np.ndarray, np.ndarray]:
+    """A closed box with its local origin at the centre of its bottom face.
+
+    Parameters
+    ----------
+    size : (3,) float, mm
+
+    Returns
+    -------
+    vertices : (8, 3) float64, mm
+    faces : (12, 3) int64, outward-facing (counter-clockwise seen from outside)
+    """
+    sx, sy, sz = (float(s) for s in size)
+    x, y = 0.5 * sx, 0.5 * sy
+    v = np.array(
+        [
+            [-x, -y, 0],
+            [x, -y, 0],
+            [x, y, 0],
+            [-x, y, 0],
+            [-x, -y, sz],
+            [x, -y, sz],
+            [x, y, sz],
+            [-x, y, sz],
+        ],
+        dtype=np.float64,
+    )
+    f = np.array(
+        [
+            [0, 2, 1], [0, 3, 2],  # bottom
+            [4, 5, 6], [4, 6, 7],  # top
+            [0, 1, 5], [0, 5, 4],  # -y
+            [1, 2, 6], [1, 6, 5],  # +x
+            [2, 3, 7], [2, 7, 6],  # +y
+            [3, 0, 4], [3, 4, 7],  # -x
+        ],
+        dtype=np.int64,
+    )  # fmt: skip
+    return v, f
+
+
+def _transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
+    """Scale, then yaw about the piece's own origin, then move the origin to position."""
+    a = math.radians(item.rotation_deg)
+    c, s = math.cos(a), math.sin(a)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return (vertices * item.scale) @ rot.T + np.asarray(item.position)
+
+
+# Per-process caches: merged scenery and its BVH keyed by a digest of what went in, so a
+# batch of scenarios on the same table builds the BVH once per worker.
+_SCENERY_CACHE: OrderedDict[str, tuple] = OrderedDict()
+_SCENERY_CACHE_SIZE = 4
+
+
+def clear_scene_cache() -> None:
+    """Forget cached scenery meshes and BVHs (tests, memory pressure)."""
+    _SCENERY_CACHE.clear()
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _scenery_key(scn: Scenario) -> str:
+    h = hashlib.sha256()
+    if scn.table_mesh is not None:
+        h.update(f"table|{_file_digest(scn.table_mesh)}|{scn.table_mesh_units}".encode())
+    for it in scn.scenery:
+        src = _file_digest(it.mesh_path) if it.mesh_path else repr(it.box_size)
+        h.update(
+            f"{it.id}|{src}|{it.mesh_units}|{it.position!r}|{it.rotation_deg!r}|{it.scale!r}|"
+            f"{it.blocks_lof}".encode()
+        )
+    return h.hexdigest()
+
+
+@dataclass
+class LoadStats:
+    """Seconds spent building the scene, for batch reports."""
+
+    mesh_seconds: float = 0.0
+    bvh_seconds: float = 0.0
+    cache_hit: bool = False
+
+
+def _build_scenery(scn: Scenario, stats: LoadStats):
+    from .meshio import load_mesh
+
+    names: list[str] = []
+    blocks: list[bool] = []
+    parts_v: list[np.ndarray] = []
+    parts_f: list[np.ndarray] = []
+    reports = []
+    t0 = time.perf_counter()
+    if scn.table_mesh is not None:
+        lm = load_mesh(scn.table_mesh, units=scn.table_mesh_units)
+        reports.append(("table", lm.report))
+        names.append("table")
+        blocks.append(True)
+        parts_v.append(lm.vertices)
+        parts_f.append(lm.faces)
+    for it in scn.scenery:
+        if it.box_size is not None:
+            v, f = box_mesh(it.box_size)
+        else:
+            lm = load_mesh(it.mesh_path, units=it.mesh_units)
+            reports.append((it.id, lm.report))
+            v, f = lm.vertices, lm.faces
+        names.append(it.id)
+        blocks.append(it.blocks_lof)
+        parts_v.append(_transform(v, it))
+        parts_f.append(f)
+    offsets = np.cumsum([0] + [len(v) for v in parts_v])
+    if parts_v:
+        vertices = np.concatenate(parts_v)
+        faces = np.concatenate([f + o for f, o in zip(parts_f, offsets[:-1], strict=True)])
+        element = np.concatenate(
+            [np.full(len(f), i, dtype=np.int32) for i, f in enumerate(parts_f)]
+        )
+    else:
+        vertices = np.zeros((0, 3))
+        faces = np.zeros((0, 3), dtype=np.int64)
+        element = np.zeros(0, dtype=np.int32)
+    mesh = SceneryMesh(vertices, faces, element, tuple(names))
+    stats.mesh_seconds += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    blocking_mask = np.asarray(blocks, dtype=bool)[element] if len(element) else np.zeros(0, bool)
+    blocking = mesh.subset(blocking_mask)
+    engine = RayEngine(blocking.vertices, blocking.faces)
+    all_engine = engine if blocking_mask.all() else RayEngine(mesh.vertices, mesh.faces)
+    stats.bvh_seconds += time.perf_counter() - t0
+    return mesh, blocking, engine, all_engine, reports
+
+
+class Scene:
+    """Scenery, troopers and attacks of one scenario, ready for queries.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A validated scenario (see :func:`geom3d.scenario.load_scenario`).
+
+    Attributes
+    ----------
+    scenario : Scenario
+    troopers : dict[str, Trooper]
+        In file order.
+    scenery : SceneryMesh
+        All scenery.
+    blocking : SceneryMesh
+        The triangles that block Line of Fire.
+    engine : RayEngine
+        BVH over ``blocking``.
+    mesh_reports : list of (element id, MeshReport)
+    warnings : list of str
+        Suspicious but legal input (overlaps, embedded troopers, far off the table).
+    load_stats : LoadStats
+    """
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.ruleset = scenario.ruleset
+        self.warnings: list[str] = []
+        self.load_stats = LoadStats()
+        key = _scenery_key(scenario)
+        if key in _SCENERY_CACHE:
+            _SCENERY_CACHE.move_to_end(key)
+            self.load_stats.cache_hit = True
+            built = _SCENERY_CACHE[key]
+        else:
+            built = _build_scenery(scenario, self.load_stats)
+            _SCENERY_CACHE[key] = built
+            while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
+                _SCENERY_CACHE.popitem(last=False)
+        self.scenery, self.blocking, self.engine, self._surface_engine, self.mesh_reports = built
+        for name, rep in self.mesh_reports:
+            for msg in rep.messages():
+                self.warnings.append(f"{name}: {msg}")
+        self.troopers: dict[str, Trooper] = {}
+        specs = scenario.troopers
+        drop_xy = [t for t in specs if len(t.position) == 2]
+        z_of = (
+            dict(
+                zip(
+                    [t.id for t in drop_xy],
+                    self.surface_z([t.position for t in drop_xy]),
+                    strict=True,
+                )
+            )
+            if drop_xy
+            else {}
+        )
+        engaged = {t.id: set(t.engaged_with) for t in specs}
+        for t in specs:
+            for o in t.engaged_with:
+                engaged[o].add(t.id)
+        for t in specs:
+            self.troopers[t.id] = self._make_trooper(t, z_of, tuple(sorted(engaged[t.id])))
+        self._check_warnings()
+
+    # ------------------------------------------------------------------ construction
+    def _make_trooper(self, t: TrooperSpec, z_of: dict, engaged: tuple) -> Trooper:
+        if len(t.position) == 2:
+            pos = (t.position[0], t.position[1], float(z_of[t.id]))
+        else:
+            pos = tuple(t.position)
+        route = None
+        if t.route is not None:
+            r2 = [p for p in t.route if len(p) == 2]
+            rz = iter(self.surface_z(r2)) if r2 else iter(())
+            route = tuple(
+                (p[0], p[1], float(next(rz))) if len(p) == 2 else tuple(p) for p in t.route
+            )
+        height = self.ruleset.base_height if "prone" in t.states else t.height
+        return Trooper(
+            id=t.id,
+            side=t.side,
+            position=tuple(float(v) for v in pos),
+            facing_deg=t.facing_deg,
+            silhouette=t.silhouette,
+            diameter=t.diameter,
+            height=height,
+            states=t.states,
+            engaged_with=engaged,
+            route=route,
+            unit=t.unit,
+            dropped=len(t.position) == 2,
+        )
+
+    def surface_z(self, xy) -> np.ndarray:
+        """Height of the highest upward-facing scenery surface under each point.
+
+        Parameters
+        ----------
+        xy : (n, 2) float, mm
+
+        Returns
+        -------
+        (n,) float, mm
+            0 where no scenery lies under the point (the table top).
+        """
+        pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+        z = np.zeros(len(pts))
+        mesh = self.scenery
+        if not len(pts) or mesh.n_triangles == 0:
+            return z
+        top = float(mesh.vertices[:, 2].max()) + DROP_PROBE_HEIGHT_MM
+        bottom = float(mesh.vertices[:, 2].min()) - DROP_PROBE_HEIGHT_MM
+        tri = mesh.vertices[mesh.faces]
+        normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        norm = np.linalg.norm(normals, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            nz = np.abs(normals[:, 2]) / norm
+        upward = np.nan_to_num(nz) >= UPWARD_NORMAL_MIN_Z
+        start = np.column_stack([pts, np.full(len(pts), top)])
+        pending = np.arange(len(pts))
+        found = np.zeros(len(pts), dtype=bool)
+        for _ in range(64):  # a probe passes at most this many steep faces
+            if not len(pending):
+                break
+            ends = start[pending].copy()
+            ends[:, 2] = bottom
+            dist, hit = self._surface_engine.first_hit(start[pending], ends)
+            miss = hit < 0
+            hz = start[pending, 2] - dist
+            good = ~miss & upward[np.maximum(hit, 0)]
+            z[pending[good]] = hz[good]
+            found[pending[good]] = True
+            again = ~miss & ~good
+            start[pending[again], 2] = hz[again]
+            pending = pending[again]
+        return z
+
+    def _check_warnings(self) -> None:
+        ts = list(self.troopers.values())
+        for i, a in enumerate(ts):
+            for b in ts[i + 1 :]:
+                if a.is_marker or b.is_marker:
+                    continue
+                d = math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1])
+                overlap_z = (
+                    a.position[2] < b.position[2] + b.height
+                    and b.position[2] < a.position[2] + a.height
+                )
+                if overlap_z and d < a.radius + b.radius - 1e-6:
+                    self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
+        for t in ts:
+            if self._embedded(t):
+                self.warnings.append(f"trooper {t.id!r} is embedded in scenery")
+        size = self.scenario.table_size
+        lo = np.array([0.0, 0.0])
+        hi = np.array(size) if size else None
+        if hi is None and self.scenery.n_triangles:
+            lo = self.scenery.vertices[:, :2].min(axis=0)
+            hi = self.scenery.vertices[:, :2].max(axis=0)
+        if hi is not None:
+            for t in ts:
+                p = np.array(t.position[:2])
+                off = np.maximum(lo - p, 0) + np.maximum(p - hi, 0)
+                if float(np.max(off)) > FAR_OFF_TABLE_MM:
+                    self.warnings.append(
+                        f"trooper {t.id!r} is {float(np.max(off)) / 1000:.1f} m off the table "
+                        f"(a unit mistake? the file says units: {self.scenario.units})"
+                    )
+
+    def _embedded(self, t: Trooper) -> bool:
+        """Does scenery cut into the trooper's volume (shrunk by the standing inset)?"""
+        if self.engine.n_triangles == 0:
+            return False
+        c = t.cylinder
+        r = c.radius - STAND_INSET_MM
+        z0 = c.base[2] + STAND_INSET_MM
+        z1 = c.top_z - STAND_INSET_MM
+        if r <= 0 or z1 <= z0:
+            return False
+        bx, by = c.base[0], c.base[1]
+        angles = np.radians(np.arange(0, 180, 22.5))
+        zs = np.linspace(z0, z1, 4)
+        o, e = [], []
+        for z in zs:
+            for a in angles:
+                dx, dy = r * math.cos(a), r * math.sin(a)
+                o.append((bx - dx, by - dy, z))
+                e.append((bx + dx, by + dy, z))
+        for a in angles:
+            dx, dy = 0.7 * r * math.cos(a), 0.7 * r * math.sin(a)
+            o.append((bx + dx, by + dy, z0))
+            e.append((bx + dx, by + dy, z1))
+        return bool(self.engine.occluded(np.array(o), np.array(e)).any())
+
+    # ------------------------------------------------------------------ queries
+    def trooper(self, tid: str) -> Trooper:
+        """The trooper with id ``tid`` (UnknownIdError otherwise)."""
+        from .errors import UnknownIdError
+
+        try:
+            return self.troopers[tid]
+        except KeyError:
+            raise UnknownIdError(
+                f"unknown trooper {tid!r} (known: {', '.join(self.troopers)})",
+                file=self.scenario.name,
+            ) from None
+
+    def in_contact(self, a: str, b: str) -> bool:
+        """Silhouette contact between two troopers."""
+        return cylinders_touch(self.trooper(a).cylinder, self.trooper(b).cylinder)
+
+    def line_of_fire(self, a: str, b: str, **kwargs):
+        """Line of Fire from ``a`` to ``b`` (see :func:`geom3d.lof.line_of_fire`)."""
+        from .lof import line_of_fire
+
+        return line_of_fire(self, a, b, **kwargs)
+
+    def lof_matrix(self, pairs=None, **kwargs):
+        """Line of Fire for all ordered pairs (see :func:`geom3d.lof.lof_matrix`)."""
+        from .lof import lof_matrix
+
+        return lof_matrix(self, pairs, **kwargs)
+
+    def resolve_attack(self, attack_id: str, **kwargs):
+        """Resolve one attack (see :func:`geom3d.attacks.resolve_attack`)."""
+        from .attacks import resolve_attack
+
+        return resolve_attack(self, attack_id, **kwargs)
+
+    def summary(self) -> dict:
+        """Plain-data description of the scene (for ``geom3d demo`` and reports)."""
+        return {
+            "scenario": self.scenario.name,
+            "ruleset": self.ruleset.name,
+            "units": "mm",
+            "scenery_elements": len(self.scenery.names),
+            "triangles": int(self.scenery.n_triangles),
+            "blocking_triangles": int(self.blocking.n_triangles),
+            "troopers": {
+                t.id: {
+                    "side": t.side,
+                    "position": [round(v, 3) for v in t.position],
+                    "silhouette": t.silhouette,
+                    "diameter": t.diameter,
+                    "height": t.height,
+                    "states": sorted(t.states),
+                }
+                for t in self.troopers.values()
+            },
+            "attacks": [a.id for a in self.scenario.attacks],
+            "warnings": list(self.warnings),
+        }
+
+
+def build_scene(scenario: Scenario) -> Scene:
+    """Build a :class:`Scene` from a validated scenario."""
+    return Scene(scenario)
+
+
+def load_scene(path) -> Scene:
+    """Load a scenario file and build its scene (the main entry point).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        YAML or JSON scenario file (SPEC section 5).
+    """
+    return Scene(load_scenario(path))

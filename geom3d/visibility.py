@@ -1,0 +1,426 @@
+"""The 3 x 3 mm visible-patch search (SPEC section 3.1 and 3.6).
+
+A viewer ``A`` sees a target ``T`` when some eye point ``e`` of A's volume sees a
+3 x 3 mm patch of T, measured by *apparent size*: a square in the plane through T's centre
+perpendicular to the line of sight from ``e``, each point of the square standing for the
+first point of T's volume on its ray from ``e``. Every such ray must be clear of blocking
+scenery and of the other troopers' volumes.
+
+Algorithm (all batched, no Python loop per ray):
+
+1. Eye points sample the part of A's surface that faces T (``EYE_SPACING_MM``), ordered
+   coarse-to-fine and top-first so an open view is found after a handful of rays.
+2. For a batch of eye points, each gets its apparent-view frame. A coarse lattice of
+   spacing ``COARSE_MM`` (4 mm) is cast first: every 4 x 4 mm square contains a lattice
+   point, so an eye point with no clear coarse ray cannot see a region that must be found,
+   and is dropped (exact pruning).
+3. Around each clear coarse sample the 1 mm lattice is cast within +/- 4 mm; a patch is
+   a fully clear 4 x 4 window of fine samples (spanning 3 mm). The first eye point with a
+   patch is the witness; its whole apparent view is then sampled once to report the
+   visible area.
+
+Guarantees (tolerances in :mod:`geom3d.tolerances`): a region whose apparent view
+contains a 4 x 4 mm square, seen from a sampled eye point, is always found; a region whose
+apparent view contains no 3 x 3 mm square is never reported. Occluders thinner than the
+1 mm sample spacing can slip between samples; views that exist only from eye points
+between eye samples (gaps narrower than ``EYE_SPACING_MM`` against the viewer) may be
+missed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
+from .raycast import RayEngine
+from .tolerances import (
+    COARSE_MM,
+    EYE_SPACING_MM,
+    PATCH_SAMPLES,
+    SAMPLE_MM,
+    STAND_INSET_MM,
+    SURFACE_INSET_MM,
+)
+
+__all__ = [
+    "PatchWitness",
+    "VisibilityStats",
+    "cull_occluders",
+    "eye_points",
+    "find_patch",
+    "segments_clear",
+]
+
+_STEP = round(COARSE_MM / SAMPLE_MM)  # fine samples per coarse step
+_W = PATCH_SAMPLES  # window side in samples
+_BATCH_SIZES = (1, 8, 32, 64)
+_RIM_POINTS = 48
+
+
+@dataclass(frozen=True)
+class PatchWitness:
+    """Why ``A`` sees ``T``.
+
+    Attributes
+    ----------
+    eye : (3,) tuple of float, mm
+        The eye point on the viewer's surface.
+    patch_center : (3,) tuple of float, mm
+        The point of the target's volume at the centre of the visible 3 x 3 mm patch.
+    visible_area_mm2 : float
+        Apparent area of the target seen from ``eye`` (sampled at ``SAMPLE_MM``), mm².
+    """
+
+    eye: tuple[float, float, float]
+    patch_center: tuple[float, float, float]
+    visible_area_mm2: float
+
+
+@dataclass
+class VisibilityStats:
+    """Counters for benchmarks: segments cast and eye points examined."""
+
+    rays: int = 0
+    eyes: int = 0
+    eyes_refined: int = 0
+
+
+def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_MM) -> np.ndarray:
+    """Eye points on the part of ``viewer``'s surface that faces ``target``.
+
+    Side points cover the half of the mantle facing the target (all of it when the target
+    is straight above or below); cap points are added when the target reaches above the
+    viewer's top (or below its base). Points are inset by ``SURFACE_INSET_MM`` from the
+    mantle and top, and by ``STAND_INSET_MM`` from the base underside.
+
+    Parameters
+    ----------
+    viewer, target : Cylinder
+    spacing : float, mm
+
+    Returns
+    -------
+    (n, 3) float, mm
+        Ordered coarse-to-fine and top-first, so early exits come early.
+    """
+    b = viewer.base_array
+    r = viewer.radius - SURFACE_INSET_MM
+    z0 = b[2] + STAND_INSET_MM
+    z1 = viewer.top_z - SURFACE_INSET_MM
+    to = target.base_array[:2] - b[:2]
+    dist = float(np.hypot(*to))
+    n_rows = max(1, math.ceil((z1 - z0) / spacing))
+    zs = np.linspace(z1, z0, n_rows + 1)
+    if dist > 1e-9:
+        phi0 = math.atan2(to[1], to[0])
+        half = math.pi / 2
+        n_cols = max(2, math.ceil(2 * half * r / spacing))
+        offs = np.linspace(-half, half, n_cols + 1)
+    else:
+        phi0 = 0.0
+        n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
+        offs = np.linspace(-math.pi, math.pi, n_cols, endpoint=False)
+    ci = np.arange(len(offs))
+    center_col = len(offs) // 2
+    ri = np.arange(len(zs))
+    C, R = np.meshgrid(ci, ri, indexing="xy")
+    C, R = C.ravel(), R.ravel()
+    ang = phi0 + offs[C]
+    side = np.column_stack([b[0] + r * np.cos(ang), b[1] + r * np.sin(ang), zs[R]])
+    # coarse-to-fine priority: how many times both indices (relative to the centre
+    # column and the top row) divide by 2
+    rel_c = np.abs(C - center_col)
+    level = np.minimum(_two_adic(rel_c), _two_adic(R))
+    key_side = np.lexsort((np.abs(offs[C]), R, -level))
+    pts = [side[key_side]]
+    caps = []
+    if target.top_z > viewer.top_z:
+        caps.append(z1)
+    if target.base[2] < b[2]:
+        caps.append(z0)
+    for zc in caps:
+        g = np.arange(-r, r + 1e-9, spacing)
+        gx, gy = np.meshgrid(g, g, indexing="xy")
+        inside = gx**2 + gy**2 <= r * r
+        cap = np.column_stack([b[0] + gx[inside], b[1] + gy[inside], np.full(inside.sum(), zc)])
+        # nearest to the target first
+        if dist > 1e-9:
+            d = -(cap[:, :2] - b[:2]) @ (to / dist)
+            cap = cap[np.argsort(d, kind="stable")]
+        pts.append(cap)
+    return np.concatenate(pts)
+
+
+def _two_adic(n: np.ndarray, cap: int = 6) -> np.ndarray:
+    out = np.zeros(n.shape, dtype=np.int64)
+    m = n.copy()
+    for _ in range(cap):
+        even = (m % 2 == 0) & (m > 0)
+        out += even
+        m = np.where(even, m // 2, m)
+    out[n == 0] = cap
+    return out
+
+
+def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[Cylinder]:
+    """The occluders whose bounding box meets the bounding box of ``a`` and ``b``.
+
+    Every segment from a point of ``a`` to a point of ``b`` lies in their joint bounding
+    box, so the others can never block it (exact culling).
+    """
+    ba, bb = a.bounds(), b.bounds()
+    lo = np.minimum(ba[0], bb[0])
+    hi = np.maximum(ba[1], bb[1])
+    out = []
+    for c in occluders:
+        cb = c.bounds()
+        if np.all(cb[0] <= hi) and np.all(cb[1] >= lo):
+            out.append(c)
+    return out
+
+
+def segments_clear(
+    engine: RayEngine, occluders: list[Cylinder], origins: np.ndarray, ends: np.ndarray
+) -> np.ndarray:
+    """Which segments are clear of blocking scenery and of the occluding cylinders.
+
+    Parameters
+    ----------
+    engine : RayEngine
+    occluders : list of Cylinder
+    origins, ends : (k, 3) float, mm
+
+    Returns
+    -------
+    (k,) bool
+    """
+    blocked = np.zeros(len(origins), dtype=bool)
+    for c in occluders:
+        blocked |= segments_hit_cylinder(origins, ends, c)
+    todo = ~blocked
+    if todo.any():
+        blocked[todo] = engine.occluded(origins[todo], ends[todo])
+    return ~blocked
+
+
+class _View:
+    """Apparent-view frames of a batch of eye points looking at one target."""
+
+    def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
+        self.eyes = eyes
+        self.target = target
+        c = target.center
+        self.c = c
+        w = c - eyes
+        self.dist = np.linalg.norm(w, axis=1)
+        w = w / self.dist[:, None]
+        u = np.cross(w, np.array([0.0, 0.0, 1.0]))
+        un = np.linalg.norm(u, axis=1)
+        vertical = un < 1e-9
+        u[vertical] = np.array([1.0, 0.0, 0.0])
+        un[vertical] = 1.0
+        u = u / un[:, None]
+        v = np.cross(u, w)
+        self.u, self.v, self.w = u, v, w
+
+    def extent(self) -> tuple[float, float, float, float]:
+        """Union over the batch of the apparent bounding rectangle of the target."""
+        t = self.target
+        ang = np.linspace(0, 2 * np.pi, _RIM_POINTS, endpoint=False)
+        rim = np.column_stack([np.cos(ang), np.sin(ang)]) * t.radius + t.base_array[:2]
+        pts = np.concatenate(
+            [
+                np.column_stack([rim, np.full(len(rim), t.base[2])]),
+                np.column_stack([rim, np.full(len(rim), t.top_z)]),
+            ]
+        )
+        rel = pts[None, :, :] - self.eyes[:, None, :]  # (E, P, 3)
+        depth = np.einsum("epk,ek->ep", rel, self.w)
+        depth = np.maximum(depth, 1e-6)
+        scale = self.dist[:, None] / depth
+        s = np.einsum("epk,ek->ep", rel, self.u) * scale
+        tt = np.einsum("epk,ek->ep", rel, self.v) * scale
+        # the polygon of rim points slightly under-covers the true outline: pad one sample
+        pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * float(scale.max())
+        return (
+            float(s.min()) - pad,
+            float(s.max()) + pad,
+            float(tt.min()) - pad,
+            float(tt.max()) + pad,
+        )
+
+    def targets(self, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray):
+        """Entry points on the target of the rays from ``eyes[eye_idx]`` through (s, t).
+
+        Returns
+        -------
+        points : (k, 3) float, mm (undefined where ``hit`` is false)
+        hit : (k,) bool
+        """
+        e = self.eyes[eye_idx]
+        p = self.c + s[:, None] * self.u[eye_idx] + t[:, None] * self.v[eye_idx]
+        d = p - e
+        th = ray_cylinder_entry(e, d, self.target)
+        hit = np.isfinite(th)
+        pts = e + np.where(hit, th, 0.0)[:, None] * d
+        return pts, hit
+
+
+def _lattice(lo: float, hi: float, step: float) -> np.ndarray:
+    """Integer lattice indices k with lo <= k * step <= hi."""
+    return np.arange(math.ceil(lo / step), math.floor(hi / step) + 1)
+
+
+def find_patch(
+    viewer: Cylinder,
+    target: Cylinder,
+    engine: RayEngine,
+    occluders: list[Cylinder],
+    *,
+    stats: VisibilityStats | None = None,
+    eye_spacing: float = EYE_SPACING_MM,
+) -> PatchWitness | None:
+    """Search for an eye point of ``viewer`` that sees a 3 x 3 mm patch of ``target``.
+
+    Parameters
+    ----------
+    viewer, target : Cylinder
+    engine : RayEngine
+        BVH over the blocking scenery.
+    occluders : list of Cylinder
+        Other troopers' volumes that block (not markers, not troopers on a route).
+    stats : VisibilityStats, optional
+        Incremented with rays cast and eye points examined.
+    eye_spacing : float, mm
+
+    Returns
+    -------
+    PatchWitness or None
+        None when no sampled eye point sees a patch.
+    """
+    stats = stats if stats is not None else VisibilityStats()
+    occ = cull_occluders(viewer, target, occluders)
+    eyes = eye_points(viewer, target, eye_spacing)
+    start = 0
+    bi = 0
+    while start < len(eyes):
+        size = _BATCH_SIZES[min(bi, len(_BATCH_SIZES) - 1)]
+        batch = eyes[start : start + size]
+        start += size
+        bi += 1
+        found = _search_batch(batch, target, engine, occ, stats)
+        if found is not None:
+            return found
+    return None
+
+
+def _cast(view: _View, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
+    """Clear (visible) flags for rays from eyes[eye_idx] through apparent points (s, t)."""
+    pts, hit = view.targets(eye_idx, s, t)
+    clear = np.zeros(len(s), dtype=bool)
+    if hit.any():
+        h = np.flatnonzero(hit)
+        stats.rays += len(h)
+        clear[h] = segments_clear(engine, occ, view.eyes[eye_idx[h]], pts[h])
+    return clear
+
+
+def _search_batch(eyes, target, engine, occ, stats) -> PatchWitness | None:
+    view = _View(eyes, target)
+    s0, s1, t0, t1 = view.extent()
+    # coarse lattice: fine-lattice indices that are multiples of _STEP
+    cs = _lattice(s0, s1, COARSE_MM) * _STEP
+    ct = _lattice(t0, t1, COARSE_MM) * _STEP
+    CS, CT = np.meshgrid(cs, ct, indexing="ij")
+    CS, CT = CS.ravel(), CT.ravel()
+    n_e, n_g = len(eyes), len(CS)
+    stats.eyes += n_e
+    eye_idx = np.repeat(np.arange(n_e), n_g)
+    clear = _cast(
+        view,
+        engine,
+        occ,
+        eye_idx,
+        np.tile(CS, n_e) * SAMPLE_MM,
+        np.tile(CT, n_e) * SAMPLE_MM,
+        stats,
+    ).reshape(n_e, n_g)
+    candidates = np.flatnonzero(clear.any(axis=1))
+    if not len(candidates):
+        return None
+    # fine pass, all candidate eyes of the batch in one cast
+    offs = np.arange(-_STEP, _STEP + 1)
+    OA, OB = np.meshgrid(offs, offs, indexing="ij")
+    OA, OB = OA.ravel(), OB.ravel()
+    per_eye = []
+    for i in candidates:
+        g = np.flatnonzero(clear[i])
+        fa = (CS[g][:, None] + OA[None, :]).ravel()
+        fb = (CT[g][:, None] + OB[None, :]).ravel()
+        ab = np.unique(np.column_stack([fa, fb]), axis=0)
+        per_eye.append(ab)
+    stats.eyes_refined += len(candidates)
+    counts = np.array([len(ab) for ab in per_eye])
+    all_ab = np.concatenate(per_eye)
+    idx = np.repeat(candidates, counts)
+    fine_clear = _cast(
+        view, engine, occ, idx, all_ab[:, 0] * SAMPLE_MM, all_ab[:, 1] * SAMPLE_MM, stats
+    )
+    pos = 0
+    for i, ab, n in zip(candidates, per_eye, counts, strict=True):
+        ok = fine_clear[pos : pos + n]
+        pos += n
+        corner = _find_window(ab, ok)
+        if corner is not None:
+            return _witness(view, i, corner, engine, occ, stats)
+    return None
+
+
+def _find_window(ab: np.ndarray, ok: np.ndarray):
+    """Lowest-index corner (a, b) of a fully clear _W x _W window, or None."""
+    if ok.sum() < _W * _W:
+        return None
+    a0, b0 = ab.min(axis=0)
+    grid = np.zeros(tuple(ab.max(axis=0) - (a0, b0) + 1), dtype=np.int32)
+    grid[ab[ok, 0] - a0, ab[ok, 1] - b0] = 1
+    ii = np.pad(grid.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    win = ii[_W:, _W:] - ii[:-_W, _W:] - ii[_W:, :-_W] + ii[:-_W, :-_W]
+    hits = np.argwhere(win == _W * _W)
+    if not len(hits):
+        return None
+    a, b = hits[0]
+    return int(a + a0), int(b + b0)
+
+
+def _witness(view: _View, i: int, corner, engine, occ, stats) -> PatchWitness:
+    half = 0.5 * (_W - 1)
+    sc = (corner[0] + half) * SAMPLE_MM
+    tc = (corner[1] + half) * SAMPLE_MM
+    idx = np.array([i])
+    pts, _hit = view.targets(idx, np.array([sc]), np.array([tc]))
+    center = pts[0]
+    # whole apparent view from the witness eye, for the visible area
+    single = _View(view.eyes[i : i + 1], view.target)
+    s0, s1, t0, t1 = single.extent()
+    fa = _lattice(s0, s1, SAMPLE_MM)
+    fb = _lattice(t0, t1, SAMPLE_MM)
+    A, B = np.meshgrid(fa, fb, indexing="ij")
+    clear = _cast(
+        single,
+        engine,
+        occ,
+        np.zeros(A.size, dtype=np.int64),
+        A.ravel() * SAMPLE_MM,
+        B.ravel() * SAMPLE_MM,
+        stats,
+    )
+    area = float(clear.sum()) * SAMPLE_MM * SAMPLE_MM
+    e = view.eyes[i]
+    return PatchWitness(
+        eye=(float(e[0]), float(e[1]), float(e[2])),
+        patch_center=(float(center[0]), float(center[1]), float(center[2])),
+        visible_area_mm2=area,
+    )
