@@ -196,8 +196,11 @@ def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
 def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
     witness, viewer = vis
     visible = witness is not None
-    arc = in_front_arc(a, b) or a.is_moving
-    if a.engaged_with and not cylinders_touch(a.cylinder, b.cylinder):
+    touching = cylinders_touch(a.cylinder, b.cylinder)
+    # 360 degrees: markers and arc360 (in in_front_arc), troopers on a route, and
+    # engaged troopers towards what they touch
+    arc = in_front_arc(a, b) or a.is_moving or bool(a.engaged_with and touching)
+    if a.engaged_with and not touching:
         reason = "engaged"
     elif not arc:
         reason = "out_of_arc"

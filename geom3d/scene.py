@@ -403,7 +403,16 @@ class Scene:
             dist, hit = self._surface_engine.first_hit(start[pending], ends)
             miss = hit < 0
             hz = start[pending, 2] - dist
-            good = ~miss & upward[np.maximum(hit, 0)]
+            # refine in float64 on the triangle's plane (Embree works in float32)
+            h = np.maximum(hit, 0)
+            n = normals[h]
+            p0 = tri[h, 0]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                exact = p0[:, 2] - (
+                    n[:, 0] * (pts[pending, 0] - p0[:, 0]) + n[:, 1] * (pts[pending, 1] - p0[:, 1])
+                ) / n[:, 2]
+            hz = np.where(~miss & (np.abs(exact - hz) < 1e-2), exact, hz)
+            good = ~miss & upward[h]
             z[pending[good]] = hz[good]
             found[pending[good]] = True
             again = ~miss & ~good
@@ -466,7 +475,19 @@ class Scene:
             dx, dy = 0.7 * r * math.cos(a), 0.7 * r * math.sin(a)
             o.append((bx + dx, by + dy, z0))
             e.append((bx + dx, by + dy, z1))
-        return bool(self.engine.occluded(np.array(o), np.array(e)).any())
+        if self.engine.occluded(np.array(o), np.array(e)).any():
+            return True
+        # wholly inside a closed element: the first surface straight above the centre
+        # faces up (seen from inside). Meshes with flipped winding may fool this check,
+        # which only decides a warning.
+        mid = np.array([[bx, by, 0.5 * (z0 + z1)]])
+        top = mid.copy()
+        top[0, 2] = self.blocking.vertices[:, 2].max() + 1.0
+        _, tri = self.engine.first_hit(mid, top)
+        if tri[0] < 0:
+            return False
+        v = self.blocking.vertices[self.blocking.faces[tri[0]]]
+        return bool(np.cross(v[1] - v[0], v[2] - v[0])[2] > 0)
 
     # ------------------------------------------------------------------ queries
     def trooper(self, tid: str) -> Trooper:

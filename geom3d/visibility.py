@@ -58,6 +58,7 @@ _STEP = round(COARSE_MM / SAMPLE_MM)  # fine samples per coarse step
 _W = PATCH_SAMPLES  # window side in samples
 _BATCH_SIZES = (1, 8, 32, 64)
 _RIM_POINTS = 48
+_APPARENT_CAP = 4.0  # half-width of the sampled apparent view, in target sizes
 
 
 @dataclass(frozen=True)
@@ -245,11 +246,15 @@ class _View:
         tt = np.einsum("epk,ek->ep", rel, self.v) * scale
         # the polygon of rim points slightly under-covers the true outline: pad one sample
         pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * float(scale.max())
+        # An eye point touching the target (base contact) sees it under nearly 180 degrees
+        # and its apparent view is unbounded; sampling only a window around the centre
+        # can miss area but never reports any that is not there.
+        cap = _APPARENT_CAP * max(t.radius * 2.0, t.height)
         return (
-            float(s.min()) - pad,
-            float(s.max()) + pad,
-            float(tt.min()) - pad,
-            float(tt.max()) + pad,
+            max(float(s.min()) - pad, -cap),
+            min(float(s.max()) + pad, cap),
+            max(float(tt.min()) - pad, -cap),
+            min(float(tt.max()) + pad, cap),
         )
 
     def targets(self, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray):

@@ -1,0 +1,111 @@
+"""Scene model: drop-to-surface, transforms, warnings, caching."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import box, make_scene, real_meshes_dir, trooper
+
+
+def test_drop_onto_a_rooftop_and_the_table():
+    scene = make_scene(
+        [trooper("roof", [100, 100]), trooper("floor", [300, 300]), trooper("given", [100, 100, 7])],
+        [box("house", [80, 80, 60], [100, 100])],
+    )
+    assert scene.trooper("roof").position == (100.0, 100.0, 60.0)
+    assert scene.trooper("roof").dropped
+    assert scene.trooper("floor").position[2] == 0.0
+    assert scene.trooper("given").position[2] == 7.0 and not scene.trooper("given").dropped
+
+
+def test_drop_takes_the_highest_surface_and_skips_walls():
+    # a walkway deck over a low box: the deck wins; the position exactly on a wall's top
+    # edge line still finds the wall top (an upward face)
+    scene = make_scene(
+        [trooper("a", [0, 0])],
+        [box("low", [50, 50, 10], [0, 0]), box("deck", [60, 60, 4], [0, 0, 40])],
+    )
+    assert scene.trooper("a").position[2] == pytest.approx(44.0)
+
+
+def test_yaw_then_position_transform_order():
+    # a 100 x 10 box yawed 90 degrees becomes 10 wide in x, 100 long in y
+    scene = make_scene([], [box("w", [100, 10, 20], [50, 60], rotation_deg=90)])
+    lo, hi = scene.scenery.vertices.min(axis=0), scene.scenery.vertices.max(axis=0)
+    assert np.allclose(lo, [45, 10, 0]) and np.allclose(hi, [55, 110, 20])
+
+
+def test_prone_uses_base_height_and_keeps_diameter():
+    scene = make_scene([trooper("p", [0, 0], silhouette=5, state=["prone"])])
+    p = scene.trooper("p")
+    assert (p.diameter, p.height, p.is_prone) == (40.0, 3.0, True)
+
+
+def test_engagement_is_symmetric():
+    scene = make_scene([trooper("a", [0, 0], engaged_with=["b"]), trooper("b", [25, 0])])
+    assert scene.trooper("b").engaged_with == ("a",)
+    assert scene.in_contact("a", "b")
+
+
+def test_warnings_for_overlap_embedding_and_far_off_table():
+    scene = make_scene(
+        [
+            trooper("a", [0, 0]),
+            trooper("b", [10, 0]),  # overlaps a
+            trooper("c", [200, 0, 0]),  # inside the block (given z)
+            trooper("far", [9_000_000, 0]),  # units: a 9 km slip
+        ],
+        [box("block", [50, 50, 50], [200, 0])],
+        table={"size": [1200, 1200]},
+    )
+    text = "\n".join(scene.warnings)
+    assert "troopers 'a' and 'b' overlap" in text
+    assert "trooper 'c' is embedded in scenery" in text
+    assert "trooper 'far' is 8998.8 m off the table (a unit mistake? the file says units: mm)" in text
+    assert "'a' is embedded" not in text
+
+
+def test_no_warnings_for_a_clean_scene():
+    scene = make_scene([trooper("a", [0, 0]), trooper("b", [25, 0])], [box("w", [10, 10, 10], [100, 100])])
+    assert scene.warnings == []  # base contact is not an overlap
+
+
+def test_non_blocking_scenery_is_stood_on_but_does_not_block():
+    scene = make_scene(
+        [trooper("a", [0, 0]), trooper("b", [300, 0], facing_deg=180), trooper("c", [150, 0])],
+        [box("hedge", [10, 400, 100], [150, 0], blocks_lof=False)],
+    )
+    assert scene.blocking.n_triangles == 0 and scene.scenery.n_triangles == 12
+    assert scene.trooper("c").position[2] == 100.0
+    assert scene.line_of_fire("a", "b").lof
+
+
+def test_scenery_cache_reuses_the_bvh():
+    scenery = [box("w", [10, 10, 10], [100, 100])]
+    s1 = make_scene([trooper("a", [0, 0])], scenery)
+    s2 = make_scene([trooper("b", [5, 5])], scenery)
+    assert not s1.load_stats.cache_hit and s2.load_stats.cache_hit
+    assert s1.engine is s2.engine
+
+
+@pytest.mark.realmesh
+def test_drop_onto_a_scanned_landscape():
+    root = real_meshes_dir()
+    if root is None:
+        pytest.skip("../shared/real-meshes is absent")
+    from geom3d.meshio import load_mesh
+
+    path = root / "SainteHelens_dem_crop.ply"
+    lm = load_mesh(path, units="m")
+    v, f = lm.vertices, lm.faces
+    # pick a triangle near the middle and drop a trooper on its centroid
+    tri = v[f]
+    cen = tri.mean(axis=1)
+    mid = np.argmin(np.linalg.norm(cen[:, :2] - np.median(cen[:, :2], axis=0), axis=1))
+    x, y, z = cen[mid]
+    scene = make_scene(
+        [trooper("a", [float(x), float(y)], silhouette={"diameter": 25, "height": 40})],
+        table={"mesh": str(path), "mesh_units": "m"},
+    )
+    # the centroid of a planar triangle lies on it: the drop lands there (float32 BVH)
+    assert scene.trooper("a").position[2] == pytest.approx(z, abs=0.5)
