@@ -336,68 +336,52 @@ def _cast(view: _View, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
 def _search_batch(eyes, target, engine, occ, stats) -> PatchWitness | None:
     view = _View(eyes, target)
     s0, s1, t0, t1 = view.extent()
-    # coarse lattice: fine-lattice indices that are multiples of _STEP
-    cs = _lattice(s0, s1, COARSE_MM) * _STEP
-    ct = _lattice(t0, t1, COARSE_MM) * _STEP
-    CS, CT = np.meshgrid(cs, ct, indexing="ij")
-    CS, CT = CS.ravel(), CT.ravel()
-    n_e, n_g = len(eyes), len(CS)
+    # coarse lattice (spacing COARSE_MM = _STEP fine samples), indices ks x kt
+    ks = _lattice(s0, s1, COARSE_MM)
+    kt = _lattice(t0, t1, COARSE_MM)
+    n_e, n_s, n_t = len(eyes), len(ks), len(kt)
     stats.eyes += n_e
-    eye_idx = np.repeat(np.arange(n_e), n_g)
+    KS, KT = np.meshgrid(ks, kt, indexing="ij")
+    eye_idx = np.repeat(np.arange(n_e), n_s * n_t)
     clear = _cast(
         view,
         engine,
         occ,
         eye_idx,
-        np.tile(CS, n_e) * SAMPLE_MM,
-        np.tile(CT, n_e) * SAMPLE_MM,
+        np.tile(KS.ravel(), n_e) * COARSE_MM,
+        np.tile(KT.ravel(), n_e) * COARSE_MM,
         stats,
-    ).reshape(n_e, n_g)
-    candidates = np.flatnonzero(clear.any(axis=1))
-    if not len(candidates):
+    ).reshape(n_e, n_s, n_t)
+    cand = np.flatnonzero(clear.any(axis=(1, 2)))
+    if not len(cand):
         return None
-    # fine pass, all candidate eyes of the batch in one cast
-    offs = np.arange(-_STEP, _STEP + 1)
-    OA, OB = np.meshgrid(offs, offs, indexing="ij")
-    OA, OB = OA.ravel(), OB.ravel()
-    per_eye = []
-    for i in candidates:
-        g = np.flatnonzero(clear[i])
-        fa = (CS[g][:, None] + OA[None, :]).ravel()
-        fb = (CT[g][:, None] + OB[None, :]).ravel()
-        ab = np.unique(np.column_stack([fa, fb]), axis=0)
-        per_eye.append(ab)
-    stats.eyes_refined += len(candidates)
-    counts = np.array([len(ab) for ab in per_eye])
-    all_ab = np.concatenate(per_eye)
-    idx = np.repeat(candidates, counts)
-    fine_clear = _cast(
-        view, engine, occ, idx, all_ab[:, 0] * SAMPLE_MM, all_ab[:, 1] * SAMPLE_MM, stats
+    stats.eyes_refined += len(cand)
+    c = clear[cand]
+    # A coarse cell (between lattice points k and k + 1 on each axis) is refined when one
+    # of its four corners is clear: every fine sample within one coarse step of a clear
+    # coarse sample lies in such a cell, so a 4 x 4 mm square around it is fully sampled.
+    pad = np.pad(c, ((0, 0), (1, 1), (1, 1)))
+    cell = pad[:, :-1, :-1] | pad[:, 1:, :-1] | pad[:, :-1, 1:] | pad[:, 1:, 1:]
+    # cell (i, j) spans fine indices (ks[0] - 1 + i) * _STEP + 0.._STEP - 1 on each axis
+    active = np.repeat(np.repeat(cell, _STEP, axis=1), _STEP, axis=2)
+    e_i, a_i, b_i = np.nonzero(active)
+    fa = (ks[0] - 1) * _STEP + a_i
+    fb = (kt[0] - 1) * _STEP + b_i
+    fine = np.zeros(active.shape, dtype=np.int32)
+    fine[e_i, a_i, b_i] = _cast(
+        view, engine, occ, cand[e_i], fa * SAMPLE_MM, fb * SAMPLE_MM, stats
     )
-    pos = 0
-    for i, ab, n in zip(candidates, per_eye, counts, strict=True):
-        ok = fine_clear[pos : pos + n]
-        pos += n
-        corner = _find_window(ab, ok)
-        if corner is not None:
-            return _witness(view, i, corner, engine, occ, stats)
-    return None
-
-
-def _find_window(ab: np.ndarray, ok: np.ndarray):
-    """Lowest-index corner (a, b) of a fully clear _W x _W window, or None."""
-    if ok.sum() < _W * _W:
+    # windows of _W x _W clear samples, via integral images
+    ii = np.pad(fine.cumsum(1).cumsum(2), ((0, 0), (1, 0), (1, 0)))
+    win = ii[:, _W:, _W:] - ii[:, :-_W, _W:] - ii[:, _W:, :-_W] + ii[:, :-_W, :-_W]
+    full = win == _W * _W
+    hit_eyes = np.flatnonzero(full.any(axis=(1, 2)))
+    if not len(hit_eyes):
         return None
-    a0, b0 = ab.min(axis=0)
-    grid = np.zeros(tuple(ab.max(axis=0) - (a0, b0) + 1), dtype=np.int32)
-    grid[ab[ok, 0] - a0, ab[ok, 1] - b0] = 1
-    ii = np.pad(grid.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    win = ii[_W:, _W:] - ii[:-_W, _W:] - ii[_W:, :-_W] + ii[:-_W, :-_W]
-    hits = np.argwhere(win == _W * _W)
-    if not len(hits):
-        return None
-    a, b = hits[0]
-    return int(a + a0), int(b + b0)
+    k = int(hit_eyes[0])
+    a, b = np.argwhere(full[k])[0]
+    corner = ((ks[0] - 1) * _STEP + int(a), (kt[0] - 1) * _STEP + int(b))
+    return _witness(view, int(cand[k]), corner, engine, occ, stats)
 
 
 def _witness(view: _View, i: int, corner, engine, occ, stats) -> PatchWitness:

@@ -1,0 +1,212 @@
+"""Line of Fire benchmark: all-pairs matrix on a synthetic scanned table.
+
+Prints, in one run and one process (so a noisy machine still gives fair ratios):
+
+* mesh load (cold parse and warm cache) and BVH build time;
+* the all-pairs LoF matrix time, the segments the engine cast, and the time raw Embree
+  takes for the same number of segment queries (the floor for this method), with the
+  engine / raw ratio;
+* the naive method (every eye point x every fine sample, no pruning, no early exit) on a
+  subset of pairs, extrapolated to the whole matrix, and the speed-up over it;
+* optionally (``--scaling``) how the matrix time grows with triangles and troopers.
+
+Usage::
+
+    python benchmarks/bench_lof.py                 # 1M triangles, 20 troopers
+    python benchmarks/bench_lof.py --triangles 50000 --troopers 10 --naive-pairs 2
+    python benchmarks/bench_lof.py --scaling       # 50k / 1M / 5M and 10 / 20 / 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from geom3d import terrain  # noqa: E402
+from geom3d.meshio import clear_memory_cache  # noqa: E402
+from geom3d.scenario import parse_scenario  # noqa: E402
+from geom3d.scene import Scene, clear_scene_cache  # noqa: E402
+from geom3d.visibility import (  # noqa: E402
+    SAMPLE_MM,
+    VisibilityStats,
+    _cast,
+    _lattice,
+    _View,
+    cull_occluders,
+    eye_points,
+)
+
+SILHOUETTES = [1, 2, 2, 2, 3, 4, 5, 2, 1, 6]
+
+
+def write_table(n_triangles: int, folder: Path) -> Path:
+    mesh = terrain.synthetic_scanned_table(n_triangles, seed=0)
+    path = folder / f"table_{n_triangles}.stl"
+    mesh.export(path)
+    return path
+
+
+def make_scene(table: Path, n_troopers: int, seed: int = 0) -> Scene:
+    rng = np.random.default_rng(seed)
+    spots = terrain.synthetic_trooper_spots(n_troopers, seed=seed)
+    troopers = [
+        {
+            "id": f"t{i:02d}",
+            "side": "blue" if i % 2 else "red",
+            "position": [float(x), float(y)],
+            "facing_deg": float(rng.integers(0, 360)),
+            "silhouette": SILHOUETTES[i % len(SILHOUETTES)],
+        }
+        for i, (x, y) in enumerate(spots)
+    ]
+    data = {
+        "format": "geom3d/1",
+        "units": "mm",
+        "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm"},
+        "troopers": troopers,
+    }
+    return Scene(parse_scenario(data, file="bench.yaml", base_dir=table.parent))
+
+
+def raw_embree_seconds(scene: Scene, n: int, seed: int = 1) -> float:
+    """Time of ``n`` occlusion queries straight through embreex on prepared arrays."""
+    rng = np.random.default_rng(seed)
+    ts = list(scene.troopers.values())
+    i = rng.integers(0, len(ts), n)
+    j = (i + rng.integers(1, len(ts), n)) % len(ts)
+    pa = np.array([t.cylinder.center for t in ts])
+    o = pa[i] + rng.uniform(-10, 10, (n, 3))
+    e = pa[j] + rng.uniform(-10, 10, (n, 3))
+    eng = scene.engine
+    d = e - o
+    length = np.linalg.norm(d, axis=1)
+    start = (o - eng._offset).astype(np.float32)
+    unit = (d / length[:, None]).astype(np.float32)
+    dist = length.astype(np.float32)
+    t0 = time.perf_counter()
+    eng._scene.run(start, unit, dists=dist, query="OCCLUDED")
+    return time.perf_counter() - t0
+
+
+def naive_direction(scene: Scene, a, b, occ) -> int:
+    """Every eye point x every fine sample, no pruning, no early exit; returns rays."""
+    stats = VisibilityStats()
+    occ = cull_occluders(a.cylinder, b.cylinder, occ)
+    eyes = eye_points(a.cylinder, b.cylinder)
+    for k in range(0, len(eyes), 16):
+        view = _View(eyes[k : k + 16], b.cylinder)
+        s0, s1, t0, t1 = view.extent()
+        fa, fb = _lattice(s0, s1, SAMPLE_MM), _lattice(t0, t1, SAMPLE_MM)
+        A, B = np.meshgrid(fa, fb, indexing="ij")
+        n_e = len(view.eyes)
+        idx = np.repeat(np.arange(n_e), A.size)
+        _cast(
+            view,
+            scene.engine,
+            occ,
+            idx,
+            np.tile(A.ravel(), n_e) * SAMPLE_MM,
+            np.tile(B.ravel(), n_e) * SAMPLE_MM,
+            stats,
+        )
+    return stats.rays
+
+
+def matrix(scene: Scene):
+    stats = VisibilityStats()
+    t0 = time.perf_counter()
+    res = scene.lof_matrix(stats=stats)
+    return time.perf_counter() - t0, stats, res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--triangles", type=int, default=1_000_000)
+    ap.add_argument("--troopers", type=int, default=20)
+    ap.add_argument("--naive-pairs", type=int, default=4)
+    ap.add_argument("--scaling", action="store_true")
+    args = ap.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
+        import os
+
+        os.environ["GEOM3D_CACHE_DIR"] = cache
+        tmp = Path(tmp)
+        t0 = time.perf_counter()
+        table = write_table(args.triangles, tmp)
+        gen_s = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        scene = make_scene(table, args.troopers)
+        cold_s = time.perf_counter() - t0
+        n_tri = scene.scenery.n_triangles
+        ls = scene.load_stats
+        clear_memory_cache()
+        clear_scene_cache()
+        t0 = time.perf_counter()
+        scene = make_scene(table, args.troopers)
+        warm_s = time.perf_counter() - t0
+
+        m_s, stats, res = matrix(scene)
+        n_pairs = len(res)
+        raw_s = raw_embree_seconds(scene, stats.rays)
+        n_lof = sum(r.lof for r in res)
+        n_vis = sum(r.visible for r in res)
+
+        # naive, on a subset of unordered pairs, both directions, extrapolated
+        ids = list(scene.troopers)
+        unordered = [(x, y) for i, x in enumerate(ids) for y in ids[i + 1 :]]
+        rng = np.random.default_rng(3)
+        pick = rng.choice(len(unordered), size=min(args.naive_pairs, len(unordered)), replace=False)
+        naive_rays = 0
+        t0 = time.perf_counter()
+        for k in pick:
+            x, y = unordered[k]
+            a, b = scene.trooper(x), scene.trooper(y)
+            occ = [t.cylinder for t in scene.troopers.values() if t.id not in (x, y)]
+            naive_rays += naive_direction(scene, a, b, occ) + naive_direction(scene, b, a, occ)
+        naive_s = (time.perf_counter() - t0) * len(unordered) / max(1, len(pick))
+        naive_rays_total = naive_rays * len(unordered) / max(1, len(pick))
+
+        print(f"table: {n_tri:,} triangles (generated in {gen_s:.2f} s), {args.troopers} troopers")
+        print(f"mesh load, cold (parse + topology report): {cold_s:.2f} s")
+        print(f"  of which mesh {ls.mesh_seconds:.2f} s, BVH build {ls.bvh_seconds:.2f} s")
+        print(f"mesh load, warm (.npz cache, fresh process state): {warm_s:.2f} s")
+        print(f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s "
+              f"({n_lof} LoF, {n_vis} visible)")
+        print(f"  segments cast by the engine: {stats.rays:,} "
+              f"({stats.eyes:,} eye points, {stats.eyes_refined:,} refined)")
+        print(f"  raw Embree, same number of segment queries: {raw_s:.3f} s "
+              f"({stats.rays / raw_s / 1e6:.2f} M segments/s)")
+        print(f"  engine / raw Embree: {m_s / raw_s:.2f}")
+        print(f"naive (every eye x every fine sample), {len(pick)} pairs extrapolated: "
+              f"{naive_s:.1f} s, {naive_rays_total:,.0f} segments")
+        print(f"  speed-up over naive: {naive_s / m_s:.1f}x")
+
+        if args.scaling:
+            print("\nscaling (matrix time after the BVH is built)")
+            for n in (50_000, 1_000_000, 5_000_000):
+                tb = write_table(n, tmp)
+                sc = make_scene(tb, 20)
+                t, st, r = matrix(sc)
+                print(f"  {sc.scenery.n_triangles:>9,} triangles, 20 troopers: {t:6.3f} s  "
+                      f"({st.rays:,} segments, {len(r)} pairs)")
+                clear_scene_cache()
+                clear_memory_cache()
+            for k in (10, 20, 40):
+                sc = make_scene(table, k)
+                t, st, r = matrix(sc)
+                print(f"  {sc.scenery.n_triangles:>9,} triangles, {k:2d} troopers: {t:6.3f} s  "
+                      f"({st.rays:,} segments, {len(r)} pairs)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
