@@ -37,6 +37,7 @@ from geom3d.visibility import (  # noqa: E402
     SAMPLE_MM,
     VisibilityStats,
     _cast,
+    _cylinder_array,
     _lattice,
     _View,
     cull_occluders,
@@ -98,7 +99,7 @@ def raw_embree_seconds(scene: Scene, n: int, seed: int = 1) -> float:
 def naive_direction(scene: Scene, a, b, occ) -> int:
     """Every eye point x every fine sample, no pruning, no early exit; returns rays."""
     stats = VisibilityStats()
-    occ = cull_occluders(a.cylinder, b.cylinder, occ)
+    occ = _cylinder_array(cull_occluders(a.cylinder, b.cylinder, occ))
     eyes = eye_points(a.cylinder, b.cylinder)
     for k in range(0, len(eyes), 16):
         view = _View(eyes[k : k + 16], b.cylinder)

@@ -244,15 +244,29 @@ def cmd_attack(args) -> int:
 
 
 # --------------------------------------------------------------------------- render/view
+#: Entry-point group through which a diagram renderer plugs into the CLI. The engine
+#: never imports rendering code: ``viewer`` (PyVista) registers itself here from
+#: pyproject.toml, and any other renderer may do the same.
+RENDERER_GROUP = "geom3d.renderers"
+
+
 def _viewer():
+    """The installed renderer plugin module (``render_to_file``, ``demo_diagrams``,
+    ``open_viewer``)."""
+    from importlib.metadata import entry_points
+
+    eps = sorted(entry_points(group=RENDERER_GROUP), key=lambda ep: ep.name)
+    if not eps:
+        raise UsageError(
+            "diagrams need a renderer: install the viewer extra (pip install 'geom3d[viewer]')"
+        )
     try:
-        import viewer  # noqa: F401  (the optional PyVista package)
-        from viewer import render as render_mod
+        return eps[0].load()
     except ImportError as exc:
         raise UsageError(
-            f"diagrams need the viewer extra (pip install 'geom3d[viewer]'): {exc}"
+            f"the {eps[0].name!r} renderer cannot be loaded ({exc}); "
+            "install the viewer extra (pip install 'geom3d[viewer]')"
         ) from None
-    return render_mod
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -285,12 +299,10 @@ def cmd_render(args) -> int:
 
 
 def cmd_view(args) -> int:
-    _viewer()
-    from viewer.window import open_viewer
-
+    render_mod = _viewer()
     scene = _load(args.scenario)
     _warn(scene, args)
-    open_viewer(scene)
+    render_mod.open_viewer(scene)
     return EXIT_OK
 
 

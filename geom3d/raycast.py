@@ -59,6 +59,33 @@ class RayEngine:
         """(2, 3) float, mm: bounding box of the mesh (zeros when empty)."""
         return self._bounds.copy()
 
+    @property
+    def offset(self) -> np.ndarray:
+        """(3,) float, mm: subtracted from coordinates before they reach Embree."""
+        return self._offset.copy()
+
+    def occluded_prepared(self, start, unit, dist) -> np.ndarray:
+        """Occlusion of segments already in Embree's frame (the hot path).
+
+        Parameters
+        ----------
+        start : (k, 3) float32, mm
+            Segment starts minus :attr:`offset`, already advanced by ``RAY_EPS_MM``.
+        unit : (k, 3) float32
+            Unit directions.
+        dist : (k,) float32, mm
+            Lengths to test (already shortened by ``2 * RAY_EPS_MM``).
+
+        Returns
+        -------
+        (k,) bool
+        """
+        if self._scene is None or len(start) == 0:
+            return np.zeros(len(start), dtype=bool)
+        self.rays_cast += len(start)
+        res = self._scene.run(start, unit, dists=dist, query="OCCLUDED")
+        return np.asarray(res) >= 0
+
     def _prepare(self, origins, ends):
         o = as_points(origins, "origins")
         e = as_points(ends, "ends")

@@ -386,15 +386,8 @@ class Scene:
             return z
         top = float(mesh.vertices[:, 2].max()) + DROP_PROBE_HEIGHT_MM
         bottom = float(mesh.vertices[:, 2].min()) - DROP_PROBE_HEIGHT_MM
-        tri = mesh.vertices[mesh.faces]
-        normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-        norm = np.linalg.norm(normals, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            nz = np.abs(normals[:, 2]) / norm
-        upward = np.nan_to_num(nz) >= UPWARD_NORMAL_MIN_Z
         start = np.column_stack([pts, np.full(len(pts), top)])
         pending = np.arange(len(pts))
-        found = np.zeros(len(pts), dtype=bool)
         for _ in range(64):  # a probe passes at most this many steep faces
             if not len(pending):
                 break
@@ -403,18 +396,22 @@ class Scene:
             dist, hit = self._surface_engine.first_hit(start[pending], ends)
             miss = hit < 0
             hz = start[pending, 2] - dist
+            # normals of the triangles hit only (scanned tables have millions)
+            tri = mesh.vertices[mesh.faces[np.maximum(hit, 0)]]
+            n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+            norm = np.linalg.norm(n, axis=1)
+            ok = norm > 0
+            nz = np.where(ok, np.abs(n[:, 2]) / np.where(ok, norm, 1.0), 0.0)
             # refine in float64 on the triangle's plane (Embree works in float32)
-            h = np.maximum(hit, 0)
-            n = normals[h]
-            p0 = tri[h, 0]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                exact = p0[:, 2] - (
-                    n[:, 0] * (pts[pending, 0] - p0[:, 0]) + n[:, 1] * (pts[pending, 1] - p0[:, 1])
-                ) / n[:, 2]
-            hz = np.where(~miss & (np.abs(exact - hz) < 1e-2), exact, hz)
-            good = ~miss & upward[h]
+            steep = np.abs(n[:, 2]) <= 1e-12 * np.maximum(norm, 1e-300)
+            p0 = tri[:, 0]
+            exact = p0[:, 2] - (
+                n[:, 0] * (pts[pending, 0] - p0[:, 0]) + n[:, 1] * (pts[pending, 1] - p0[:, 1])
+            ) / np.where(steep, 1.0, n[:, 2])
+            use = ~miss & ~steep & (np.abs(exact - np.where(miss, 0.0, hz)) < 1e-2)
+            hz = np.where(use, exact, hz)
+            good = ~miss & (nz >= UPWARD_NORMAL_MIN_Z)
             z[pending[good]] = hz[good]
-            found[pending[good]] = True
             again = ~miss & ~good
             start[pending[again], 2] = hz[again]
             pending = pending[again]
@@ -433,8 +430,8 @@ class Scene:
                 )
                 if overlap_z and d < a.radius + b.radius - 1e-6:
                     self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
-        for t in ts:
-            if self._embedded(t):
+        for t, emb in zip(ts, self._embedded(ts), strict=True):
+            if emb:
                 self.warnings.append(f"trooper {t.id!r} is embedded in scenery")
         size = self.scenario.table_size
         lo = np.array([0.0, 0.0])
@@ -452,42 +449,52 @@ class Scene:
                         f"(a unit mistake? the file says units: {self.scenario.units})"
                     )
 
-    def _embedded(self, t: Trooper) -> bool:
-        """Does scenery cut into the trooper's volume (shrunk by the standing inset)?"""
-        if self.engine.n_triangles == 0:
-            return False
-        c = t.cylinder
-        r = c.radius - STAND_INSET_MM
-        z0 = c.base[2] + STAND_INSET_MM
-        z1 = c.top_z - STAND_INSET_MM
-        if r <= 0 or z1 <= z0:
-            return False
-        bx, by = c.base[0], c.base[1]
+    def _embedded(self, troopers: list[Trooper]) -> list[bool]:
+        """Does scenery cut into each trooper's volume (shrunk by the standing inset)?"""
+        out = [False] * len(troopers)
+        if self.engine.n_triangles == 0 or not troopers:
+            return out
         angles = np.radians(np.arange(0, 180, 22.5))
-        zs = np.linspace(z0, z1, 4)
-        o, e = [], []
-        for z in zs:
+        o, e, owner, mids = [], [], [], []
+        for k, t in enumerate(troopers):
+            c = t.cylinder
+            r = c.radius - STAND_INSET_MM
+            z0 = c.base[2] + STAND_INSET_MM
+            z1 = c.top_z - STAND_INSET_MM
+            if r <= 0 or z1 <= z0:
+                mids.append(None)
+                continue
+            bx, by = c.base[0], c.base[1]
+            for z in np.linspace(z0, z1, 4):
+                for a in angles:
+                    dx, dy = r * math.cos(a), r * math.sin(a)
+                    o.append((bx - dx, by - dy, z))
+                    e.append((bx + dx, by + dy, z))
+                    owner.append(k)
             for a in angles:
-                dx, dy = r * math.cos(a), r * math.sin(a)
-                o.append((bx - dx, by - dy, z))
-                e.append((bx + dx, by + dy, z))
-        for a in angles:
-            dx, dy = 0.7 * r * math.cos(a), 0.7 * r * math.sin(a)
-            o.append((bx + dx, by + dy, z0))
-            e.append((bx + dx, by + dy, z1))
-        if self.engine.occluded(np.array(o), np.array(e)).any():
-            return True
+                dx, dy = 0.7 * r * math.cos(a), 0.7 * r * math.sin(a)
+                o.append((bx + dx, by + dy, z0))
+                e.append((bx + dx, by + dy, z1))
+                owner.append(k)
+            mids.append((bx, by, 0.5 * (z0 + z1)))
+        if o:
+            hit = self.engine.occluded(np.array(o), np.array(e))
+            for k in np.unique(np.asarray(owner)[hit]):
+                out[int(k)] = True
         # wholly inside a closed element: the first surface straight above the centre
         # faces up (seen from inside). Meshes with flipped winding may fool this check,
         # which only decides a warning.
-        mid = np.array([[bx, by, 0.5 * (z0 + z1)]])
-        top = mid.copy()
-        top[0, 2] = self.blocking.vertices[:, 2].max() + 1.0
-        _, tri = self.engine.first_hit(mid, top)
-        if tri[0] < 0:
-            return False
-        v = self.blocking.vertices[self.blocking.faces[tri[0]]]
-        return bool(np.cross(v[1] - v[0], v[2] - v[0])[2] > 0)
+        idx = [k for k, m in enumerate(mids) if m is not None and not out[k]]
+        if idx:
+            lo = np.array([mids[k] for k in idx])
+            hi = lo.copy()
+            hi[:, 2] = self.engine.bounds[1, 2] + 1.0
+            _, tri = self.engine.first_hit(lo, hi)
+            for k, f in zip(idx, tri, strict=True):
+                if f >= 0:
+                    v = self.blocking.vertices[self.blocking.faces[f]]
+                    out[k] = bool(np.cross(v[1] - v[0], v[2] - v[0])[2] > 0)
+        return out
 
     # ------------------------------------------------------------------ queries
     def trooper(self, tid: str) -> Trooper:

@@ -13,7 +13,10 @@ __all__ = [
     "DROP_PROBE_HEIGHT_MM",
     "EYE_SPACING_MM",
     "FAR_OFF_TABLE_MM",
+    "FOOTPRINT_MAX_ERROR_MM",
     "GEOM_EPS_MM",
+    "GJK_MAX_ITER",
+    "GJK_TOL_MM",
     "PATCH_MM",
     "PATCH_SAMPLES",
     "RAY_EPS_MM",
@@ -84,3 +87,17 @@ UPWARD_NORMAL_MIN_Z: float = 0.5
 
 #: A trooper farther than this outside the table's extent triggers a unit-mistake warning.
 FAR_OFF_TABLE_MM: float = 5000.0
+
+
+#: GJK (used only for the *distance* of a pitched volume, never for contact decisions)
+#: stops once its upper and lower bounds on the distance are this close (mm).
+GJK_TOL_MM: float = 1e-9
+
+#: Iteration cap of GJK. Smooth bodies converge linearly; a few dozen iterations reach
+#: ``GJK_TOL_MM`` on table-sized scenes.
+GJK_MAX_ITER: int = 500
+
+#: Default bound on the gap between a footprint polygon and the exact shape (mm). The
+#: polygon's vertices lie on the shape's circles, so it lies inside the shape, and no
+#: boundary point of the shape is farther than this from it.
+FOOTPRINT_MAX_ERROR_MM: float = 0.01

@@ -34,12 +34,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._kernels import STATUS_CLEAR, STATUS_MISS, STATUS_SCENERY, cast_view_rays, view_frames
 from .bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
 from .raycast import RayEngine
 from .tolerances import (
     COARSE_MM,
     EYE_SPACING_MM,
     PATCH_SAMPLES,
+    RAY_EPS_MM,
     SAMPLE_MM,
     STAND_INSET_MM,
     SURFACE_INSET_MM,
@@ -56,7 +58,7 @@ __all__ = [
 
 _STEP = round(COARSE_MM / SAMPLE_MM)  # fine samples per coarse step
 _W = PATCH_SAMPLES  # window side in samples
-_BATCH_SIZES = (1, 8, 32, 64)
+_BATCH_SIZES = (1, 8, 64, 256)
 _RIM_POINTS = 48
 _APPARENT_CAP = 4.0  # half-width of the sampled apparent view, in target sizes
 
@@ -211,50 +213,27 @@ class _View:
     """Apparent-view frames of a batch of eye points looking at one target."""
 
     def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
-        self.eyes = eyes
+        self.eyes = np.ascontiguousarray(eyes, dtype=np.float64)
         self.target = target
-        c = target.center
-        self.c = c
-        w = c - eyes
-        self.dist = np.linalg.norm(w, axis=1)
-        w = w / self.dist[:, None]
-        u = np.cross(w, np.array([0.0, 0.0, 1.0]))
-        un = np.linalg.norm(u, axis=1)
-        vertical = un < 1e-9
-        u[vertical] = np.array([1.0, 0.0, 0.0])
-        un[vertical] = 1.0
-        u = u / un[:, None]
-        v = np.cross(u, w)
-        self.u, self.v, self.w = u, v, w
+        self.c = target.center
+        self.target_row = np.array([*target.base, target.radius, target.height])
+        self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, _rim(target))
 
     def extent(self) -> tuple[float, float, float, float]:
         """Union over the batch of the apparent bounding rectangle of the target."""
         t = self.target
-        ang = np.linspace(0, 2 * np.pi, _RIM_POINTS, endpoint=False)
-        rim = np.column_stack([np.cos(ang), np.sin(ang)]) * t.radius + t.base_array[:2]
-        pts = np.concatenate(
-            [
-                np.column_stack([rim, np.full(len(rim), t.base[2])]),
-                np.column_stack([rim, np.full(len(rim), t.top_z)]),
-            ]
-        )
-        rel = pts[None, :, :] - self.eyes[:, None, :]  # (E, P, 3)
-        depth = np.einsum("epk,ek->ep", rel, self.w)
-        depth = np.maximum(depth, 1e-6)
-        scale = self.dist[:, None] / depth
-        s = np.einsum("epk,ek->ep", rel, self.u) * scale
-        tt = np.einsum("epk,ek->ep", rel, self.v) * scale
+        s0, s1, t0, t1, scale = self._ext
         # the polygon of rim points slightly under-covers the true outline: pad one sample
-        pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * float(scale.max())
+        pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * float(scale)
         # An eye point touching the target (base contact) sees it under nearly 180 degrees
         # and its apparent view is unbounded; sampling only a window around the centre
         # can miss area but never reports any that is not there.
         cap = _APPARENT_CAP * max(t.radius * 2.0, t.height)
         return (
-            max(float(s.min()) - pad, -cap),
-            min(float(s.max()) + pad, cap),
-            max(float(tt.min()) - pad, -cap),
-            min(float(tt.max()) + pad, cap),
+            max(float(s0) - pad, -cap),
+            min(float(s1) + pad, cap),
+            max(float(t0) - pad, -cap),
+            min(float(t1) + pad, cap),
         )
 
     def targets(self, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray):
@@ -272,6 +251,18 @@ class _View:
         hit = np.isfinite(th)
         pts = e + np.where(hit, th, 0.0)[:, None] * d
         return pts, hit
+
+
+def _rim(t: Cylinder) -> np.ndarray:
+    """(2 * _RIM_POINTS, 3) float, mm: points on the top and bottom rims of ``t``."""
+    ang = np.linspace(0, 2 * np.pi, _RIM_POINTS, endpoint=False)
+    xy = np.column_stack([np.cos(ang), np.sin(ang)]) * t.radius + t.base_array[:2]
+    return np.concatenate(
+        [
+            np.column_stack([xy, np.full(len(xy), t.base[2])]),
+            np.column_stack([xy, np.full(len(xy), t.top_z)]),
+        ]
+    )
 
 
 def _lattice(lo: float, hi: float, step: float) -> np.ndarray:
@@ -307,7 +298,7 @@ def find_patch(
         None when no sampled eye point sees a patch.
     """
     stats = stats if stats is not None else VisibilityStats()
-    occ = cull_occluders(viewer, target, occluders)
+    occ = _cylinder_array(cull_occluders(viewer, target, occluders))
     eyes = eye_points(viewer, target, eye_spacing)
     start = 0
     bi = 0
@@ -322,14 +313,33 @@ def find_patch(
     return None
 
 
+def _cylinder_array(cyls: list[Cylinder]) -> np.ndarray:
+    """(M, 5) float64: ``(bx, by, bz, radius, height)`` per cylinder."""
+    if not cyls:
+        return np.zeros((0, 5))
+    return np.array([[*c.base, c.radius, c.height] for c in cyls], dtype=np.float64)
+
+
 def _cast(view: _View, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
     """Clear (visible) flags for rays from eyes[eye_idx] through apparent points (s, t)."""
-    pts, hit = view.targets(eye_idx, s, t)
-    clear = np.zeros(len(s), dtype=bool)
-    if hit.any():
-        h = np.flatnonzero(hit)
-        stats.rays += len(h)
-        clear[h] = segments_clear(engine, occ, view.eyes[eye_idx[h]], pts[h])
+    _, status, start, unit, dist = cast_view_rays(
+        view.eyes,
+        view.u,
+        view.v,
+        view.c,
+        np.ascontiguousarray(eye_idx, dtype=np.int64),
+        np.ascontiguousarray(s, dtype=np.float64),
+        np.ascontiguousarray(t, dtype=np.float64),
+        view.target_row,
+        occ,
+        engine.offset,
+        RAY_EPS_MM,
+    )
+    clear = status == STATUS_CLEAR
+    todo = np.flatnonzero(status == STATUS_SCENERY)
+    stats.rays += int((status != STATUS_MISS).sum())
+    if len(todo):
+        clear[todo] = ~engine.occluded_prepared(start[todo], unit[todo], dist[todo])
     return clear
 
 
@@ -368,9 +378,7 @@ def _search_batch(eyes, target, engine, occ, stats) -> PatchWitness | None:
     fa = (ks[0] - 1) * _STEP + a_i
     fb = (kt[0] - 1) * _STEP + b_i
     fine = np.zeros(active.shape, dtype=np.int32)
-    fine[e_i, a_i, b_i] = _cast(
-        view, engine, occ, cand[e_i], fa * SAMPLE_MM, fb * SAMPLE_MM, stats
-    )
+    fine[e_i, a_i, b_i] = _cast(view, engine, occ, cand[e_i], fa * SAMPLE_MM, fb * SAMPLE_MM, stats)
     # windows of _W x _W clear samples, via integral images
     ii = np.pad(fine.cumsum(1).cumsum(2), ((0, 0), (1, 0), (1, 0)))
     win = ii[:, _W:, _W:] - ii[:, :-_W, _W:] - ii[:, _W:, :-_W] + ii[:, :-_W, :-_W]

@@ -55,6 +55,23 @@ def trooper(id_, position, *, side="blue", facing_deg=0.0, silhouette=2, **kw):
     }
 
 
+def pytest_configure(config):
+    # parsed-mesh cache in a per-run temporary folder, never in the user's ~/.cache
+    if "GEOM3D_CACHE_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["GEOM3D_CACHE_DIR"] = tempfile.mkdtemp(prefix="geom3d-test-cache-")
+        config._geom3d_cache = os.environ["GEOM3D_CACHE_DIR"]
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, "_geom3d_cache", None)
+    if path:
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_scene_cache():
     clear_scene_cache()
