@@ -29,11 +29,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from geom3d import terrain  # noqa: E402
-from geom3d.meshio import clear_memory_cache  # noqa: E402
-from geom3d.scenario import parse_scenario  # noqa: E402
-from geom3d.scene import Scene, clear_scene_cache  # noqa: E402
-from geom3d.visibility import (  # noqa: E402
+from geom3d import terrain
+from geom3d.meshio import clear_memory_cache
+from geom3d.scenario import parse_scenario
+from geom3d.scene import Scene, clear_scene_cache
+from geom3d.visibility import (
     SAMPLE_MM,
     VisibilityStats,
     _cast,
@@ -180,15 +180,23 @@ def main(argv=None) -> int:
         print(f"mesh load, cold (parse + topology report): {cold_s:.2f} s")
         print(f"  of which mesh {ls.mesh_seconds:.2f} s, BVH build {ls.bvh_seconds:.2f} s")
         print(f"mesh load, warm (.npz cache, fresh process state): {warm_s:.2f} s")
-        print(f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s "
-              f"({n_lof} LoF, {n_vis} visible)")
-        print(f"  segments cast by the engine: {stats.rays:,} "
-              f"({stats.eyes:,} eye points, {stats.eyes_refined:,} refined)")
-        print(f"  raw Embree, same number of segment queries: {raw_s:.3f} s "
-              f"({stats.rays / raw_s / 1e6:.2f} M segments/s)")
+        print(
+            f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s "
+            f"({n_lof} LoF, {n_vis} visible)"
+        )
+        print(
+            f"  segments cast by the engine: {stats.rays:,} "
+            f"({stats.eyes:,} eye points, {stats.eyes_refined:,} refined)"
+        )
+        print(
+            f"  raw Embree, same number of segment queries: {raw_s:.3f} s "
+            f"({stats.rays / raw_s / 1e6:.2f} M segments/s)"
+        )
         print(f"  engine / raw Embree: {m_s / raw_s:.2f}")
-        print(f"naive (every eye x every fine sample), {len(pick)} pairs extrapolated: "
-              f"{naive_s:.1f} s, {naive_rays_total:,.0f} segments")
+        print(
+            f"naive (every eye x every fine sample), {len(pick)} pairs extrapolated: "
+            f"{naive_s:.1f} s, {naive_rays_total:,.0f} segments"
+        )
         print(f"  speed-up over naive: {naive_s / m_s:.1f}x")
 
         if args.scaling:
@@ -197,15 +205,19 @@ def main(argv=None) -> int:
                 tb = write_table(n, tmp)
                 sc = make_scene(tb, 20)
                 t, st, r = matrix(sc)
-                print(f"  {sc.scenery.n_triangles:>9,} triangles, 20 troopers: {t:6.3f} s  "
-                      f"({st.rays:,} segments, {len(r)} pairs)")
+                print(
+                    f"  {sc.scenery.n_triangles:>9,} triangles, 20 troopers: {t:6.3f} s  "
+                    f"({st.rays:,} segments, {len(r)} pairs)"
+                )
                 clear_scene_cache()
                 clear_memory_cache()
             for k in (10, 20, 40):
                 sc = make_scene(table, k)
                 t, st, r = matrix(sc)
-                print(f"  {sc.scenery.n_triangles:>9,} triangles, {k:2d} troopers: {t:6.3f} s  "
-                      f"({st.rays:,} segments, {len(r)} pairs)")
+                print(
+                    f"  {sc.scenery.n_triangles:>9,} triangles, {k:2d} troopers: {t:6.3f} s  "
+                    f"({st.rays:,} segments, {len(r)} pairs)"
+                )
     return 0
 
 

@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from geom3d import terrain  # noqa: E402
-from geom3d.meshio import clear_memory_cache, load_mesh  # noqa: E402
-from geom3d.raycast import RayEngine  # noqa: E402
+from geom3d import terrain
+from geom3d.meshio import clear_memory_cache, load_mesh
+from geom3d.raycast import RayEngine
 
 
 def main(argv=None) -> int:

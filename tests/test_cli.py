@@ -44,7 +44,7 @@ def run(capsys, *argv):
 
 
 def test_lof_json_shape(capsys, scenario):
-    code, out, err = run(capsys, "lof", str(scenario))
+    code, out, _err = run(capsys, "lof", str(scenario))
     assert code == 0
     doc = json.loads(out)
     assert doc["units"] == "mm"

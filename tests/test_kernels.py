@@ -26,7 +26,7 @@ def test_cast_view_rays_matches_numpy_reference():
     s = rng.uniform(-30, 30, k)
     t = rng.uniform(-40, 40, k)
     occ_arr = np.array([[*o.base, o.radius, o.height] for o in occ])
-    pts, status, start, unit, dist = cast_view_rays(
+    pts, status, _start, _unit, _dist = cast_view_rays(
         eyes, u, v, c, idx, s, t, np.array([*target.base, target.radius, target.height]), occ_arr, np.zeros(3), 1e-3
     )
     e = eyes[idx]
