@@ -272,3 +272,41 @@ def test_real_container_blocks_and_clears():
     assert lof(scene, "a", "s").lof  # same side of the container: open view
     w, _ = pair_visibility(scene, scene.trooper("t"), scene.trooper("s"))
     assert w is not None  # past the container's end
+
+
+def _wall_with_hole(x, size, center_z, thickness=0.5, extent=200.0):
+    """A wall at ``x`` with a ``size = (w, h)`` hole centred at (y = 0, z = center_z)."""
+    w, h = size
+    side = (extent - w) / 2
+    return [
+        box("left", [thickness, side, 100], [x, w / 2 + side / 2]),
+        box("right", [thickness, side, 100], [x, -w / 2 - side / 2]),
+        box("below", [thickness, w, center_z - h / 2], [x, 0]),
+        box("above", [thickness, w, 100 - center_z - h / 2], [x, 0, center_z + h / 2]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        # the hole is 1 mm in front of T's front face (x = 287.5): seen from A its apparent
+        # size is the physical size times (300 - ex) / (286.75 - ex), 1.046 to 1.049
+        ((2.75, 2.75), False),  # apparent <= 2.89 mm: below the 3 x 3 mm threshold
+        ((2.75, 30.0), False),  # tall but too narrow
+        ((30.0, 2.75), False),  # wide but too low
+        ((4.0, 4.0), True),  # apparent >= 4.18 mm: must always be found
+        ((4.0, 30.0), True),
+    ],
+)
+def test_hole_at_the_threshold(size, expected):
+    scene = make_scene([A, T], _wall_with_hole(287.0 - 0.25, size, 20.0))
+    a, t = scene.trooper("a"), scene.trooper("t")
+    w = find_patch(a.cylinder, t.cylinder, scene.engine, [])
+    assert (w is not None) is expected
+    if expected:
+        # the patch is seen through the hole
+        assert abs(w.patch_center[1]) < size[0] / 2 + 0.5
+        assert abs(w.patch_center[2] - 20.0) < size[1] / 2 + 0.5
+        assert w.visible_area_mm2 <= (size[0] * 1.05 + 2) * (size[1] * 1.05 + 2)
+    # T, right behind the hole, sees A through it whatever its size: LoF both ways
+    assert lof(scene, "a", "t").lof and lof(scene, "t", "a").lof
