@@ -193,7 +193,19 @@ def clear_scene_cache() -> None:
     _SCENERY_CACHE.clear()
 
 
+_DIGESTS: dict[tuple, str] = {}
+
+
 def _file_digest(path: Path) -> str:
+    """SHA-256 of a file, remembered by (path, size, modification time)."""
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = _hash_file(path)
+    return _DIGESTS[key]
+
+
+def _hash_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
