@@ -1,0 +1,874 @@
+"""Infinity template adjudication (SPEC 4.1; rule texts ``000_*``, ``001_*``, ``002_*``).
+
+A trooper is in a template's **area of effect** when its silhouette cylinder touches or
+overlaps the template volume (exact test, contact counts) **and** Line of Fire can be
+traced from the Blast Focus to the part of its silhouette inside the volume without being
+blocked by scenery (Total Cover). Troopers never block template LoF.
+
+Blast Focus Line of Fire (:func:`blast_focus_lof`)
+--------------------------------------------------
+*Eye points* are samples of the Blast Focus segment (the vertical segment through the
+focus point spanning the template's height; along the plane's normal when pitched) every
+``EYE_SPACING_MM``, the lowest inset ``STAND_INSET_MM`` above the placement plane (which
+usually lies on the surface the attacker or the main target stands on).
+
+*Within the template volume*: the volume is convex and both ends of every ray (an eye on
+the focus segment, a target point of the silhouette inside the volume) lie in it, so each
+ray lies in the volume automatically; nothing has to be clipped.
+
+*The 3 x 3 mm rule* is applied with **apparent size**, exactly as for Line of Fire
+(SPEC 3.1, :mod:`geom3d.visibility`): from an eye point, the target's apparent view is
+sampled on a 1 mm lattice in the plane through the silhouette's centre perpendicular to
+the line of sight; a sample counts when its ray's first point on the silhouette lies
+inside the template volume (the part of the silhouette inside the volume; by convexity,
+a ray leaving the volume before reaching the silhouette never re-enters it) and the ray
+is clear of blocking scenery. A full 4 x 4 window of counting samples (3 x 3 mm) from one
+eye point is a visible patch. Decision: apparent size rather than sampling on the
+silhouette's surface, because a surface-measured patch lets a grazing view through a
+1 mm crack count as a large patch (the reason SPEC 3.1 chose apparent size), and one rule
+for LoF and for templates is easier to explain. Only the apparent region covered by the
+inside part is sampled, so a trooper barely inside a template costs little.
+
+The search is coarse-to-fine: a 4 mm coarse lattice first (every 4 x 4 mm square contains
+a coarse point, so eyes with no counting coarse sample are dropped: exact pruning), then a
+9 x 9 block of 1 mm samples around each counting coarse sample, best-connected first.
+Guarantees as for LoF: a clear part whose apparent view from a sampled eye contains a
+4 x 4 mm square is found; one containing no 3 x 3 mm square never counts as a patch.
+
+*Small parts*: when the same search **without any scenery** finds no patch either (the
+part inside the volume is smaller than a 3 x 3 mm patch from every eye point: a base that
+barely overlaps the template's rim, one touching it at a single point), a single
+unobstructed ray from any eye point to any point of the inside part suffices (the surface
+samples of :func:`geom3d.templates.sample_inside` at 1 mm, and the exact touch witness).
+Because the "small" test is the same search with scenery switched off, a trooper that
+touches the template on a table without blocking scenery is always affected.
+
+*Focus inside*: when the Blast Focus segment itself meets the silhouette (an impact
+template centred under its main target, a mine under a trooper), the trooper is in the
+area with no ray to cast.
+
+Thin occluders narrower than the 1 mm sample spacing can be missed (as for LoF).
+
+Rules applied per placement (outcome precedence: invalid, then failed, then cancelled)
+--------------------------------------------------------------------------------------
+* direct teardrop: narrow end on the attacker's base edge at ``contact_deg`` (default:
+  the heading's direction), axis along ``heading_deg`` (``auto``/absent: towards the main
+  target's base centre), placement plane at the attacker's base underside. Passing
+  through the attacker's silhouette is ``invalid``/``through_attacker``; an explicit
+  ``focus`` must touch the attacker's silhouette within ``PLACEMENT_TOL_MM``
+  (``not_touching_attacker``). Direct circular: centred on the attacker's base centre.
+* impact: circular template centred on the underside of the main target's base (or on
+  ``focus``); ``failed``/``no_lof`` when the attacker has no LoF to the main target and
+  the weapon is not speculative.
+* deployable: placed at ``focus`` (``[x, y]`` drops onto the surface).
+* main target not in the area of effect (including Total Cover from the Blast Focus: the
+  rule text says the area of effect "may be determined by the presence of scenery") ->
+  ``failed``/``main_target_outside``. Note: the rule text's Fusilier example calls this
+  attack "cancelled"; the SPEC's contract (followed here) calls it ``failed`` and keeps
+  ``cancelled`` for allied/neutral troopers in the area.
+* close combat: when any trooper of an engaged group (a connected component of
+  ``engaged_with``) is in the area, every trooper of the group is (witness kind
+  ``engaged``). Decision: "touching" in the SPEC is read as "in the area of effect"
+  (touching with LoF from the Blast Focus); a group member in Total Cover does not drag
+  the group in.
+* allied (same side as the attacker) or neutral (side ``neutral``) trooper in the area ->
+  ``cancelled``/``allied_in_area`` unless ``harmless``.
+* the attacker is never affected by its own **direct** template (excluded, ``attacker``).
+  Decision: for impact and deployable templates (which the rules do not exempt) an
+  attacker in the area is treated like any allied trooper.
+* moving troopers (``route``): in the area if the silhouette touched the volume at some
+  point of the route with LoF from the Blast Focus there. Level volumes: the touching
+  stretch of each route segment is found exactly (the plan distance to the template is
+  convex along a segment, the z condition an interval; z is linear between route
+  vertices), then Blast Focus LoF is tried at its deepest point, its ends and every
+  ``ROUTE_STEP_MM`` along it. Pitched volumes: the route is sampled every
+  ``ROUTE_TOUCH_STEP_MM`` with the exact contact test.
+
+Per affected trooper: ``role`` (``main`` for the main target of a resolved placement that
+affects it), ``dodge`` (``PH``; ``PH-3`` when it has no LoF to the attacker, by
+``scene.line_of_fire(trooper, attacker)``, or the weapon is deployable),
+``face_to_face`` (impact only), ``critical_applies`` (main target only),
+``partial_cover_bonus`` (always false).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from geom3d.attacks import PlacementResult, PlacementSpec, combine
+from geom3d.bodies import Cylinder, ray_cylinder_entry
+from geom3d.placement import (
+    PLACEMENT_TOL_MM,
+    direct_teardrop_volume,
+    heading_towards,
+    passes_through,
+    touches_within,
+)
+from geom3d.templates import (
+    CircleShape,
+    TemplateVolume,
+    _sd_discs,
+    sample_inside,
+    shape_from_spec,
+    touch_witness,
+    volume_touches_cylinder,
+)
+from geom3d.tolerances import (
+    COARSE_MM,
+    CONTACT_EPS_MM,
+    EYE_SPACING_MM,
+    PATCH_SAMPLES,
+    ROUTE_STEP_MM,
+    SAMPLE_MM,
+    STAND_INSET_MM,
+    SURFACE_INSET_MM,
+)
+
+__all__ = [
+    "ROUTE_TOUCH_STEP_MM",
+    "FocusLof",
+    "FocusStats",
+    "blast_focus_lof",
+    "engaged_groups",
+    "focus_eyes",
+    "resolve",
+]
+
+# --- tolerance proposed for geom3d/tolerances.py (kept here until moved there) --------
+
+#: Pitched templates: a moving trooper's route is checked for contact every this many mm
+#: of travel (level templates are checked exactly).
+ROUTE_TOUCH_STEP_MM: float = 1.0
+
+_STEP = round(COARSE_MM / SAMPLE_MM)  # fine samples per coarse step
+_W = PATCH_SAMPLES  # window side in samples
+_BATCH_SIZES = (1, 8, 32, 64)
+_CHUNK = 8  # coarse samples refined per engine call
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+_APPARENT_CAP = 4.0  # half-width of the sampled apparent view, in target sizes
+_RIM_POINTS = 48
+
+
+# --------------------------------------------------------------------------------------
+# apparent view (SPEC 3.1)
+# --------------------------------------------------------------------------------------
+
+
+def _two_adic(n: np.ndarray, cap: int = 6) -> np.ndarray:
+    """How many times each index divides by 2 (``cap`` for 0): coarse-to-fine order."""
+    out = np.zeros(n.shape, dtype=np.int64)
+    m = n.copy()
+    for _ in range(cap):
+        even = (m % 2 == 0) & (m > 0)
+        out += even
+        m = np.where(even, m // 2, m)
+    out[n == 0] = cap
+    return out
+
+
+def _lattice(lo: float, hi: float, step: float) -> np.ndarray:
+    """Integer lattice indices k with lo <= k * step <= hi."""
+    return np.arange(math.ceil(lo / step), math.floor(hi / step) + 1)
+
+
+class _View:
+    """Apparent-view frames of a batch of eye points looking at one cylinder (SPEC 3.1).
+
+    For eye ``e`` the apparent plane passes through the cylinder's centre ``c``,
+    perpendicular to ``w = (c - e) / |c - e|``; ``u`` is horizontal, ``v = u x w``.
+    Apparent point ``(s, t)`` is ``c + s u + t v``; its sample is the first point of the
+    cylinder on the ray from ``e`` through it.
+    """
+
+    def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
+        self.eyes = np.ascontiguousarray(eyes, dtype=np.float64)
+        self.target = target
+        c = target.center
+        self.c = c
+        w = c - self.eyes
+        self.dist = np.linalg.norm(w, axis=1)
+        w = w / self.dist[:, None]
+        u = np.cross(w, np.array([0.0, 0.0, 1.0]))
+        un = np.linalg.norm(u, axis=1)
+        vertical = un < 1e-9
+        u[vertical] = np.array([1.0, 0.0, 0.0])
+        un[vertical] = 1.0
+        u = u / un[:, None]
+        self.u, self.v, self.w = u, np.cross(u, w), w
+
+    def project(self, pts: np.ndarray):
+        """Apparent coordinates of points: (s, t, depth), each (E, P)."""
+        rel = pts[None, :, :] - self.eyes[:, None, :]
+        depth = np.einsum("epk,ek->ep", rel, self.w)
+        safe = np.where(depth > 1e-6, depth, 1e-6)
+        scale = self.dist[:, None] / safe
+        s = np.einsum("epk,ek->ep", rel, self.u) * scale
+        t = np.einsum("epk,ek->ep", rel, self.v) * scale
+        return s, t, depth
+
+    def extent(self) -> tuple[float, float, float, float]:
+        """Union over the batch of the cylinder's apparent bounding rectangle (capped)."""
+        tc = self.target
+        ang = np.linspace(0, 2 * np.pi, _RIM_POINTS, endpoint=False)
+        xy = np.column_stack([np.cos(ang), np.sin(ang)]) * tc.radius + tc.base_array[:2]
+        rim = np.concatenate(
+            [
+                np.column_stack([xy, np.full(len(xy), tc.base[2])]),
+                np.column_stack([xy, np.full(len(xy), tc.top_z)]),
+            ]
+        )
+        s, t, depth = self.project(rim)
+        scale = float((self.dist[:, None] / np.maximum(depth, 1e-6)).max())
+        pad = SAMPLE_MM + tc.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * scale
+        cap = _APPARENT_CAP * max(tc.radius * 2.0, tc.height)
+        if (depth <= 1e-6).any():
+            return (-cap, cap, -cap, cap)
+        return (
+            max(float(s.min()) - pad, -cap),
+            min(float(s.max()) + pad, cap),
+            max(float(t.min()) - pad, -cap),
+            min(float(t.max()) + pad, cap),
+        )
+
+    def targets(self, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray):
+        """First cylinder points of the rays from ``eyes[eye_idx]`` through (s, t).
+
+        Returns
+        -------
+        points : (k, 3) float, mm (undefined where ``hit`` is false)
+        hit : (k,) bool
+        """
+        e = self.eyes[eye_idx]
+        p = self.c + s[:, None] * self.u[eye_idx] + t[:, None] * self.v[eye_idx]
+        d = p - e
+        th = ray_cylinder_entry(e, d, self.target)
+        hit = np.isfinite(th)
+        pts = e + np.where(hit, th, 0.0)[:, None] * d
+        return pts, hit
+
+
+# --------------------------------------------------------------------------------------
+# Blast Focus Line of Fire
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FocusLof:
+    """Line of Fire from a Blast Focus to the part of a silhouette inside the template.
+
+    Attributes
+    ----------
+    affected : bool
+    kind : str or None
+        ``focus_inside`` (the focus segment meets the silhouette), ``patch`` (a clear
+        3 x 3 mm apparent patch), ``small_part`` (the inside part is smaller than a patch
+        and one clear ray reaches it); None when not affected.
+    eye, target : (3,) tuple of float or None
+        The deciding ray: a point of the focus segment and a point of the silhouette
+        inside the volume.
+    small : bool
+        The inside part is smaller than a patch from every eye point.
+    reason : str or None
+        ``total_cover`` when not affected.
+    """
+
+    affected: bool
+    kind: str | None
+    eye: tuple[float, float, float] | None
+    target: tuple[float, float, float] | None
+    small: bool = False
+    reason: str | None = None
+
+
+@dataclass
+class FocusStats:
+    """Counters: segments cast, eye points examined."""
+
+    rays: int = 0
+    eyes: int = 0
+
+
+def _t3(p) -> tuple[float, float, float]:
+    return (float(p[0]), float(p[1]), float(p[2]))
+
+
+def focus_eyes(volume: TemplateVolume, spacing: float = EYE_SPACING_MM) -> np.ndarray:
+    """Eye points on the Blast Focus segment.
+
+    From ``STAND_INSET_MM`` above the placement plane (or half the height, if lower) to the
+    template's top, at most ``spacing`` apart; ordered top first, then coarse-to-fine.
+
+    Returns
+    -------
+    (n, 3) float, mm
+    """
+    f = volume.local_frame()
+    h = volume.height
+    w0 = min(STAND_INSET_MM, 0.5 * h)
+    n = max(1, math.ceil((h - w0) / spacing))
+    ws = np.linspace(h, w0, n + 1)
+    idx = np.arange(n + 1)
+    order = np.lexsort((idx, -_two_adic(idx)))
+    return f.origin[None, :] + ws[order, None] * f.normal[None, :]
+
+
+def _cast(view: _View, volume, engine, eye_idx, s, t, stats: FocusStats):
+    """Counting flags and target points of rays from eyes[eye_idx] through (s, t).
+
+    A sample counts when its ray's first silhouette point is inside the volume and, with
+    an ``engine``, the segment to it is clear of blocking scenery.
+    """
+    pts, hit = view.targets(eye_idx, s, t)
+    ok = hit.copy()
+    if ok.any():
+        h = np.flatnonzero(ok)
+        ok[h] = volume.contains(pts[h])
+    if engine is not None and ok.any():
+        h = np.flatnonzero(ok)
+        stats.rays += len(h)
+        ok[h] = ~engine.occluded(view.eyes[eye_idx[h]], pts[h])
+    return ok, pts
+
+
+def _part_extent(view: _View, pts: np.ndarray):
+    """Apparent bounding rectangle of the inside part (union over the batch's eyes)."""
+    full = view.extent()
+    if not len(pts):
+        return full
+    s, t, depth = view.project(pts)
+    if (depth <= 1e-6).any():
+        return full  # some of the part lies beside or behind an eye: take the whole view
+    scale = float((view.dist[:, None] / depth).max())
+    # samples are cell centres <= SAMPLE_MM apart: the part reaches about one cell beyond
+    pad = 1.5 * SAMPLE_MM * scale + SAMPLE_MM
+    return (
+        max(float(s.min()) - pad, full[0]),
+        min(float(s.max()) + pad, full[1]),
+        max(float(t.min()) - pad, full[2]),
+        min(float(t.max()) + pad, full[3]),
+    )
+
+
+def _windows(block: np.ndarray) -> np.ndarray:
+    """(B, m, m) bool -> (B, m - W + 1, m - W + 1) bool: fully counting W x W windows."""
+    ii = np.pad(block.astype(np.int32).cumsum(1).cumsum(2), ((0, 0), (1, 0), (1, 0)))
+    win = ii[:, _W:, _W:] - ii[:, :-_W, _W:] - ii[:, _W:, :-_W] + ii[:, :-_W, :-_W]
+    return win == _W * _W
+
+
+def _search(volume, cyl, eyes, part_pts, engine, stats):
+    """Coarse-to-fine patch search; (eye, target) of the first patch found, or None.
+
+    With ``engine=None`` no ray is cast (the "small part" test): eyes are then taken in
+    one batch after the first, and fine blocks in bigger chunks, which changes the cost,
+    never the answer (found or not).
+    """
+    batches = _BATCH_SIZES if engine is not None else (1, len(eyes))
+    chunk = _CHUNK if engine is not None else 8 * _CHUNK
+    off = np.arange(-_STEP, _STEP + 1)
+    m = len(off)
+    start = 0
+    bi = 0
+    while start < len(eyes):
+        size = batches[min(bi, len(batches) - 1)]
+        batch = eyes[start : start + size]
+        start += size
+        bi += 1
+        view = _View(batch, cyl)
+        s0, s1, t0, t1 = _part_extent(view, part_pts)
+        ks = _lattice(s0, s1, COARSE_MM)
+        kt = _lattice(t0, t1, COARSE_MM)
+        if not len(ks) or not len(kt):
+            continue
+        n_e, n_s, n_t = len(batch), len(ks), len(kt)
+        stats.eyes += n_e
+        KS, KT = np.meshgrid(ks, kt, indexing="ij")
+        eye_idx = np.repeat(np.arange(n_e), n_s * n_t)
+        coarse, _ = _cast(
+            view,
+            volume,
+            engine,
+            eye_idx,
+            np.tile(KS.ravel(), n_e) * COARSE_MM,
+            np.tile(KT.ravel(), n_e) * COARSE_MM,
+            stats,
+        )
+        coarse = coarse.reshape(n_e, n_s, n_t)
+        if not coarse.any():
+            continue
+        # counting coarse samples, eye by eye (batch order), best-connected first
+        pad = np.pad(coarse, ((0, 0), (1, 1), (1, 1))).astype(np.int32)
+        nb = pad[:, :-2, 1:-1] + pad[:, 2:, 1:-1] + pad[:, 1:-1, :-2] + pad[:, 1:-1, 2:]
+        e_i, a_i, b_i = np.nonzero(coarse)
+        order = np.lexsort((b_i, a_i, -nb[e_i, a_i, b_i], e_i))
+        e_i, a_i, b_i = e_i[order], a_i[order], b_i[order]
+        for k0 in range(0, len(a_i), chunk):
+            ce, ca, cb = e_i[k0 : k0 + chunk], a_i[k0 : k0 + chunk], b_i[k0 : k0 + chunk]
+            B = len(ca)
+            fa = ks[ca][:, None] * _STEP + off[None, :]  # (B, m)
+            fb = kt[cb][:, None] * _STEP + off[None, :]
+            FA = np.broadcast_to(fa[:, :, None], (B, m, m)).ravel()
+            FB = np.broadcast_to(fb[:, None, :], (B, m, m)).ravel()
+            EI = np.repeat(ce, m * m)
+            ok, pts = _cast(view, volume, engine, EI, FA * SAMPLE_MM, FB * SAMPLE_MM, stats)
+            full = _windows(ok.reshape(B, m, m))
+            if full.any():
+                bq, i, j = (int(x) for x in np.argwhere(full)[0])
+                # the window's sample nearest its centre (a real counting sample)
+                flat = (bq * m + i + 1) * m + j + 1
+                return _t3(batch[ce[bq]]), _t3(pts[flat])
+    return None
+
+
+def _single_ray(eyes, targets, engine, stats):
+    """The first clear (eye, target) pair, eye by eye; None when all are blocked."""
+    if engine is None or engine.n_triangles == 0:
+        return _t3(eyes[0]), _t3(targets[0])
+    per = max(1, 512 // max(1, len(targets)))
+    for k in range(0, len(eyes), per):
+        E = eyes[k : k + per]
+        o = np.repeat(E, len(targets), axis=0)
+        d = np.tile(targets, (len(E), 1))
+        stats.rays += len(o)
+        clear = ~engine.occluded(o, d)
+        if clear.any():
+            i = int(np.flatnonzero(clear)[0])
+            return _t3(o[i]), _t3(d[i])
+    return None
+
+
+def blast_focus_lof(
+    volume: TemplateVolume,
+    cylinder: Cylinder,
+    engine,
+    *,
+    stats: FocusStats | None = None,
+    eye_spacing: float = EYE_SPACING_MM,
+) -> FocusLof:
+    """Can Line of Fire be traced from the Blast Focus to ``cylinder``'s inside part?
+
+    See the module docstring for the method and its guarantees. The caller has
+    established that the cylinder touches the volume; if it does not, the answer is
+    "not affected" with reason None.
+
+    Parameters
+    ----------
+    volume : TemplateVolume
+    cylinder : Cylinder
+    engine : geom3d.raycast.RayEngine
+        BVH over the blocking scenery (troopers do not block).
+    stats : FocusStats, optional
+    eye_spacing : float, mm
+
+    Returns
+    -------
+    FocusLof
+    """
+    stats = stats if stats is not None else FocusStats()
+    seg = volume.focus_segment()
+    d = seg[1] - seg[0]
+    t_in = float(ray_cylinder_entry(seg[:1], d[None, :], cylinder)[0])
+    if t_in <= 1.0:
+        p = _t3(seg[0] + t_in * d)
+        return FocusLof(True, "focus_inside", p, p)
+    inset = min(SURFACE_INSET_MM, 0.25 * cylinder.radius, 0.25 * cylinder.height)
+    binset = min(STAND_INSET_MM, 0.25 * cylinder.height)
+    part = sample_inside(volume, cylinder, SAMPLE_MM, inset_mm=inset, bottom_inset_mm=binset)
+    if not part.touches:
+        return FocusLof(False, None, None, None)
+    eyes = focus_eyes(volume, eye_spacing)
+    pts = part.points
+    if not part.witness_only:
+        # the top eye first: most troopers in a template are in plain view of it
+        found = _search(volume, cylinder, eyes[:1], pts, engine, stats)
+        if found is not None:
+            return FocusLof(True, "patch", found[0], found[1])
+        # "small" = the same search with the scenery switched off finds no patch either
+        if _search(volume, cylinder, eyes, pts, None, stats) is not None:
+            found = _search(volume, cylinder, eyes[1:], pts, engine, stats)
+            if found is not None:
+                return FocusLof(True, "patch", found[0], found[1])
+            return FocusLof(False, None, None, None, small=False, reason="total_cover")
+    # the inside part is smaller than a patch: one clear ray suffices
+    w = touch_witness(volume, cylinder)
+    targets = pts if w is None else np.vstack([pts, w[None, :]])
+    ray = _single_ray(eyes, targets, engine, stats)
+    if ray is not None:
+        return FocusLof(True, "small_part", ray[0], ray[1], small=True)
+    return FocusLof(False, None, None, None, small=True, reason="total_cover")
+
+
+# --------------------------------------------------------------------------------------
+# contact along a route
+# --------------------------------------------------------------------------------------
+
+
+def _route_candidates(volume: TemplateVolume, t) -> list[np.ndarray]:
+    """Base positions along ``t``'s route where it touches the volume, best first."""
+    pts = np.asarray(t.route, dtype=np.float64)
+    if len(pts) == 1:
+        pts = np.vstack([pts, pts])
+    out: list[np.ndarray] = []
+    for a, b in itertools.pairwise(pts):
+        if volume.is_level:
+            out.extend(_level_segment_candidates(volume, a, b, t.radius, t.height))
+        else:
+            out.extend(_pitched_segment_candidates(volume, a, b, t.radius, t.height))
+    return out
+
+
+def _level_segment_candidates(volume, a, b, r, h) -> list[np.ndarray]:
+    f = volume.local_frame()
+    z0 = float(f.origin[2])
+    top = z0 + volume.height
+    eps = CONTACT_EPS_MM
+    # z condition: base z(t) <= top + eps and z(t) + h >= z0 - eps, z linear in t
+    lo, hi = 0.0, 1.0
+    za, dz = float(a[2]), float(b[2] - a[2])
+    for coef, rhs in ((dz, top + eps - za), (-dz, za + h - z0 + eps)):
+        # coef * t <= rhs
+        if abs(coef) < 1e-15:
+            if rhs < 0:
+                return []
+        elif coef > 0:
+            hi = min(hi, rhs / coef)
+        else:
+            lo = max(lo, rhs / coef)
+    if lo > hi:
+        return []
+    discs = volume.shape._discs
+
+    def g(s: float) -> float:
+        p = a + s * (b - a)
+        c = p - f.origin
+        return float(_sd_discs(np.array([c @ f.u]), np.array([c @ f.v]), discs)[0]) - r
+
+    # g is convex (signed distance to a convex set along a line): golden-section minimum
+    x0, x1 = lo, hi
+    for _ in range(100):
+        if x1 - x0 <= 1e-12:
+            break
+        m1 = x1 - _GOLDEN * (x1 - x0)
+        m2 = x0 + _GOLDEN * (x1 - x0)
+        if g(m1) <= g(m2):
+            x1 = m2
+        else:
+            x0 = m1
+    sm = 0.5 * (x0 + x1)
+    cands = [(g(lo), lo), (g(hi), hi), (g(sm), sm)]
+    gmin, smin = min(cands)
+    if gmin > eps:
+        return []
+
+    def edge(inside: float, outside: float) -> float:
+        if g(outside) <= eps:
+            return outside
+        for _ in range(60):
+            mid = 0.5 * (inside + outside)
+            if g(mid) <= eps:
+                inside = mid
+            else:
+                outside = mid
+        return inside
+
+    ta, tb = edge(smin, lo), edge(smin, hi)
+    length = float(np.linalg.norm((b - a)[:2])) * (tb - ta)
+    n = max(1, math.ceil(length / ROUTE_STEP_MM))
+    ts = [smin, ta, tb, *(ta + (tb - ta) * k / n for k in range(1, n))]
+    return [a + s * (b - a) for s in ts]
+
+
+def _pitched_segment_candidates(volume, a, b, r, h) -> list[np.ndarray]:
+    length = float(np.linalg.norm(b - a))
+    n = max(1, math.ceil(length / ROUTE_TOUCH_STEP_MM))
+    touching = []
+    for k in range(n + 1):
+        p = a + (b - a) * (k / n)
+        if volume_touches_cylinder(volume, Cylinder(_t3(p), r, h)):
+            touching.append(p)
+    if len(touching) <= 2:
+        return touching
+    every = max(1, round(ROUTE_STEP_MM / max(length / n, 1e-9)))
+    mid = touching[len(touching) // 2]
+    return [mid, touching[0], touching[-1], *touching[1:-1:every]]
+
+
+# --------------------------------------------------------------------------------------
+# engaged groups
+# --------------------------------------------------------------------------------------
+
+
+def engaged_groups(scene) -> dict[str, tuple[str, ...]]:
+    """Trooper id -> its engaged group (connected component of ``engaged_with``).
+
+    Only troopers engaged with someone appear; groups are in scenario order.
+    """
+    order = list(scene.troopers)
+    seen: dict[str, tuple[str, ...]] = {}
+    for tid in order:
+        t = scene.troopers[tid]
+        if tid in seen or not t.engaged_with:
+            continue
+        comp = {tid}
+        todo = [tid]
+        while todo:
+            x = todo.pop()
+            for y in scene.troopers[x].engaged_with:
+                if y not in comp:
+                    comp.add(y)
+                    todo.append(y)
+        group = tuple(i for i in order if i in comp)
+        for i in group:
+            seen[i] = group
+    return seen
+
+
+# --------------------------------------------------------------------------------------
+# placements
+# --------------------------------------------------------------------------------------
+
+
+def _invalid(spec: PlacementSpec, reason: str, volume=None, heading=None, contact=None):
+    return PlacementResult(
+        index=spec.index,
+        volume=volume,
+        heading_deg=heading,
+        contact_deg=contact,
+        pitch_deg=spec.pitch_deg,
+        outcome="invalid",
+        reason=reason,
+        main_target=spec.main_target,
+    )
+
+
+def _focus_point(scene, focus, default_z: float | None) -> tuple[float, float, float]:
+    if len(focus) == 3:
+        return _t3(focus)
+    z = default_z if default_z is not None else float(scene.surface_z([focus[:2]])[0])
+    return (float(focus[0]), float(focus[1]), z)
+
+
+def _place(scene, attack, shape, attacker, spec: PlacementSpec):
+    """(volume, heading, contact) or a PlacementResult for an invalid placement."""
+    mode = attack.mode
+    is_circle = isinstance(shape, CircleShape)
+    main = scene.troopers.get(spec.main_target) if spec.main_target else None
+    heading = spec.heading_deg if isinstance(spec.heading_deg, float | int) else None
+    contact = spec.contact_deg
+    pitch = spec.pitch_deg
+    if mode == "direct":
+        if is_circle:
+            focus = (
+                _focus_point(scene, spec.focus, attacker.position[2])
+                if spec.focus is not None
+                else attacker.position
+            )
+            h = heading if heading is not None else 0.0
+            return TemplateVolume(shape, focus, h, pitch), h, None
+        if heading is None:
+            if contact is not None:
+                heading = contact
+            elif main is not None and main.id != attacker.id:
+                heading = heading_towards(attacker.position, main.position)
+            else:
+                return _invalid(spec, "no_heading")
+        if spec.focus is not None:
+            vol = TemplateVolume(
+                shape, _focus_point(scene, spec.focus, attacker.position[2]), heading, pitch
+            )
+            if not touches_within(vol, attacker.cylinder, PLACEMENT_TOL_MM):
+                return _invalid(spec, "not_touching_attacker", vol, heading, contact)
+        else:
+            if contact is None:
+                contact = heading
+            vol = direct_teardrop_volume(
+                shape, attacker.position, attacker.radius, heading, contact, pitch
+            )
+        if passes_through(vol, attacker.cylinder):
+            return _invalid(spec, "through_attacker", vol, heading, contact)
+        return vol, heading, contact
+    if mode == "impact":
+        if not is_circle:
+            return _invalid(spec, "impact_not_circular")
+        if spec.focus is not None:
+            focus = _focus_point(scene, spec.focus, None)
+        elif main is not None:
+            focus = main.position
+        else:
+            return _invalid(spec, "no_main_target")
+        h = heading if heading is not None else 0.0
+        return TemplateVolume(shape, focus, h, pitch), h, None
+    # deployable
+    if spec.focus is None:
+        return _invalid(spec, "no_focus")
+    focus = _focus_point(scene, spec.focus, None)
+    if heading is None:
+        if is_circle:
+            heading = 0.0
+        elif contact is not None:
+            heading = contact
+        elif main is not None:
+            heading = heading_towards(focus, main.position)
+        else:
+            return _invalid(spec, "no_heading")
+    return TemplateVolume(shape, focus, heading, pitch), heading, None
+
+
+def _bounds_overlap(vb: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:
+    return bool(np.all(lo <= vb[1] + CONTACT_EPS_MM) and np.all(hi >= vb[0] - CONTACT_EPS_MM))
+
+
+def _area(scene, attack, attacker, volume, stats):
+    """Per trooper touching the volume: ('in', witness) / ('total_cover',) / ('attacker',)."""
+    vb = volume.bounds()
+    status: dict[str, tuple] = {}
+    for t in scene.troopers.values():
+        if t.route is not None:
+            rp = np.asarray(t.route, dtype=np.float64)
+            lo = rp.min(axis=0) - [t.radius, t.radius, 0.0]
+            hi = rp.max(axis=0) + [t.radius, t.radius, t.height]
+        else:
+            p = np.asarray(t.position)
+            lo = p - [t.radius, t.radius, 0.0]
+            hi = p + [t.radius, t.radius, t.height]
+        if not _bounds_overlap(vb, lo, hi):
+            continue
+        if t.route is not None:
+            positions = _route_candidates(volume, t)
+        else:
+            positions = (
+                [np.asarray(t.position)] if volume_touches_cylinder(volume, t.cylinder) else []
+            )
+        if not positions:
+            continue
+        if t.id == attacker.id and attack.mode == "direct":
+            status[t.id] = ("attacker",)
+            continue
+        verdict = None
+        for pos in positions:
+            cyl = Cylinder(_t3(pos), t.radius, t.height)
+            r = blast_focus_lof(volume, cyl, scene.engine, stats=stats)
+            if r.affected:
+                w = {"kind": r.kind, "eye": r.eye, "target": r.target}
+                if t.route is not None:
+                    w["position"] = _t3(pos)
+                verdict = ("in", w)
+                break
+        status[t.id] = verdict if verdict is not None else ("total_cover",)
+    return status
+
+
+def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats):
+    placed = _place(scene, attack, shape, attacker, spec)
+    if isinstance(placed, PlacementResult):
+        return placed
+    volume, heading, contact = placed
+    status = _area(scene, attack, attacker, volume, stats)
+    # close combat: a group with a member in the area is in the area as a whole
+    for tid in [k for k, v in status.items() if v[0] == "in"]:
+        for other in groups.get(tid, ()):
+            if other == attacker.id and attack.mode == "direct":
+                status[other] = ("attacker",)
+            elif other not in status or status[other][0] != "in":
+                status[other] = ("in", {"kind": "engaged", "via": tid})
+    order = list(scene.troopers)
+    in_area = [t for t in order if t in status and status[t][0] == "in"]
+    excluded = {t: status[t][0] for t in order if t in status and status[t][0] != "in"}
+    witnesses = {t: status[t][1] for t in in_area}
+    main = spec.main_target
+    mtia = None if main is None else main in in_area
+    res = PlacementResult(
+        index=spec.index,
+        volume=volume,
+        heading_deg=heading,
+        contact_deg=contact,
+        pitch_deg=spec.pitch_deg,
+        outcome="resolved",
+        reason=None,
+        main_target=main,
+        main_target_in_area=mtia,
+        in_area=in_area,
+        excluded=excluded,
+        witnesses=witnesses,
+    )
+    if attack.mode == "impact" and main is not None and not attack.speculative:
+        if main not in lof_cache:
+            lof_cache[main] = scene.line_of_fire(attacker.id, main).lof
+        if not lof_cache[main]:
+            res.outcome, res.reason = "failed", "no_lof"
+            return res
+    if main is not None and not mtia:
+        res.outcome, res.reason = "failed", "main_target_outside"
+        return res
+    friendly = [
+        t
+        for t in in_area
+        if scene.troopers[t].side == attacker.side or scene.troopers[t].side == "neutral"
+    ]
+    if friendly and not attack.harmless:
+        res.outcome, res.reason = "cancelled", "allied_in_area"
+        return res
+    res.affected = list(in_area)
+    return res
+
+
+def _dodge(scene, attack, tid: str, attacker_id: str, cache: dict) -> str:
+    if attack.mode == "deployable":
+        return "PH-3"
+    if tid == attacker_id:
+        return "PH"
+    if tid not in cache:
+        cache[tid] = scene.line_of_fire(tid, attacker_id).lof
+    return "PH" if cache[tid] else "PH-3"
+
+
+def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | None = None):
+    """Resolve an Infinity attack (see the module docstring).
+
+    Parameters
+    ----------
+    scene : geom3d.scene.Scene
+    attack : geom3d.scenario.AttackSpec
+    specs : list of PlacementSpec
+        From :func:`geom3d.attacks.placement_specs`.
+    stats : FocusStats, optional
+        Incremented with the segments cast for Blast Focus Line of Fire.
+
+    Returns
+    -------
+    geom3d.attacks.AttackResult
+    """
+    stats = stats if stats is not None else FocusStats()
+    shape = shape_from_spec(attack.template)
+    attacker = scene.trooper(attack.attacker)
+    groups = engaged_groups(scene)
+    lof_cache: dict[str, bool] = {}
+    placements = [
+        _resolve_placement(scene, attack, shape, attacker, s, groups, lof_cache, stats)
+        for s in specs
+    ]
+    mains = {p.main_target for p in placements if p.outcome == "resolved" and p.main_target}
+    dodge_cache: dict[str, bool] = {}
+    troopers = {}
+    for p in placements:
+        if p.outcome != "resolved":
+            continue
+        for tid in p.affected:
+            if tid in troopers:
+                continue
+            is_main = tid in mains and any(
+                q.outcome == "resolved" and q.main_target == tid and tid in q.affected
+                for q in placements
+            )
+            troopers[tid] = {
+                "role": "main" if is_main else "secondary",
+                "dodge": _dodge(scene, attack, tid, attacker.id, dodge_cache),
+                "face_to_face": attack.mode == "impact",
+                "critical_applies": is_main,
+                "partial_cover_bonus": False,
+            }
+    return combine(scene, attack, placements, troopers)

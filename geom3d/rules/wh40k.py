@@ -1,0 +1,261 @@
+"""Warhammer 40k 7th edition template adjudication (SPEC 4.2; rule text ``004_*``).
+
+Everything is decided in **plan view**: a model is hit when any part of its base disc is
+under the template (touching counts; exact, :func:`geom3d.templates.footprint_hits_disc`),
+whatever its level. Template weapons ignore cover: no ray is cast. Routes are ignored
+(models stand at their ``position``).
+
+Placement (the attack's ``mode`` is not used: teardrops are placed from the firer's base,
+circles are centred)
+---------------------------------------------------------------------------------------
+* Template (teardrop): the narrow end touches the firer's base at ``contact_deg``
+  (default: the heading's direction), the axis points along ``heading_deg``.
+  ``heading_deg: auto`` runs the solver (:func:`geom3d.placement.solve_heading`): the most
+  models of the target unit under the template without touching a friendly model,
+  deterministic, ties to the radial placement (contact angle = heading), then to the
+  smallest heading; the choice is reported under ``solver``.
+  No heading: aimed at the main target's base centre. A template cutting into the firer's
+  base is ``invalid``/``through_attacker``; an explicit ``focus`` must touch the base
+  within ``PLACEMENT_TOL_MM`` (``not_touching_attacker``).
+* Blast (circle): centred on ``focus`` or on the main target's base centre.
+* Any friendly model (same side as the firer, the firer's unit included) under the
+  template -> ``invalid``/``touches_friendly``. The firer itself is exempt for teardrops
+  (their narrow end touches it by rule) and is never hit (excluded, ``attacker``); for
+  blasts the firer counts as a friendly model.
+
+Target unit: ``target_unit``, else the main target's unit, else every enemy model (side
+other than the firer's and not ``neutral``). ``hits`` per template = models of the target
+unit under it (decision: models of other units under the template are listed in
+``in_area``/``affected`` but do not count as hits on the target unit);
+``hits_total`` = their sum.
+
+Wall of Death (``snap_shot: true``): no template is placed; ``wall_of_death`` =
+``{applies, reason, hits}`` where ``applies`` holds when a model of the target unit is
+within 8" (203.2 mm, base edge to base edge in plan) of the firer (``reason:
+within_8in``) or the attack is ``charging`` (``reason: charging``); ``hits`` is ``D6``
+for the ``hellstorm`` template, else ``D3``. The attack is ``resolved`` when it applies,
+else ``failed``/``no_wall_of_death``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geom3d.attacks import PlacementResult, PlacementSpec, combine
+from geom3d.placement import (
+    PLACEMENT_TOL_MM,
+    base_edge_point,
+    heading_towards,
+    solve_heading,
+)
+from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
+from geom3d.tolerances import CONTACT_EPS_MM
+
+__all__ = ["WALL_OF_DEATH_RANGE_MM", "resolve", "target_set", "wall_of_death"]
+
+#: Wall of Death range: 8 inches.
+WALL_OF_DEATH_RANGE_MM: float = 8 * 25.4
+
+
+def target_set(scene, attack, main_target: str | None) -> list[str]:
+    """Ids of the target unit's models (see the module docstring), scenario order."""
+    firer = scene.trooper(attack.attacker)
+    ts = list(scene.troopers.values())
+    if attack.target_unit is not None:
+        return [t.id for t in ts if t.unit == attack.target_unit and t.id != firer.id]
+    if main_target is not None:
+        unit = scene.troopers[main_target].unit
+        if unit is not None:
+            return [t.id for t in ts if t.unit == unit and t.id != firer.id]
+    return [t.id for t in ts if t.side not in (firer.side, "neutral")]
+
+
+def wall_of_death(scene, attack) -> dict:
+    """The Wall of Death block for a snap shot."""
+    firer = scene.trooper(attack.attacker)
+    within = False
+    for tid in target_set(scene, attack, attack.main_target):
+        t = scene.troopers[tid]
+        gap = math.hypot(t.position[0] - firer.position[0], t.position[1] - firer.position[1])
+        if gap - t.radius - firer.radius <= WALL_OF_DEATH_RANGE_MM + CONTACT_EPS_MM:
+            within = True
+            break
+    if within:
+        reason = "within_8in"
+    elif attack.charging:
+        reason = "charging"
+    else:
+        reason = None
+    return {
+        "applies": reason is not None,
+        "reason": reason,
+        "hits": "D6" if attack.template_name == "hellstorm" else "D3",
+    }
+
+
+def _discs(scene, ids) -> np.ndarray:
+    return np.array(
+        [[scene.troopers[i].position[0], scene.troopers[i].position[1], scene.troopers[i].radius]
+         for i in ids],
+        dtype=np.float64,
+    ).reshape(-1, 3)  # fmt: skip
+
+
+def _invalid(spec, reason, volume=None, heading=None, contact=None):
+    return PlacementResult(
+        index=spec.index,
+        volume=volume,
+        heading_deg=heading,
+        contact_deg=contact,
+        pitch_deg=0.0,
+        outcome="invalid",
+        reason=reason,
+        main_target=spec.main_target,
+    )
+
+
+def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_log):
+    main = scene.troopers.get(spec.main_target) if spec.main_target else None
+    targets = target_set(scene, attack, spec.main_target)
+    friends = [t.id for t in scene.troopers.values() if t.side == firer.side and t.id != firer.id]
+    is_circle = isinstance(shape, CircleShape)
+    contact = None
+    if is_circle:
+        if spec.focus is not None:
+            fxy = spec.focus[:2]
+            fz = spec.focus[2] if len(spec.focus) == 3 else (main.position[2] if main else 0.0)
+        elif main is not None:
+            fxy, fz = main.position[:2], main.position[2]
+        else:
+            return _invalid(spec, "no_main_target")
+        heading = float(spec.heading_deg) if isinstance(spec.heading_deg, float | int) else 0.0
+        focus = (float(fxy[0]), float(fxy[1]), float(fz))
+        friends = [*friends, firer.id]  # a blast over the firer touches a friendly model
+    else:
+        heading = spec.heading_deg
+        contact = spec.contact_deg
+        if heading == "auto":
+            sol = solve_heading(
+                shape,
+                firer.position[:2],
+                firer.radius,
+                _discs(scene, targets),
+                _discs(scene, friends),
+            )
+            solver_log.append(
+                {
+                    "placement": spec.index,
+                    "found": sol.found,
+                    "heading_deg": None if sol.heading_deg is None else round(sol.heading_deg, 3),
+                    "contact_deg": None if sol.contact_deg is None else round(sol.contact_deg, 3),
+                    "count": sol.count,
+                    "examined": sol.examined,
+                }
+            )
+            if not sol.found:
+                return _invalid(spec, "no_valid_placement")
+            heading, contact = sol.heading_deg, sol.contact_deg
+        elif heading is None:
+            if contact is not None:
+                heading = contact
+            elif main is not None and main.id != firer.id:
+                heading = heading_towards(firer.position, main.position)
+            else:
+                return _invalid(spec, "no_heading")
+        heading = float(heading)
+        if spec.focus is not None:
+            fxy = spec.focus[:2]
+        else:
+            if contact is None:
+                contact = heading
+            fxy = base_edge_point(firer.position[:2], firer.radius, contact)
+        focus = (float(fxy[0]), float(fxy[1]), float(firer.position[2]))
+    volume = TemplateVolume(shape, focus, heading, 0.0)
+    if not is_circle:
+        sd_firer = float(
+            footprint_signed_distance(shape, focus[:2], heading, [firer.position[:2]])[0]
+        )
+        if spec.focus is not None and sd_firer > firer.radius + PLACEMENT_TOL_MM:
+            return _invalid(spec, "not_touching_attacker", volume, heading, contact)
+        if sd_firer < firer.radius - CONTACT_EPS_MM:
+            return _invalid(spec, "through_attacker", volume, heading, contact)
+    others = [t.id for t in scene.troopers.values() if t.id != firer.id]
+    under = set()
+    if others:
+        d = _discs(scene, others)
+        sd = footprint_signed_distance(shape, focus[:2], heading, d[:, :2])
+        under = {i for i, s, r in zip(others, sd, d[:, 2], strict=True) if s <= r + CONTACT_EPS_MM}
+    if is_circle:
+        sdf = float(footprint_signed_distance(shape, focus[:2], heading, [firer.position[:2]])[0])
+        if sdf <= firer.radius + CONTACT_EPS_MM:
+            under.add(firer.id)
+    order = list(scene.troopers)
+    in_area = [t for t in order if t in under and t != firer.id]
+    excluded = {} if is_circle else {firer.id: "attacker"}
+    tset = set(targets)
+    res = PlacementResult(
+        index=spec.index,
+        volume=volume,
+        heading_deg=heading,
+        contact_deg=contact,
+        pitch_deg=0.0,
+        outcome="resolved",
+        reason=None,
+        main_target=spec.main_target,
+        main_target_in_area=None if main is None else main.id in under,
+        in_area=in_area,
+        excluded=excluded,
+        witnesses={t: {"kind": "plan"} for t in in_area},
+        hits=sum(1 for t in in_area if t in tset),
+    )
+    if any(f in under for f in friends):
+        res.outcome, res.reason = "invalid", "touches_friendly"
+        return res
+    res.affected = list(in_area)
+    return res
+
+
+def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
+    """Resolve a 40k 7e attack (see the module docstring)."""
+    shape = shape_from_spec(attack.template)
+    firer = scene.trooper(attack.attacker)
+    if attack.snap_shot:
+        wod = wall_of_death(scene, attack)
+        res = combine(
+            scene,
+            attack,
+            [
+                PlacementResult(
+                    index=0,
+                    volume=None,
+                    heading_deg=None,
+                    contact_deg=None,
+                    pitch_deg=0.0,
+                    outcome="resolved" if wod["applies"] else "failed",
+                    reason=None if wod["applies"] else "no_wall_of_death",
+                    main_target=attack.main_target,
+                )
+            ],
+            {},
+            hits=[],
+            wall_of_death=wod,
+        )
+        res.placements = []
+        return res
+    log: list[dict] = []
+    placements = [_resolve_placement(scene, attack, shape, firer, s, log) for s in specs]
+    tsets = {p.index: set(target_set(scene, attack, p.main_target)) for p in placements}
+    troopers = {}
+    for p in placements:
+        if p.outcome != "resolved":
+            continue
+        for tid in p.affected:
+            if tid not in troopers:
+                troopers[tid] = {
+                    "role": "main" if tid == p.main_target else "secondary",
+                    "in_target_unit": tid in tsets[p.index],
+                }
+    hits = [p.hits if (p.outcome == "resolved" and p.hits is not None) else 0 for p in placements]
+    return combine(scene, attack, placements, troopers, hits=hits, wall_of_death=None, solver=log)
