@@ -344,11 +344,14 @@ def test_iso_and_from_views(scene):
     view = vr.render(scene, None, view="from:a", size=(320, 240))
     assert view.drawing.eye["trooper"] == "a"
     assert any(a.name == "arc-edge:a" for a in view.drawing.actors)
-    # a point far ahead at eye height lies on the picture's vertical centre line
+    # a point far ahead at eye height lies at the centre of the picture area (left of
+    # the legend column, below the title band)
     t = scene.troopers["a"]
     ahead = np.array([t.position[0] + 1000.0, t.position[1], view.drawing.eye["eye_z"]])
     col, row = view.world_to_pixel(ahead)[0]
-    assert col == pytest.approx(160, abs=1.0) and row == pytest.approx(120, abs=1.0)
+    cx = 0.5 * (0.015 + 1.0 - vr.LEGEND_COLUMN) * 320
+    cy = (1.0 - 0.5 * (1.0 - vr.TITLE_BAND)) * 240
+    assert col == pytest.approx(cx, abs=1.0) and row == pytest.approx(cy, abs=1.0)
     # a point behind the camera does not project
     assert np.isnan(view.world_to_pixel([t.position[0] - 5000.0, t.position[1], 10.0])).all()
 

@@ -520,6 +520,10 @@ def _from_camera(plotter, drawing: Drawing, size) -> None:
     focal = pos + f * 1000.0
     far = float(np.linalg.norm(hi - lo)) + 2 * back + 1000.0
     _perspective_camera(plotter, pos, focal, (0.0, 0.0, 1.0), FROM_VIEW_ANGLE, (1.0, far))
+    # centre the view in the picture area (left of the legend column, below the title)
+    cx = 0.5 * (0.015 + 1.0 - LEGEND_COLUMN)
+    cy = 0.5 * (1.0 - TITLE_BAND)
+    plotter.camera.SetWindowCenter(1.0 - 2.0 * cx, 1.0 - 2.0 * cy)
 
 
 def _camera_matrix(plotter, size) -> np.ndarray:
@@ -616,17 +620,14 @@ def render(
     pl = _make_plotter(size)
     try:
         draw(pl, drawing, size, labels=False)
-        _add_overlay(pl, drawing, size, legend_column=kind == "top")
+        # every view keeps the title band and the legend column clear of the picture
+        _add_overlay(pl, drawing, size, legend_column=True)
         {"top": _top_camera, "iso": _iso_camera, "from": _from_camera}[kind](pl, drawing, size)
         matrix = _camera_matrix(pl, size)
         # labels go on top of the plan view's margins (a label may run past the plot's
         # edge), but only those anchored inside the picture
         w, h = size
-        region = (
-            (0.015 * w, (1.0 - LEGEND_COLUMN) * w, TITLE_BAND * h, h)
-            if kind == "top"
-            else (0.0, w, 0.0, h)
-        )
+        region = (0.015 * w, (1.0 - LEGEND_COLUMN) * w, TITLE_BAND * h, h)
         add_labels(pl, _labels_in_view(drawing.labels, matrix, size, region), size)
         pl.render()
         image = np.asarray(pl.screenshot(None, return_img=True))[:, :, :3].copy()
