@@ -70,7 +70,8 @@ def main(argv=None) -> int:
         print(f"load, warm (.npz cache): {warm:.2f} s")
         print(f"BVH build (Embree, incl. float32 copy): {build:.2f} s")
         print(
-            f"RayEngine.occluded: {n:,} segments in {t_engine:.3f} s = {n / t_engine / 1e6:.2f} M/s "
+            f"RayEngine.occluded: {n:,} segments in {t_engine:.3f} s = "
+            f"{n / t_engine / 1e6:.2f} M/s "
             f"({blocked.mean():.0%} blocked)"
         )
         print(f"raw embreex on prepared arrays: {t_raw:.3f} s = {n / t_raw / 1e6:.2f} M/s")

@@ -13,7 +13,9 @@ import geom3d
 from geom3d import errors
 
 ENGINE_MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(geom3d.__path__, prefix="geom3d.") if not m.name.endswith("__main__")
+    m.name
+    for m in pkgutil.walk_packages(geom3d.__path__, prefix="geom3d.")
+    if not m.name.endswith("__main__")
 )
 
 

@@ -78,7 +78,8 @@ def test_same_input_gives_byte_identical_json(capsys, scenario):
     [
         (
             "format: geom3d/1\ntroopers:\n  - {id: a, side: x, position: [0, 0], silhouette: 9}\n",
-            r"^geom3d: error: .*bad\.yaml: troopers\[0\]\.silhouette: unknown silhouette 9 \(known: 1-8\)\n$",
+            r"^geom3d: error: .*bad\.yaml: troopers\[0\]\.silhouette: "
+            r"unknown silhouette 9 \(known: 1-8\)\n$",
         ),
         (
             "format: geom3d/1\nwizards: 3\n",

@@ -27,7 +27,17 @@ def test_cast_view_rays_matches_numpy_reference():
     t = rng.uniform(-40, 40, k)
     occ_arr = np.array([[*o.base, o.radius, o.height] for o in occ])
     pts, status, _start, _unit, _dist = cast_view_rays(
-        eyes, u, v, c, idx, s, t, np.array([*target.base, target.radius, target.height]), occ_arr, np.zeros(3), 1e-3
+        eyes,
+        u,
+        v,
+        c,
+        idx,
+        s,
+        t,
+        np.array([*target.base, target.radius, target.height]),
+        occ_arr,
+        np.zeros(3),
+        1e-3,
     )
     e = eyes[idx]
     p = c + s[:, None] * u[idx] + t[:, None] * v[idx]

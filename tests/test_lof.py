@@ -231,7 +231,9 @@ def test_lof_json_is_deterministic():
     import json
 
     def doc():
-        s = make_scene([A, T, trooper("c", [150, 100], side="red")], [box("w", [10, 50, 60], [150, 30])])
+        s = make_scene(
+            [A, T, trooper("c", [150, 100], side="red")], [box("w", [10, 50, 60], [150, 30])]
+        )
         return json.dumps([r.to_dict() for r in s.lof_matrix()])
 
     assert doc() == doc()
@@ -265,7 +267,11 @@ def test_real_container_blocks_and_clears():
     }
     ext = hi - lo  # 75 x 148.6 x 75 mm: taller and wider than an S2 trooper
     scene = make_scene(
-        [trooper("a", [300 - ext[0] / 2 - 40, 0]), trooper("t", [300 + ext[0] / 2 + 40, 0], side="red", facing_deg=180), trooper("s", [300 - ext[0] / 2 - 40, 200], side="red", facing_deg=270)],
+        [
+            trooper("a", [300 - ext[0] / 2 - 40, 0]),
+            trooper("t", [300 + ext[0] / 2 + 40, 0], side="red", facing_deg=180),
+            trooper("s", [300 - ext[0] / 2 - 40, 200], side="red", facing_deg=270),
+        ],
         [piece],
     )
     assert lof(scene, "a", "t").reason == "blocked"

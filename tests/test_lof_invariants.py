@@ -107,8 +107,13 @@ def test_unit_change(sc, unit):
         dict(t, position=conv(t["position"]), silhouette={"diameter": d / k, "height": h / k})
         for t, (d, h) in zip(troopers, (_sil(t) for t in troopers), strict=True)
     ]
-    b2 = [dict(b, position=conv(b["position"]), box={"size": conv(b["box"]["size"])}) for b in boxes]
-    mm = [dict(t, silhouette={"diameter": d, "height": h}) for t, (d, h) in zip(troopers, (_sil(t) for t in troopers), strict=True)]
+    b2 = [
+        dict(b, position=conv(b["position"]), box={"size": conv(b["box"]["size"])}) for b in boxes
+    ]
+    mm = [
+        dict(t, silhouette={"diameter": d, "height": h})
+        for t, (d, h) in zip(troopers, (_sil(t) for t in troopers), strict=True)
+    ]
     assert answers(make_scene(mm, boxes)) == answers(make_scene(t2, b2, units=name))
 
 

@@ -125,6 +125,8 @@ def test_rigid_motion_moves_hit_points_with_the_scene(yaw, dx, dy, dz):
     assert np.array_equal(hit, np.isfinite(d1))
     assert np.allclose(d0[hit], d1[hit], atol=1e-3)
     p0 = o + (e - o) / np.linalg.norm(e - o, axis=1)[:, None] * np.where(hit, d0, 0)[:, None]
-    p1 = (o @ R.T + off) + ((e - o) @ R.T) / np.linalg.norm(e - o, axis=1)[:, None] * np.where(hit, d1, 0)[:, None]
+    p1 = (o @ R.T + off) + ((e - o) @ R.T) / np.linalg.norm(e - o, axis=1)[:, None] * np.where(
+        hit, d1, 0
+    )[:, None]
     assert np.allclose((p0 @ R.T + off)[hit], p1[hit], atol=2e-3)
     assert np.array_equal(t0[hit], t1[hit])

@@ -42,7 +42,10 @@ def test_minimal_scenario_parses():
         ({"colour": "red"}, r"^s\.yaml: colour: unknown key 'colour'$"),
         ({"format": "geom3d/2"}, r"^s\.yaml: format: unsupported format 'geom3d/2'"),
         ({"units": "furlong"}, r"^s\.yaml: units: "),
-        ({"ruleset": "chess"}, r"^s\.yaml: ruleset: unknown ruleset 'chess' \(known: infinity, wh40k-7e\)$"),
+        (
+            {"ruleset": "chess"},
+            r"^s\.yaml: ruleset: unknown ruleset 'chess' \(known: infinity, wh40k-7e\)$",
+        ),
         (
             {"troopers": [{"id": "a", "side": "x", "position": [0, 0], "silhouette": 9}]},
             r"^s\.yaml: troopers\[0\]\.silhouette: unknown silhouette 9 \(known: 1-8\)$",
@@ -68,12 +71,18 @@ def test_minimal_scenario_parses():
             r"^s\.yaml: troopers\[0\]\.position: ",
         ),
         (
-            {"troopers": [{"id": "a", "side": "x", "position": [0, 0]}, {"id": "a", "side": "y", "position": [9, 9]}]},
+            {
+                "troopers": [
+                    {"id": "a", "side": "x", "position": [0, 0]},
+                    {"id": "a", "side": "y", "position": [9, 9]},
+                ]
+            },
             r"^s\.yaml: troopers\[1\]\.id: duplicate id 'a' \(first used at troopers\[0\]\.id\)$",
         ),
         (
             {"troopers": [{"id": "a", "side": "x", "position": [0, 0], "state": ["asleep"]}]},
-            r"^s\.yaml: troopers\[0\]\.state\[0\]: unknown state 'asleep' \(known: prone, marker, arc360\)$",
+            r"^s\.yaml: troopers\[0\]\.state\[0\]: "
+            r"unknown state 'asleep' \(known: prone, marker, arc360\)$",
         ),
         (
             {"troopers": [{"id": "a", "side": "x", "position": [0, 0], "engaged_with": ["ghost"]}]},
@@ -89,10 +98,15 @@ def test_minimal_scenario_parses():
         ),
         (
             {"attacks": [{"id": "x", "attacker": "a", "template": "pie"}]},
-            r"^s\.yaml: attacks\[0\]\.template: unknown template 'pie' \(known: circular, large_teardrop, small_teardrop\)$",
+            r"^s\.yaml: attacks\[0\]\.template: unknown template 'pie' "
+            r"\(known: circular, large_teardrop, small_teardrop\)$",
         ),
         (
-            {"attacks": [{"id": "x", "attacker": "a", "template": {"shape": "teardrop", "length": 100}}]},
+            {
+                "attacks": [
+                    {"id": "x", "attacker": "a", "template": {"shape": "teardrop", "length": 100}}
+                ]
+            },
             r"^s\.yaml: attacks\[0\]\.template\.width: required field is missing$",
         ),
         (
@@ -154,7 +168,9 @@ def test_file_errors(tmp_path):
         load_scenario(badj)
     lst = tmp_path / "list.yaml"
     lst.write_text("- 1\n- 2\n")
-    with pytest.raises(ScenarioError, match=r"list\.yaml: expected a mapping at the top level, got list"):
+    with pytest.raises(
+        ScenarioError, match=r"list\.yaml: expected a mapping at the top level, got list"
+    ):
         load_scenario(lst)
 
 
@@ -211,7 +227,9 @@ def test_units_convert_to_the_same_internal_geometry(units, k):
 
 
 def test_ruleset_overrides_replace_silhouettes_and_base_height():
-    scn = parse(ruleset_overrides={"silhouettes": {2: {"diameter": 30, "height": 45}}, "base_height": 4})
+    scn = parse(
+        ruleset_overrides={"silhouettes": {2: {"diameter": 30, "height": 45}}, "base_height": 4}
+    )
     assert (scn.troopers[0].diameter, scn.troopers[0].height) == (30, 45)
     assert scn.ruleset.base_height == 4
     # the shipped data is untouched by an override

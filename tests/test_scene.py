@@ -9,7 +9,11 @@ from conftest import box, make_scene, real_meshes_dir, trooper
 
 def test_drop_onto_a_rooftop_and_the_table():
     scene = make_scene(
-        [trooper("roof", [100, 100]), trooper("floor", [300, 300]), trooper("given", [100, 100, 7])],
+        [
+            trooper("roof", [100, 100]),
+            trooper("floor", [300, 300]),
+            trooper("given", [100, 100, 7]),
+        ],
         [box("house", [80, 80, 60], [100, 100])],
     )
     assert scene.trooper("roof").position == (100.0, 100.0, 60.0)
@@ -61,12 +65,16 @@ def test_warnings_for_overlap_embedding_and_far_off_table():
     text = "\n".join(scene.warnings)
     assert "troopers 'a' and 'b' overlap" in text
     assert "trooper 'c' is embedded in scenery" in text
-    assert "trooper 'far' is 8998.8 m off the table (a unit mistake? the file says units: mm)" in text
+    assert (
+        "trooper 'far' is 8998.8 m off the table (a unit mistake? the file says units: mm)" in text
+    )
     assert "'a' is embedded" not in text
 
 
 def test_no_warnings_for_a_clean_scene():
-    scene = make_scene([trooper("a", [0, 0]), trooper("b", [25, 0])], [box("w", [10, 10, 10], [100, 100])])
+    scene = make_scene(
+        [trooper("a", [0, 0]), trooper("b", [25, 0])], [box("w", [10, 10, 10], [100, 100])]
+    )
     assert scene.warnings == []  # base contact is not an overlap
 
 
