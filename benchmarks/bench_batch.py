@@ -1,7 +1,7 @@
 """Benchmark ``geom3d check``: many scenarios on one shared scanned-looking table.
 
 Generates a table mesh of about ``--triangles`` triangles
-(:func:`geom3d.terrain.synthetic_scanned_table`, else a subdivided-icosphere fallback) as
+(:func:`geom3d.terrain.synthetic_scanned_table`) as
 a binary STL in a temporary folder, and ``--scenarios`` scenario files that all use it,
 each with ``--troopers`` troopers on open ground (dropped onto the table) and an
 expectation for every ordered pair. The expectations are the front-arc answers, worked
@@ -36,48 +36,23 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from geom3d.terrain import synthetic_scanned_table, synthetic_trooper_spots
+
 TABLE = (1200.0, 1200.0)
 SIL_RADIUS = {1: 12.5, 2: 12.5, 3: 20.0, 5: 20.0}
 
 
 def make_table(path: Path, n_triangles: int) -> int:
     """Write the shared table STL; returns its triangle count."""
-    try:
-        from geom3d.terrain import synthetic_scanned_table
-
-        mesh = synthetic_scanned_table(max(10_000, n_triangles))
-    except ImportError:  # fallback: a flat slab with subdivided hemispheres on it
-        import trimesh
-
-        parts = [trimesh.creation.box((TABLE[0], TABLE[1], 2.0))]
-        parts[0].apply_translation((TABLE[0] / 2, TABLE[1] / 2, -1.0))
-        per = max(80, n_triangles // 9)
-        sub = max(1, round(math.log(per / 20, 4)))
-        for i in range(9):
-            s = trimesh.creation.icosphere(subdivisions=sub, radius=60.0)
-            s.apply_translation((200 + 400 * (i % 3), 200 + 400 * (i // 3), 0))
-            parts.append(s)
-        mesh = trimesh.util.concatenate(parts)
+    mesh = synthetic_scanned_table(max(10_000, n_triangles))
     mesh.export(path, file_type="stl")
     return len(mesh.faces)
 
 
 def trooper_spots(k: int, seed: int) -> np.ndarray:
-    try:
-        from geom3d.terrain import synthetic_trooper_spots
-
-        return synthetic_trooper_spots(k, seed=seed)
-    except ImportError:  # fallback table: keep off the hemispheres
-        rng = np.random.default_rng(seed)
-        pts: list[np.ndarray] = []
-        while len(pts) < k:
-            p = rng.uniform(60, 1140, 2)
-            grid = np.array([[200 + 400 * (i % 3), 200 + 400 * (i // 3)] for i in range(9)])
-            if np.min(np.hypot(*(grid - p).T)) < 110:
-                continue
-            if all(np.hypot(*(q - p)) >= 70 for q in pts):
-                pts.append(p)
-        return np.array(pts)
+    return synthetic_trooper_spots(k, seed=seed)
 
 
 def in_arc(pa, facing_deg, pb, radius_b) -> bool:
