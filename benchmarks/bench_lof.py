@@ -35,11 +35,11 @@ from geom3d.scenario import parse_scenario
 from geom3d.scene import Scene, clear_scene_cache
 from geom3d.visibility import (
     SAMPLE_MM,
+    ApparentView,
     VisibilityStats,
     _cast,
     _cylinder_array,
     _lattice,
-    _View,
     cull_occluders,
     eye_points,
 )
@@ -102,7 +102,7 @@ def naive_direction(scene: Scene, a, b, occ) -> int:
     occ = _cylinder_array(cull_occluders(a.cylinder, b.cylinder, occ))
     eyes = eye_points(a.cylinder, b.cylinder)
     for k in range(0, len(eyes), 16):
-        view = _View(eyes[k : k + 16], b.cylinder)
+        view = ApparentView(eyes[k : k + 16], b.cylinder)
         s0, s1, t0, t1 = view.extent()
         fa, fb = _lattice(s0, s1, SAMPLE_MM), _lattice(t0, t1, SAMPLE_MM)
         A, B = np.meshgrid(fa, fb, indexing="ij")

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .tolerances import CONTACT_EPS_MM, GEOM_EPS_MM
+from .tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
 
 __all__ = [
     "STATUS_BLOCKED",
@@ -215,8 +215,8 @@ def view_frames(eyes, c, rim):
             ry = rim[p, 1] - eyes[i, 1]
             rz = rim[p, 2] - eyes[i, 2]
             depth = rx * wx + ry * wy + rz * wz
-            if depth < 1e-6:
-                depth = 1e-6
+            if depth < APPARENT_DEPTH_EPS_MM:
+                depth = APPARENT_DEPTH_EPS_MM
             scale = dist / depth
             s = (rx * ux + ry * uy + rz * uz) * scale
             t = (rx * vx + ry * vy + rz * vz) * scale

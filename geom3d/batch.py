@@ -67,6 +67,7 @@ from pathlib import Path
 
 from .cli import UsageError, atomic_write, dumps_json
 from .errors import Geom3dError
+from .tolerances import CHECK_NUMBER_TOL
 
 __all__ = [
     "REPORT_FORMAT",
@@ -86,8 +87,6 @@ __all__ = [
 REPORT_FORMAT = "geom3d-check/1"
 #: File name endings a folder is searched for.
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
-#: Numbers in expectations match when within this (the JSON output is rounded to 1e-3 mm).
-NUMBER_TOL = 1e-3
 STATUSES = ("pass", "fail", "error", "skip")
 
 _GLOB_CHARS = frozenset("*?[")
@@ -198,12 +197,12 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
 
 # --------------------------------------------------------------------------- comparing
 def _same(expected, actual) -> bool:
-    """Deep equality of what is expected: numbers within NUMBER_TOL, bools only equal
+    """Deep equality of what is expected: numbers within CHECK_NUMBER_TOL, bools only equal
     bools, lists in order, mappings on the keys the expectation writes."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return math.isclose(expected, actual, rel_tol=0.0, abs_tol=NUMBER_TOL)
+        return math.isclose(expected, actual, rel_tol=0.0, abs_tol=CHECK_NUMBER_TOL)
     if isinstance(expected, dict) and isinstance(actual, dict):
         # only what is written is compared: extra fields in the result are fine
         return all(k in actual and _same(v, actual[k]) for k, v in expected.items())

@@ -28,16 +28,17 @@ from .templates import (
     TeardropShape,
     TemplateShape,
     TemplateVolume,
-    _sd_discs,
     volume_touches_cylinder,
 )
-from .tolerances import CONTACT_EPS_MM
+from .tolerances import (
+    CONTACT_EPS_MM,
+    PENETRATION_TOL_MM,
+    SOLVER_CONTACT_FRACTIONS,
+    SOLVER_FINE_DEG,
+    SOLVER_GRID_DEG,
+)
 
 __all__ = [
-    "PENETRATION_TOL_MM",
-    "PLACEMENT_TOL_MM",
-    "SOLVER_FINE_DEG",
-    "SOLVER_GRID_DEG",
     "SolverResult",
     "base_edge_point",
     "direct_teardrop_volume",
@@ -47,29 +48,6 @@ __all__ = [
     "solve_heading",
     "touches_within",
 ]
-
-# --- tolerances proposed for geom3d/tolerances.py (kept here until moved there) -------
-
-#: A placed template "passes through" a silhouette when it overlaps the silhouette shrunk
-#: by this much (radius and both ends): overlap deeper than this is more than touching.
-#: Computed tips lie on the base edge up to float rounding (~1e-13 mm).
-PENETRATION_TOL_MM: float = CONTACT_EPS_MM
-
-#: An explicitly given Blast Focus of a direct teardrop counts as touching the attacker's
-#: silhouette when the template is within this distance of it (users type rounded
-#: coordinates: 0.01 mm is far below anything a table can show).
-PLACEMENT_TOL_MM: float = 0.01
-
-#: 40k solver: coarse heading grid, then each grid interval across which the set of
-#: models under the template (or touched friendlies) changes is re-sampled at
-#: ``SOLVER_FINE_DEG``.
-SOLVER_GRID_DEG: float = 1.0
-SOLVER_FINE_DEG: float = 0.01
-
-#: 40k solver: contact points tried per heading, as fractions of the largest admissible
-#: offset between the contact angle and the heading (0 = the radial placement).
-SOLVER_CONTACT_FRACTIONS: tuple[float, ...] = (0.0, -0.5, 0.5, -0.95, 0.95)
-
 
 # --------------------------------------------------------------------------------------
 # basic placement
@@ -217,7 +195,7 @@ def _plan_sd(shape: TemplateShape, fx, fy, theta_deg, cx, cy) -> np.ndarray:
     dy = cy[None, :] - fy[:, None]
     lu = c * dx + s * dy
     lv = -s * dx + c * dy
-    return _sd_discs(lu, lv, shape._discs)
+    return shape.signed_distance_xy(lu, lv)
 
 
 def _evaluate(shape, center, radius, theta, phi, targets, friends, eps):

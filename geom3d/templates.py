@@ -48,6 +48,7 @@ from .tolerances import (
     GEOM_EPS_MM,
     GJK_MAX_ITER,
     GJK_TOL_MM,
+    GOLDEN_ITER,
     SAMPLE_MM,
 )
 from .validation import as_point, as_points, require_positive
@@ -142,6 +143,23 @@ class _ShapeBase:
         """
         p = as_points(local_xy, "local_xy", dim=2)
         return _sd_discs(p[:, 0], p[:, 1], self._discs)
+
+    def signed_distance_xy(self, x, y) -> np.ndarray:
+        """:meth:`signed_distance` for coordinate arrays, unvalidated (the fast path).
+
+        Parameters
+        ----------
+        x, y : array_like of float, mm, broadcastable to one shape
+            Coordinates in the shape's frame: ``x`` along the axis from the Blast Focus,
+            ``y`` to its left. Not checked for shape or finiteness.
+
+        Returns
+        -------
+        float array, mm, of the broadcast shape of ``x`` and ``y``
+            Exact Euclidean distance to the shape for points outside (> 0); <= 0 for
+            points inside or on it (inside, the value is a lower bound on the depth).
+        """
+        return _sd_discs(x, y, self._discs)
 
     def closest_point(self, local_xy) -> np.ndarray:
         """Closest point of the shape to each point (the point itself when inside).
@@ -1097,7 +1115,6 @@ def _half_width(discs, s: float) -> float:
 
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
-_GOLDEN_ITER = 160  # 0.618**160 ~ 1e-33: far below float resolution of any table
 
 
 def _pitched_contact(volume: TemplateVolume, cyl: Cylinder, eps: float) -> np.ndarray | None:
@@ -1156,7 +1173,7 @@ def _pitched_contact(volume: TemplateVolume, cyl: Cylinder, eps: float) -> np.nd
     x1 = hi - _GOLDEN * (hi - lo)
     x2 = lo + _GOLDEN * (hi - lo)
     f1, f2 = best(x1), best(x2)
-    for _ in range(_GOLDEN_ITER):
+    for _ in range(GOLDEN_ITER):
         if f1[0] <= r2:
             return _pitched_point(f, x1, f1[2], f1[3])
         if f2[0] <= r2:

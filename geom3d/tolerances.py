@@ -7,8 +7,12 @@ follows; nothing else in the package hard-codes a tolerance.
 from __future__ import annotations
 
 __all__ = [
+    "APPARENT_CAP",
+    "APPARENT_DEPTH_EPS_MM",
     "ARC_EPS_MM",
+    "CHECK_NUMBER_TOL",
     "COARSE_MM",
+    "COARSE_STEP_SAMPLES",
     "CONTACT_EPS_MM",
     "DROP_PROBE_HEIGHT_MM",
     "EYE_SPACING_MM",
@@ -17,12 +21,20 @@ __all__ = [
     "GEOM_EPS_MM",
     "GJK_MAX_ITER",
     "GJK_TOL_MM",
+    "GOLDEN_ITER",
     "PATCH_MM",
     "PATCH_SAMPLES",
+    "PENETRATION_TOL_MM",
+    "PLACEMENT_TOL_MM",
     "RAY_EPS_MM",
+    "RIM_POINTS",
     "ROUTE_REFINE_MM",
     "ROUTE_STEP_MM",
+    "ROUTE_TOUCH_STEP_MM",
     "SAMPLE_MM",
+    "SOLVER_CONTACT_FRACTIONS",
+    "SOLVER_FINE_DEG",
+    "SOLVER_GRID_DEG",
     "STAND_INSET_MM",
     "SURFACE_INSET_MM",
     "UPWARD_NORMAL_MIN_Z",
@@ -46,6 +58,9 @@ PATCH_SAMPLES: int = round(PATCH_MM / SAMPLE_MM) + 1
 #: skipped without a fine search. Exact pruning, not a heuristic.
 COARSE_MM: float = PATCH_MM + SAMPLE_MM
 
+#: Fine samples per coarse step: COARSE_MM / SAMPLE_MM.
+COARSE_STEP_SAMPLES: int = round(COARSE_MM / SAMPLE_MM)
+
 #: Spacing of eye points on the viewer's surface (arc length and height). Eye points are
 #: samples of a continuous surface: a view that exists only from eye points that fall
 #: between two samples may be missed. With 2 mm every gap at least 2 mm wide that lies
@@ -56,6 +71,26 @@ EYE_SPACING_MM: float = 2.0
 #: first position with LoF is refined by bisection to ``ROUTE_REFINE_MM``.
 ROUTE_STEP_MM: float = 10.0
 ROUTE_REFINE_MM: float = 0.5
+
+#: Pitched templates: a moving trooper's route is checked for contact every this many mm
+#: of travel (level templates are checked exactly).
+ROUTE_TOUCH_STEP_MM: float = 1.0
+
+#: The apparent view of a target is sampled only within this many target sizes
+#: (``max(diameter, height)``) of its centre, on each axis. An eye point touching the
+#: target sees it under nearly 180 degrees and its apparent view is unbounded; sampling
+#: a capped window can miss area but never reports any that is not there.
+APPARENT_CAP: float = 4.0
+
+#: Points sampled on each of a silhouette's two rims to bound its apparent outline. The
+#: rim polygon under-covers the circle by at most ``radius * (1 - cos(pi / RIM_POINTS))``
+#: (true size), which the apparent extent pads.
+RIM_POINTS: int = 48
+
+#: A point of a target at most this far in front of an eye point, along its line of
+#: sight, counts as beside or behind the eye: its apparent position is unbounded, and
+#: projections clamp its depth to this value.
+APPARENT_DEPTH_EPS_MM: float = 1e-6
 
 #: Sample points are inset this far from the base underside, so the surface a trooper
 #: stands on does not block its own rays (SPEC section 3.7).
@@ -74,6 +109,16 @@ CONTACT_EPS_MM: float = 1e-6
 
 #: General geometric zero for lengths (degenerate triangles, zero-length directions).
 GEOM_EPS_MM: float = 1e-9
+
+#: A placed template "passes through" a silhouette when it overlaps the silhouette shrunk
+#: by this much (radius and both ends): overlap deeper than this is more than touching.
+#: Computed tips lie on the base edge up to float rounding (~1e-13 mm).
+PENETRATION_TOL_MM: float = CONTACT_EPS_MM
+
+#: An explicitly given Blast Focus of a direct teardrop counts as touching the attacker's
+#: silhouette when the template is within this distance of it (users type rounded
+#: coordinates: 0.01 mm is far below anything a table can show).
+PLACEMENT_TOL_MM: float = 0.01
 
 #: A point exactly on the 180-degree arc line counts as inside when within this distance.
 ARC_EPS_MM: float = 1e-6
@@ -97,7 +142,26 @@ GJK_TOL_MM: float = 1e-9
 #: ``GJK_TOL_MM`` on table-sized scenes.
 GJK_MAX_ITER: int = 500
 
+#: The golden-section search of the exact pitched-volume contact test runs this many
+#: iterations: 0.618**160 ~ 1e-33 of the starting bracket, far below the float
+#: resolution of any table.
+GOLDEN_ITER: int = 160
+
 #: Default bound on the gap between a footprint polygon and the exact shape (mm). The
 #: polygon's vertices lie on the shape's circles, so it lies inside the shape, and no
 #: boundary point of the shape is farther than this from it.
 FOOTPRINT_MAX_ERROR_MM: float = 0.01
+
+#: 40k solver (``heading_deg: auto``): coarse heading grid, then each grid interval across
+#: which the set of models under the template (or touched friendlies) changes is
+#: re-sampled at ``SOLVER_FINE_DEG``.
+SOLVER_GRID_DEG: float = 1.0
+SOLVER_FINE_DEG: float = 0.01
+
+#: 40k solver: contact points tried per heading, as fractions of the largest admissible
+#: offset between the contact angle and the heading (0 = the radial placement).
+SOLVER_CONTACT_FRACTIONS: tuple[float, ...] = (0.0, -0.5, 0.5, -0.95, 0.95)
+
+#: ``geom3d check``: numbers in expectations match when within this (JSON output is
+#: rounded to 1e-3 mm).
+CHECK_NUMBER_TOL: float = 1e-3

@@ -29,7 +29,9 @@ missed.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,29 +40,34 @@ from ._kernels import STATUS_CLEAR, STATUS_MISS, STATUS_SCENERY, cast_view_rays,
 from .bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
 from .raycast import RayEngine
 from .tolerances import (
+    APPARENT_CAP,
+    APPARENT_DEPTH_EPS_MM,
     COARSE_MM,
+    COARSE_STEP_SAMPLES,
     EYE_SPACING_MM,
     PATCH_SAMPLES,
     RAY_EPS_MM,
+    RIM_POINTS,
     SAMPLE_MM,
     STAND_INSET_MM,
     SURFACE_INSET_MM,
 )
 
 __all__ = [
+    "ApparentView",
     "PatchWitness",
     "VisibilityStats",
+    "coarse_samples",
     "cull_occluders",
+    "eye_batches",
     "eye_points",
     "find_patch",
+    "full_windows",
     "segments_clear",
+    "two_adic",
 ]
 
-_STEP = round(COARSE_MM / SAMPLE_MM)  # fine samples per coarse step
-_W = PATCH_SAMPLES  # window side in samples
 _BATCH_SIZES = (1, 8, 64, 256)
-_RIM_POINTS = 48
-_APPARENT_CAP = 4.0  # half-width of the sampled apparent view, in target sizes
 
 
 @dataclass(frozen=True)
@@ -136,7 +143,7 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     # coarse-to-fine priority: how many times both indices (relative to the centre
     # column and the top row) divide by 2
     rel_c = np.abs(C - center_col)
-    level = np.minimum(_two_adic(rel_c), _two_adic(R))
+    level = np.minimum(two_adic(rel_c), two_adic(R))
     key_side = np.lexsort((np.abs(offs[C]), R, -level))
     pts = [side[key_side]]
     caps = []
@@ -157,7 +164,45 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     return np.concatenate(pts)
 
 
-def _two_adic(n: np.ndarray, cap: int = 6) -> np.ndarray:
+def eye_batches(eyes: np.ndarray, sizes: tuple[int, ...]) -> Iterator[np.ndarray]:
+    """Consecutive batches of ``eyes``, of ``sizes[0]``, ``sizes[1]``, ... rows.
+
+    The last size repeats until the eyes run out: small first batches give early exits
+    cheaply, big later ones amortise the per-batch cost.
+
+    Parameters
+    ----------
+    eyes : (n, 3) float, mm
+    sizes : tuple of int, > 0
+
+    Yields
+    ------
+    (k, 3) float, mm
+    """
+    start = 0
+    for i in itertools.count():
+        if start >= len(eyes):
+            return
+        size = sizes[min(i, len(sizes) - 1)]
+        yield eyes[start : start + size]
+        start += size
+
+
+def two_adic(n: np.ndarray, cap: int = 6) -> np.ndarray:
+    """How many times each index divides by 2 (``cap`` for 0, at most ``cap``).
+
+    Sorting sample indices by decreasing ``two_adic`` visits them coarse-to-fine: 0, then
+    every 64th, every 32nd, ... (with the default ``cap``).
+
+    Parameters
+    ----------
+    n : (k,) int array, >= 0
+    cap : int
+
+    Returns
+    -------
+    (k,) int64
+    """
     out = np.zeros(n.shape, dtype=np.int64)
     m = n.copy()
     for _ in range(cap):
@@ -209,26 +254,79 @@ def segments_clear(
     return ~blocked
 
 
-class _View:
-    """Apparent-view frames of a batch of eye points looking at one target."""
+class ApparentView:
+    """Apparent-view frames of a batch of eye points looking at one cylinder (SPEC 3.1).
+
+    For eye ``e`` the apparent plane passes through the cylinder's centre ``c``,
+    perpendicular to ``w = (c - e) / |c - e|``; ``u`` is horizontal, ``v = u x w``.
+    Apparent point ``(s, t)`` is ``c + s u + t v``; its sample is the first point of the
+    cylinder on the ray from ``e`` through it. Shared by Line of Fire (this module) and
+    Blast Focus Line of Fire (:mod:`geom3d.rules.infinity`).
+
+    Attributes
+    ----------
+    eyes : (E, 3) float64, mm
+    target : Cylinder
+    c : (3,) float64, mm
+        The target's centre.
+    target_row : (5,) float64
+        ``(bx, by, bz, radius, height)`` of the target, as the kernels take it.
+    u, v, w : (E, 3) float64
+        Horizontal axis, "up" axis and line of sight of each eye's view (unit vectors).
+    dist : (E,) float64, mm
+        Distance from each eye to ``c``.
+    """
 
     def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
         self.eyes = np.ascontiguousarray(eyes, dtype=np.float64)
         self.target = target
         self.c = target.center
         self.target_row = np.array([*target.base, target.radius, target.height])
-        self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, _rim(target))
+        self._rim = _rim(target)
+        self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, self._rim)
+        self.dist = np.linalg.norm(self.c - self.eyes, axis=1)
+
+    def project(self, pts: np.ndarray):
+        """Apparent coordinates of points, as seen from every eye of the batch.
+
+        Parameters
+        ----------
+        pts : (P, 3) float, mm
+
+        Returns
+        -------
+        s, t : (E, P) float64, mm
+            Apparent coordinates (meaningless where ``depth <= APPARENT_DEPTH_EPS_MM``:
+            the depth is clamped there).
+        depth : (E, P) float64, mm
+            Distance in front of the eye along its line of sight.
+        """
+        rel = pts[None, :, :] - self.eyes[:, None, :]
+        depth = np.einsum("epk,ek->ep", rel, self.w)
+        safe = np.where(depth > APPARENT_DEPTH_EPS_MM, depth, APPARENT_DEPTH_EPS_MM)
+        scale = self.dist[:, None] / safe
+        s = np.einsum("epk,ek->ep", rel, self.u) * scale
+        t = np.einsum("epk,ek->ep", rel, self.v) * scale
+        return s, t, depth
 
     def extent(self) -> tuple[float, float, float, float]:
-        """Union over the batch of the apparent bounding rectangle of the target."""
+        """Union over the batch of the target's apparent bounding rectangle, capped.
+
+        The rectangle ``(s0, s1, t0, t1)`` bounds the projected rim polygon, padded by
+        one sample plus the polygon's under-coverage of the circle, and is clipped to
+        ``APPARENT_CAP`` target sizes around the centre. When a rim point lies beside or
+        behind an eye point (depth <= ``APPARENT_DEPTH_EPS_MM``: the eye all but touches
+        the target), the apparent view is unbounded and the clamped projection of the
+        rim need not bound it, so the whole capped window is returned.
+        """
         t = self.target
+        cap = APPARENT_CAP * max(t.radius * 2.0, t.height)
+        depth = self._rim @ self.w.T - np.einsum("ek,ek->e", self.eyes, self.w)[None, :]
+        if (depth <= APPARENT_DEPTH_EPS_MM).any():
+            return (-cap, cap, -cap, cap)
         s0, s1, t0, t1, scale = self._ext
         # the polygon of rim points slightly under-covers the true outline: pad one sample
-        pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * float(scale)
-        # An eye point touching the target (base contact) sees it under nearly 180 degrees
-        # and its apparent view is unbounded; sampling only a window around the centre
-        # can miss area but never reports any that is not there.
-        cap = _APPARENT_CAP * max(t.radius * 2.0, t.height)
+        pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / RIM_POINTS)) * float(scale)
         return (
             max(float(s0) - pad, -cap),
             min(float(s1) + pad, cap),
@@ -237,7 +335,7 @@ class _View:
         )
 
     def targets(self, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray):
-        """Entry points on the target of the rays from ``eyes[eye_idx]`` through (s, t).
+        """First points of the target on the rays from ``eyes[eye_idx]`` through (s, t).
 
         Returns
         -------
@@ -254,8 +352,8 @@ class _View:
 
 
 def _rim(t: Cylinder) -> np.ndarray:
-    """(2 * _RIM_POINTS, 3) float, mm: points on the top and bottom rims of ``t``."""
-    ang = np.linspace(0, 2 * np.pi, _RIM_POINTS, endpoint=False)
+    """(2 * RIM_POINTS, 3) float, mm: points on the top and bottom rims of ``t``."""
+    ang = np.linspace(0, 2 * np.pi, RIM_POINTS, endpoint=False)
     xy = np.column_stack([np.cos(ang), np.sin(ang)]) * t.radius + t.base_array[:2]
     return np.concatenate(
         [
@@ -266,8 +364,59 @@ def _rim(t: Cylinder) -> np.ndarray:
 
 
 def _lattice(lo: float, hi: float, step: float) -> np.ndarray:
-    """Integer lattice indices k with lo <= k * step <= hi."""
+    """Integer lattice indices ``k`` with ``lo <= k * step <= hi`` (int64, ascending)."""
     return np.arange(math.ceil(lo / step), math.floor(hi / step) + 1)
+
+
+def coarse_samples(extent, n_eyes: int):
+    """The coarse lattice (spacing ``COARSE_MM``) within an apparent extent, for each eye.
+
+    Parameters
+    ----------
+    extent : (s0, s1, t0, t1) float, mm
+        Apparent rectangle, e.g. :meth:`ApparentView.extent`.
+    n_eyes : int
+        Eyes in the batch.
+
+    Returns
+    -------
+    ks, kt : (n_s,), (n_t,) int64
+        Lattice indices along ``s`` and ``t`` (sample ``k`` lies at ``k * COARSE_MM``).
+    eye_idx : (n_eyes * n_s * n_t,) int64
+    s, t : (n_eyes * n_s * n_t,) float64, mm
+        Every lattice point for every eye, ordered eye, then ``s``, then ``t``: the flat
+        results reshape to ``(n_eyes, n_s, n_t)``.
+    """
+    s0, s1, t0, t1 = extent
+    ks = _lattice(s0, s1, COARSE_MM)
+    kt = _lattice(t0, t1, COARSE_MM)
+    KS, KT = np.meshgrid(ks, kt, indexing="ij")
+    eye_idx = np.repeat(np.arange(n_eyes), len(ks) * len(kt))
+    s = np.tile(KS.ravel(), n_eyes) * COARSE_MM
+    t = np.tile(KT.ravel(), n_eyes) * COARSE_MM
+    return ks, kt, eye_idx, s, t
+
+
+def full_windows(block: np.ndarray) -> np.ndarray:
+    """Windows of ``PATCH_SAMPLES`` x ``PATCH_SAMPLES`` samples that are all set.
+
+    Such a window of fine samples spans ``PATCH_MM``: a visible patch.
+
+    Parameters
+    ----------
+    block : (B, m, n) bool
+        Sample flags on the fine lattice.
+
+    Returns
+    -------
+    (B, m - W + 1, n - W + 1) bool, W = PATCH_SAMPLES
+        Entry ``(b, i, j)`` is true when ``block[b, i:i + W, j:j + W]`` is all true.
+    """
+    w = PATCH_SAMPLES
+    # integral images
+    ii = np.pad(block.astype(np.int32).cumsum(1).cumsum(2), ((0, 0), (1, 0), (1, 0)))
+    win = ii[:, w:, w:] - ii[:, :-w, w:] - ii[:, w:, :-w] + ii[:, :-w, :-w]
+    return win == w * w
 
 
 def find_patch(
@@ -300,13 +449,7 @@ def find_patch(
     stats = stats if stats is not None else VisibilityStats()
     occ = _cylinder_array(cull_occluders(viewer, target, occluders))
     eyes = eye_points(viewer, target, eye_spacing)
-    start = 0
-    bi = 0
-    while start < len(eyes):
-        size = _BATCH_SIZES[min(bi, len(_BATCH_SIZES) - 1)]
-        batch = eyes[start : start + size]
-        start += size
-        bi += 1
+    for batch in eye_batches(eyes, _BATCH_SIZES):
         found = _search_batch(batch, target, engine, occ, stats)
         if found is not None:
             return found
@@ -320,7 +463,7 @@ def _cylinder_array(cyls: list[Cylinder]) -> np.ndarray:
     return np.array([[*c.base, c.radius, c.height] for c in cyls], dtype=np.float64)
 
 
-def _cast(view: _View, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
+def _cast(view: ApparentView, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
     """Clear (visible) flags for rays from eyes[eye_idx] through apparent points (s, t)."""
     _, status, start, unit, dist = cast_view_rays(
         view.eyes,
@@ -344,24 +487,10 @@ def _cast(view: _View, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
 
 
 def _search_batch(eyes, target, engine, occ, stats) -> PatchWitness | None:
-    view = _View(eyes, target)
-    s0, s1, t0, t1 = view.extent()
-    # coarse lattice (spacing COARSE_MM = _STEP fine samples), indices ks x kt
-    ks = _lattice(s0, s1, COARSE_MM)
-    kt = _lattice(t0, t1, COARSE_MM)
-    n_e, n_s, n_t = len(eyes), len(ks), len(kt)
-    stats.eyes += n_e
-    KS, KT = np.meshgrid(ks, kt, indexing="ij")
-    eye_idx = np.repeat(np.arange(n_e), n_s * n_t)
-    clear = _cast(
-        view,
-        engine,
-        occ,
-        eye_idx,
-        np.tile(KS.ravel(), n_e) * COARSE_MM,
-        np.tile(KT.ravel(), n_e) * COARSE_MM,
-        stats,
-    ).reshape(n_e, n_s, n_t)
+    view = ApparentView(eyes, target)
+    ks, kt, eye_idx, s, t = coarse_samples(view.extent(), len(eyes))
+    stats.eyes += len(eyes)
+    clear = _cast(view, engine, occ, eye_idx, s, t, stats).reshape(len(eyes), len(ks), len(kt))
     cand = np.flatnonzero(clear.any(axis=(1, 2)))
     if not len(cand):
         return None
@@ -372,35 +501,33 @@ def _search_batch(eyes, target, engine, occ, stats) -> PatchWitness | None:
     # coarse sample lies in such a cell, so a 4 x 4 mm square around it is fully sampled.
     pad = np.pad(c, ((0, 0), (1, 1), (1, 1)))
     cell = pad[:, :-1, :-1] | pad[:, 1:, :-1] | pad[:, :-1, 1:] | pad[:, 1:, 1:]
-    # cell (i, j) spans fine indices (ks[0] - 1 + i) * _STEP + 0.._STEP - 1 on each axis
-    active = np.repeat(np.repeat(cell, _STEP, axis=1), _STEP, axis=2)
+    # cell (i, j) spans fine indices (ks[0] - 1 + i) * step + 0..step - 1 on each axis
+    step = COARSE_STEP_SAMPLES
+    active = np.repeat(np.repeat(cell, step, axis=1), step, axis=2)
     e_i, a_i, b_i = np.nonzero(active)
-    fa = (ks[0] - 1) * _STEP + a_i
-    fb = (kt[0] - 1) * _STEP + b_i
-    fine = np.zeros(active.shape, dtype=np.int32)
+    fa = (ks[0] - 1) * step + a_i
+    fb = (kt[0] - 1) * step + b_i
+    fine = np.zeros(active.shape, dtype=bool)
     fine[e_i, a_i, b_i] = _cast(view, engine, occ, cand[e_i], fa * SAMPLE_MM, fb * SAMPLE_MM, stats)
-    # windows of _W x _W clear samples, via integral images
-    ii = np.pad(fine.cumsum(1).cumsum(2), ((0, 0), (1, 0), (1, 0)))
-    win = ii[:, _W:, _W:] - ii[:, :-_W, _W:] - ii[:, _W:, :-_W] + ii[:, :-_W, :-_W]
-    full = win == _W * _W
+    full = full_windows(fine)
     hit_eyes = np.flatnonzero(full.any(axis=(1, 2)))
     if not len(hit_eyes):
         return None
     k = int(hit_eyes[0])
     a, b = np.argwhere(full[k])[0]
-    corner = ((ks[0] - 1) * _STEP + int(a), (kt[0] - 1) * _STEP + int(b))
+    corner = ((ks[0] - 1) * step + int(a), (kt[0] - 1) * step + int(b))
     return _witness(view, int(cand[k]), corner, engine, occ, stats)
 
 
-def _witness(view: _View, i: int, corner, engine, occ, stats) -> PatchWitness:
-    half = 0.5 * (_W - 1)
+def _witness(view: ApparentView, i: int, corner, engine, occ, stats) -> PatchWitness:
+    half = 0.5 * (PATCH_SAMPLES - 1)
     sc = (corner[0] + half) * SAMPLE_MM
     tc = (corner[1] + half) * SAMPLE_MM
     idx = np.array([i])
     pts, _hit = view.targets(idx, np.array([sc]), np.array([tc]))
     center = pts[0]
     # whole apparent view from the witness eye, for the visible area
-    single = _View(view.eyes[i : i + 1], view.target)
+    single = ApparentView(view.eyes[i : i + 1], view.target)
     s0, s1, t0, t1 = single.extent()
     fa = _lattice(s0, s1, SAMPLE_MM)
     fb = _lattice(t0, t1, SAMPLE_MM)

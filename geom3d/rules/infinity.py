@@ -102,7 +102,6 @@ import numpy as np
 from geom3d.attacks import PlacementResult, PlacementSpec, combine
 from geom3d.bodies import Cylinder, ray_cylinder_entry
 from geom3d.placement import (
-    PLACEMENT_TOL_MM,
     direct_teardrop_volume,
     heading_towards,
     passes_through,
@@ -111,25 +110,32 @@ from geom3d.placement import (
 from geom3d.templates import (
     CircleShape,
     TemplateVolume,
-    _sd_discs,
     sample_inside,
     shape_from_spec,
     touch_witness,
     volume_touches_cylinder,
 )
 from geom3d.tolerances import (
-    COARSE_MM,
+    APPARENT_DEPTH_EPS_MM,
+    COARSE_STEP_SAMPLES,
     CONTACT_EPS_MM,
     EYE_SPACING_MM,
-    PATCH_SAMPLES,
+    PLACEMENT_TOL_MM,
     ROUTE_STEP_MM,
+    ROUTE_TOUCH_STEP_MM,
     SAMPLE_MM,
     STAND_INSET_MM,
     SURFACE_INSET_MM,
 )
+from geom3d.visibility import (
+    ApparentView,
+    coarse_samples,
+    eye_batches,
+    full_windows,
+    two_adic,
+)
 
 __all__ = [
-    "ROUTE_TOUCH_STEP_MM",
     "FocusLof",
     "FocusStats",
     "blast_focus_lof",
@@ -138,117 +144,9 @@ __all__ = [
     "resolve",
 ]
 
-# --- tolerance proposed for geom3d/tolerances.py (kept here until moved there) --------
-
-#: Pitched templates: a moving trooper's route is checked for contact every this many mm
-#: of travel (level templates are checked exactly).
-ROUTE_TOUCH_STEP_MM: float = 1.0
-
-_STEP = round(COARSE_MM / SAMPLE_MM)  # fine samples per coarse step
-_W = PATCH_SAMPLES  # window side in samples
 _BATCH_SIZES = (1, 8, 32, 64)
 _CHUNK = 8  # coarse samples refined per engine call
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
-_APPARENT_CAP = 4.0  # half-width of the sampled apparent view, in target sizes
-_RIM_POINTS = 48
-
-
-# --------------------------------------------------------------------------------------
-# apparent view (SPEC 3.1)
-# --------------------------------------------------------------------------------------
-
-
-def _two_adic(n: np.ndarray, cap: int = 6) -> np.ndarray:
-    """How many times each index divides by 2 (``cap`` for 0): coarse-to-fine order."""
-    out = np.zeros(n.shape, dtype=np.int64)
-    m = n.copy()
-    for _ in range(cap):
-        even = (m % 2 == 0) & (m > 0)
-        out += even
-        m = np.where(even, m // 2, m)
-    out[n == 0] = cap
-    return out
-
-
-def _lattice(lo: float, hi: float, step: float) -> np.ndarray:
-    """Integer lattice indices k with lo <= k * step <= hi."""
-    return np.arange(math.ceil(lo / step), math.floor(hi / step) + 1)
-
-
-class _View:
-    """Apparent-view frames of a batch of eye points looking at one cylinder (SPEC 3.1).
-
-    For eye ``e`` the apparent plane passes through the cylinder's centre ``c``,
-    perpendicular to ``w = (c - e) / |c - e|``; ``u`` is horizontal, ``v = u x w``.
-    Apparent point ``(s, t)`` is ``c + s u + t v``; its sample is the first point of the
-    cylinder on the ray from ``e`` through it.
-    """
-
-    def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
-        self.eyes = np.ascontiguousarray(eyes, dtype=np.float64)
-        self.target = target
-        c = target.center
-        self.c = c
-        w = c - self.eyes
-        self.dist = np.linalg.norm(w, axis=1)
-        w = w / self.dist[:, None]
-        u = np.cross(w, np.array([0.0, 0.0, 1.0]))
-        un = np.linalg.norm(u, axis=1)
-        vertical = un < 1e-9
-        u[vertical] = np.array([1.0, 0.0, 0.0])
-        un[vertical] = 1.0
-        u = u / un[:, None]
-        self.u, self.v, self.w = u, np.cross(u, w), w
-
-    def project(self, pts: np.ndarray):
-        """Apparent coordinates of points: (s, t, depth), each (E, P)."""
-        rel = pts[None, :, :] - self.eyes[:, None, :]
-        depth = np.einsum("epk,ek->ep", rel, self.w)
-        safe = np.where(depth > 1e-6, depth, 1e-6)
-        scale = self.dist[:, None] / safe
-        s = np.einsum("epk,ek->ep", rel, self.u) * scale
-        t = np.einsum("epk,ek->ep", rel, self.v) * scale
-        return s, t, depth
-
-    def extent(self) -> tuple[float, float, float, float]:
-        """Union over the batch of the cylinder's apparent bounding rectangle (capped)."""
-        tc = self.target
-        ang = np.linspace(0, 2 * np.pi, _RIM_POINTS, endpoint=False)
-        xy = np.column_stack([np.cos(ang), np.sin(ang)]) * tc.radius + tc.base_array[:2]
-        rim = np.concatenate(
-            [
-                np.column_stack([xy, np.full(len(xy), tc.base[2])]),
-                np.column_stack([xy, np.full(len(xy), tc.top_z)]),
-            ]
-        )
-        s, t, depth = self.project(rim)
-        scale = float((self.dist[:, None] / np.maximum(depth, 1e-6)).max())
-        pad = SAMPLE_MM + tc.radius * (1 - math.cos(math.pi / _RIM_POINTS)) * scale
-        cap = _APPARENT_CAP * max(tc.radius * 2.0, tc.height)
-        if (depth <= 1e-6).any():
-            return (-cap, cap, -cap, cap)
-        return (
-            max(float(s.min()) - pad, -cap),
-            min(float(s.max()) + pad, cap),
-            max(float(t.min()) - pad, -cap),
-            min(float(t.max()) + pad, cap),
-        )
-
-    def targets(self, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray):
-        """First cylinder points of the rays from ``eyes[eye_idx]`` through (s, t).
-
-        Returns
-        -------
-        points : (k, 3) float, mm (undefined where ``hit`` is false)
-        hit : (k,) bool
-        """
-        e = self.eyes[eye_idx]
-        p = self.c + s[:, None] * self.u[eye_idx] + t[:, None] * self.v[eye_idx]
-        d = p - e
-        th = ray_cylinder_entry(e, d, self.target)
-        hit = np.isfinite(th)
-        pts = e + np.where(hit, th, 0.0)[:, None] * d
-        return pts, hit
 
 
 # --------------------------------------------------------------------------------------
@@ -312,11 +210,11 @@ def focus_eyes(volume: TemplateVolume, spacing: float = EYE_SPACING_MM) -> np.nd
     n = max(1, math.ceil((h - w0) / spacing))
     ws = np.linspace(h, w0, n + 1)
     idx = np.arange(n + 1)
-    order = np.lexsort((idx, -_two_adic(idx)))
+    order = np.lexsort((idx, -two_adic(idx)))
     return f.origin[None, :] + ws[order, None] * f.normal[None, :]
 
 
-def _cast(view: _View, volume, engine, eye_idx, s, t, stats: FocusStats):
+def _cast(view: ApparentView, volume, engine, eye_idx, s, t, stats: FocusStats):
     """Counting flags and target points of rays from eyes[eye_idx] through (s, t).
 
     A sample counts when its ray's first silhouette point is inside the volume and, with
@@ -334,13 +232,13 @@ def _cast(view: _View, volume, engine, eye_idx, s, t, stats: FocusStats):
     return ok, pts
 
 
-def _part_extent(view: _View, pts: np.ndarray):
+def _part_extent(view: ApparentView, pts: np.ndarray):
     """Apparent bounding rectangle of the inside part (union over the batch's eyes)."""
     full = view.extent()
     if not len(pts):
         return full
     s, t, depth = view.project(pts)
-    if (depth <= 1e-6).any():
+    if (depth <= APPARENT_DEPTH_EPS_MM).any():
         return full  # some of the part lies beside or behind an eye: take the whole view
     scale = float((view.dist[:, None] / depth).max())
     # samples are cell centres <= SAMPLE_MM apart: the part reaches about one cell beyond
@@ -353,13 +251,6 @@ def _part_extent(view: _View, pts: np.ndarray):
     )
 
 
-def _windows(block: np.ndarray) -> np.ndarray:
-    """(B, m, m) bool -> (B, m - W + 1, m - W + 1) bool: fully counting W x W windows."""
-    ii = np.pad(block.astype(np.int32).cumsum(1).cumsum(2), ((0, 0), (1, 0), (1, 0)))
-    win = ii[:, _W:, _W:] - ii[:, :-_W, _W:] - ii[:, _W:, :-_W] + ii[:, :-_W, :-_W]
-    return win == _W * _W
-
-
 def _search(volume, cyl, eyes, part_pts, engine, stats):
     """Coarse-to-fine patch search; (eye, target) of the first patch found, or None.
 
@@ -369,35 +260,16 @@ def _search(volume, cyl, eyes, part_pts, engine, stats):
     """
     batches = _BATCH_SIZES if engine is not None else (1, len(eyes))
     chunk = _CHUNK if engine is not None else 8 * _CHUNK
-    off = np.arange(-_STEP, _STEP + 1)
+    off = np.arange(-COARSE_STEP_SAMPLES, COARSE_STEP_SAMPLES + 1)
     m = len(off)
-    start = 0
-    bi = 0
-    while start < len(eyes):
-        size = batches[min(bi, len(batches) - 1)]
-        batch = eyes[start : start + size]
-        start += size
-        bi += 1
-        view = _View(batch, cyl)
-        s0, s1, t0, t1 = _part_extent(view, part_pts)
-        ks = _lattice(s0, s1, COARSE_MM)
-        kt = _lattice(t0, t1, COARSE_MM)
+    for batch in eye_batches(eyes, batches):
+        view = ApparentView(batch, cyl)
+        ks, kt, eye_idx, s, t = coarse_samples(_part_extent(view, part_pts), len(batch))
         if not len(ks) or not len(kt):
             continue
-        n_e, n_s, n_t = len(batch), len(ks), len(kt)
-        stats.eyes += n_e
-        KS, KT = np.meshgrid(ks, kt, indexing="ij")
-        eye_idx = np.repeat(np.arange(n_e), n_s * n_t)
-        coarse, _ = _cast(
-            view,
-            volume,
-            engine,
-            eye_idx,
-            np.tile(KS.ravel(), n_e) * COARSE_MM,
-            np.tile(KT.ravel(), n_e) * COARSE_MM,
-            stats,
-        )
-        coarse = coarse.reshape(n_e, n_s, n_t)
+        stats.eyes += len(batch)
+        coarse, _ = _cast(view, volume, engine, eye_idx, s, t, stats)
+        coarse = coarse.reshape(len(batch), len(ks), len(kt))
         if not coarse.any():
             continue
         # counting coarse samples, eye by eye (batch order), best-connected first
@@ -409,13 +281,13 @@ def _search(volume, cyl, eyes, part_pts, engine, stats):
         for k0 in range(0, len(a_i), chunk):
             ce, ca, cb = e_i[k0 : k0 + chunk], a_i[k0 : k0 + chunk], b_i[k0 : k0 + chunk]
             B = len(ca)
-            fa = ks[ca][:, None] * _STEP + off[None, :]  # (B, m)
-            fb = kt[cb][:, None] * _STEP + off[None, :]
+            fa = ks[ca][:, None] * COARSE_STEP_SAMPLES + off[None, :]  # (B, m)
+            fb = kt[cb][:, None] * COARSE_STEP_SAMPLES + off[None, :]
             FA = np.broadcast_to(fa[:, :, None], (B, m, m)).ravel()
             FB = np.broadcast_to(fb[:, None, :], (B, m, m)).ravel()
             EI = np.repeat(ce, m * m)
             ok, pts = _cast(view, volume, engine, EI, FA * SAMPLE_MM, FB * SAMPLE_MM, stats)
-            full = _windows(ok.reshape(B, m, m))
+            full = full_windows(ok.reshape(B, m, m))
             if full.any():
                 bq, i, j = (int(x) for x in np.argwhere(full)[0])
                 # the window's sample nearest its centre (a real counting sample)
@@ -540,12 +412,12 @@ def _level_segment_candidates(volume, a, b, r, h) -> list[np.ndarray]:
             lo = max(lo, rhs / coef)
     if lo > hi:
         return []
-    discs = volume.shape._discs
+    shape = volume.shape
 
     def g(s: float) -> float:
         p = a + s * (b - a)
         c = p - f.origin
-        return float(_sd_discs(np.array([c @ f.u]), np.array([c @ f.v]), discs)[0]) - r
+        return float(shape.signed_distance_xy(c @ f.u, c @ f.v)) - r
 
     # g is convex (signed distance to a convex set along a line): golden-section minimum
     x0, x1 = lo, hi

@@ -44,14 +44,9 @@ import math
 import numpy as np
 
 from geom3d.attacks import PlacementResult, PlacementSpec, combine
-from geom3d.placement import (
-    PLACEMENT_TOL_MM,
-    base_edge_point,
-    heading_towards,
-    solve_heading,
-)
+from geom3d.placement import base_edge_point, heading_towards, solve_heading
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
-from geom3d.tolerances import CONTACT_EPS_MM
+from geom3d.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM
 
 __all__ = ["WALL_OF_DEATH_RANGE_MM", "resolve", "target_set", "wall_of_death"]
 
