@@ -514,7 +514,13 @@ def _search_batch(eyes, target, engine, occ, stats) -> PatchWitness | None:
     if not len(hit_eyes):
         return None
     k = int(hit_eyes[0])
-    a, b = np.argwhere(full[k])[0]
+    # of the clear windows, the one nearest the target's centre makes the clearest
+    # witness for a diagram (ties: lowest indices, so the choice is deterministic)
+    wins = np.argwhere(full[k])
+    half = 0.5 * (PATCH_SAMPLES - 1)
+    ca = (ks[0] - 1) * step + wins[:, 0] + half
+    cb = (kt[0] - 1) * step + wins[:, 1] + half
+    a, b = wins[int(np.argmin(ca * ca + cb * cb))]
     corner = ((ks[0] - 1) * step + int(a), (kt[0] - 1) * step + int(b))
     return _witness(view, int(cand[k]), corner, engine, occ, stats)
 
