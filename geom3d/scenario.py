@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import ScenarioError, UnknownIdError
 from .rules import Ruleset, load_ruleset
-from .units import LENGTH_UNITS, MESH_UNITS, SCENARIO_UNITS
+from .units import LENGTH_UNITS
 
 __all__ = [
     "AttackSpec",
@@ -34,7 +34,6 @@ __all__ = [
 
 FORMAT = "geom3d/1"
 STATES = ("prone", "marker", "arc360")
-MODES = ("direct", "impact", "deployable")
 
 
 # --------------------------------------------------------------------------- raw models
@@ -727,6 +726,3 @@ def _scale_overrides(over: dict, k: float) -> dict:
             for key, spec in out["templates"].items()
         }
     return out
-
-
-_ = (SCENARIO_UNITS, MESH_UNITS, STATES, MODES)

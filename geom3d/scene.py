@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .bodies import Cylinder, cylinders_touch
+from .errors import MeshError
 from .raycast import RayEngine
 from .scenario import Scenario, SceneryItem, TrooperSpec, load_scenario
 from .tolerances import (
@@ -235,8 +236,21 @@ class LoadStats:
     cache_hit: bool = False
 
 
-def _build_scenery(scn: Scenario, stats: LoadStats):
+def _load_for(scn: Scenario, path: Path, units: str, where: str):
+    """Load a mesh named by a scenario; errors name the scenario file and field too."""
     from .meshio import load_mesh
+
+    try:
+        return load_mesh(path, units=units)
+    except MeshError as exc:
+        raise MeshError(
+            f"{path.name}: {exc.message}",
+            file=scn.name if scn.path is None else str(scn.path),
+            path=where,
+        ) from None
+
+
+def _build_scenery(scn: Scenario, stats: LoadStats):
 
     names: list[str] = []
     blocks: list[bool] = []
@@ -245,17 +259,17 @@ def _build_scenery(scn: Scenario, stats: LoadStats):
     reports = []
     t0 = time.perf_counter()
     if scn.table_mesh is not None:
-        lm = load_mesh(scn.table_mesh, units=scn.table_mesh_units)
+        lm = _load_for(scn, scn.table_mesh, scn.table_mesh_units, "table.mesh")
         reports.append(("table", lm.report))
         names.append("table")
         blocks.append(True)
         parts_v.append(lm.vertices)
         parts_f.append(lm.faces)
-    for it in scn.scenery:
+    for i, it in enumerate(scn.scenery):
         if it.box_size is not None:
             v, f = box_mesh(it.box_size)
         else:
-            lm = load_mesh(it.mesh_path, units=it.mesh_units)
+            lm = _load_for(scn, it.mesh_path, it.mesh_units, f"scenery[{i}].mesh")
             reports.append((it.id, lm.report))
             v, f = lm.vertices, lm.faces
         names.append(it.id)

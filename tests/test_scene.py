@@ -117,3 +117,16 @@ def test_drop_onto_a_scanned_landscape():
     )
     # the centroid of a planar triangle lies on it: the drop lands there (float32 BVH)
     assert scene.trooper("a").position[2] == pytest.approx(z, abs=0.5)
+
+
+def test_bad_mesh_error_names_the_scenario_field(tmp_path):
+    from geom3d.errors import MeshError
+    from geom3d.scene import load_scene
+
+    (tmp_path / "junk.stl").write_bytes(b"this is not a mesh")
+    (tmp_path / "s.yaml").write_text(
+        "format: geom3d/1\nscenery:\n  - {id: w, box: {size: [1, 1, 1]}}\n"
+        "  - {id: j, mesh: junk.stl}\ntroopers: []\n"
+    )
+    with pytest.raises(MeshError, match=r"s\.yaml: scenery\[1\]\.mesh: junk\.stl: not an STL file"):
+        load_scene(tmp_path / "s.yaml")
