@@ -25,6 +25,7 @@ __all__ = [
     "STATUS_SCENERY",
     "cast_view_rays",
     "cylinder_interval",
+    "prepare_segments",
     "view_frames",
 ]
 
@@ -110,17 +111,22 @@ def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
         First point of the target on each ray (undefined on a miss).
     status : (K,) int8
         ``STATUS_*`` of each ray.
-    start, unit : (K, 3) float32
+    scenery : (n,) int64
+        Indices of the rays with ``STATUS_SCENERY``, in order; the arrays below hold
+        their Embree inputs, compacted.
+    start, unit : (n, 3) float32
         Embree origin (offset, advanced by ``ray_eps``) and unit direction.
-    dist : (K,) float32
+    dist : (n,) float32
         Embree segment length.
     """
     k_n = eye_idx.shape[0]
     points = np.empty((k_n, 3))
     status = np.empty(k_n, dtype=np.int8)
-    start = np.zeros((k_n, 3), dtype=np.float32)
-    unit = np.zeros((k_n, 3), dtype=np.float32)
-    dist = np.zeros(k_n, dtype=np.float32)
+    scenery = np.empty(k_n, dtype=np.int64)
+    start = np.empty((k_n, 3), dtype=np.float32)
+    unit = np.empty((k_n, 3), dtype=np.float32)
+    dist = np.empty(k_n, dtype=np.float32)
+    n = 0
     bx, by, bz, r, h = target[0], target[1], target[2], target[3], target[4]
     m_n = occ.shape[0]
     for k in range(k_n):
@@ -158,12 +164,14 @@ def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
         status[k] = STATUS_SCENERY
         inv = 1.0 / length
         ux, uy, uz = sx * inv, sy * inv, sz * inv
-        start[k, 0] = ex - offset[0] + ux * ray_eps
-        start[k, 1] = ey - offset[1] + uy * ray_eps
-        start[k, 2] = ez - offset[2] + uz * ray_eps
-        unit[k, 0], unit[k, 1], unit[k, 2] = ux, uy, uz
-        dist[k] = length - 2.0 * ray_eps
-    return points, status, start, unit, dist
+        scenery[n] = k
+        start[n, 0] = ex - offset[0] + ux * ray_eps
+        start[n, 1] = ey - offset[1] + uy * ray_eps
+        start[n, 2] = ez - offset[2] + uz * ray_eps
+        unit[n, 0], unit[n, 1], unit[n, 2] = ux, uy, uz
+        dist[n] = length - 2.0 * ray_eps
+        n += 1
+    return points, status, scenery[:n], start[:n], unit[:n], dist[:n]
 
 
 @njit(cache=True)
@@ -226,3 +234,49 @@ def view_frames(eyes, c, rim):
             ext[3] = max(ext[3], t)
             ext[4] = max(ext[4], scale)
     return u, v, w, ext
+
+
+@njit(cache=True)
+def prepare_segments(origins, ends, offset, ray_eps):
+    """Embree inputs for segments ``origins[i] -> ends[i]``, compacted.
+
+    Segments no longer than ``2 * ray_eps`` are dropped (they are clear).
+
+    Parameters
+    ----------
+    origins, ends : (k, 3) float64, mm
+    offset : (3,) float64, mm
+        Subtracted from the origins (see ``RayEngine.offset``).
+    ray_eps : float, mm
+        Length skipped at both ends.
+
+    Returns
+    -------
+    idx : (n,) int64
+        Indices of the segments kept.
+    start, unit : (n, 3) float32
+    dist : (n,) float32
+    """
+    k_n = origins.shape[0]
+    idx = np.empty(k_n, dtype=np.int64)
+    start = np.empty((k_n, 3), dtype=np.float32)
+    unit = np.empty((k_n, 3), dtype=np.float32)
+    dist = np.empty(k_n, dtype=np.float32)
+    n = 0
+    for k in range(k_n):
+        dx = ends[k, 0] - origins[k, 0]
+        dy = ends[k, 1] - origins[k, 1]
+        dz = ends[k, 2] - origins[k, 2]
+        length = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if length <= 2.0 * ray_eps + GEOM_EPS_MM:
+            continue
+        inv = 1.0 / length
+        ux, uy, uz = dx * inv, dy * inv, dz * inv
+        idx[n] = k
+        start[n, 0] = origins[k, 0] - offset[0] + ux * ray_eps
+        start[n, 1] = origins[k, 1] - offset[1] + uy * ray_eps
+        start[n, 2] = origins[k, 2] - offset[2] + uz * ray_eps
+        unit[n, 0], unit[n, 1], unit[n, 2] = ux, uy, uz
+        dist[n] = length - 2.0 * ray_eps
+        n += 1
+    return idx[:n], start[:n], unit[:n], dist[:n]

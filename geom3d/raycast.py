@@ -14,8 +14,9 @@ import numpy as np
 from embreex import rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
+from ._kernels import prepare_segments
 from .errors import InputError
-from .tolerances import GEOM_EPS_MM, RAY_EPS_MM
+from .tolerances import RAY_EPS_MM
 from .validation import as_faces, as_points
 
 __all__ = ["RayEngine"]
@@ -87,18 +88,14 @@ class RayEngine:
         return np.asarray(res) >= 0
 
     def _prepare(self, origins, ends):
+        """Validated, compacted Embree inputs: (idx, start, unit, dist), see kernels."""
         o = as_points(origins, "origins")
         e = as_points(ends, "ends")
         if o.shape != e.shape:
             raise InputError(f"origins has {len(o)} points but ends has {len(e)}")
-        d = e - o
-        length = np.linalg.norm(d, axis=1)
-        ok = length > 2.0 * RAY_EPS_MM + GEOM_EPS_MM
-        unit = np.zeros_like(d)
-        unit[ok] = d[ok] / length[ok, None]
-        start = o - self._offset + unit * RAY_EPS_MM
-        span = np.where(ok, length - 2.0 * RAY_EPS_MM, 0.0)
-        return start, unit, span, ok, length
+        return prepare_segments(
+            np.ascontiguousarray(o), np.ascontiguousarray(e), self._offset, RAY_EPS_MM
+        )
 
     def occluded(self, origins, ends) -> np.ndarray:
         """Which segments ``origins[i] -> ends[i]`` hit a triangle.
@@ -115,19 +112,11 @@ class RayEngine:
         -------
         (k,) bool
         """
-        start, unit, span, ok, _ = self._prepare(origins, ends)
-        out = np.zeros(len(start), dtype=bool)
-        if self._scene is None or not ok.any():
+        idx, start, unit, dist = self._prepare(origins, ends)
+        out = np.zeros(len(np.asarray(origins)), dtype=bool)
+        if self._scene is None or not len(idx):
             return out
-        idx = np.flatnonzero(ok)
-        self.rays_cast += len(idx)
-        res = self._scene.run(
-            start[idx].astype(np.float32),
-            unit[idx].astype(np.float32),
-            dists=span[idx].astype(np.float32),
-            query="OCCLUDED",
-        )
-        out[idx] = np.asarray(res) >= 0
+        out[idx] = self.occluded_prepared(start, unit, dist)
         return out
 
     def first_hit(self, origins, ends):
@@ -144,19 +133,14 @@ class RayEngine:
         triangle : (k,) int64
             Index of the triangle hit; ``-1`` where clear.
         """
-        start, unit, span, ok, _ = self._prepare(origins, ends)
-        dist = np.full(len(start), np.inf)
-        tri = np.full(len(start), -1, dtype=np.int64)
-        if self._scene is None or not ok.any():
+        idx, start, unit, dist_in = self._prepare(origins, ends)
+        n = len(np.asarray(origins))
+        dist = np.full(n, np.inf)
+        tri = np.full(n, -1, dtype=np.int64)
+        if self._scene is None or not len(idx):
             return dist, tri
-        idx = np.flatnonzero(ok)
         self.rays_cast += len(idx)
-        res = self._scene.run(
-            start[idx].astype(np.float32),
-            unit[idx].astype(np.float32),
-            dists=span[idx].astype(np.float32),
-            output=True,
-        )
+        res = self._scene.run(start, unit, dists=dist_in, output=True)
         prim = np.asarray(res["primID"], dtype=np.int64)
         t = np.asarray(res["tfar"], dtype=np.float64)
         hit = prim >= 0

@@ -410,8 +410,8 @@ class Scene:
         mesh = self.scenery
         if not len(pts) or mesh.n_triangles == 0:
             return z
-        top = float(mesh.vertices[:, 2].max()) + DROP_PROBE_HEIGHT_MM
-        bottom = float(mesh.vertices[:, 2].min()) - DROP_PROBE_HEIGHT_MM
+        top = float(self._surface_engine.bounds[1, 2]) + DROP_PROBE_HEIGHT_MM
+        bottom = float(self._surface_engine.bounds[0, 2]) - DROP_PROBE_HEIGHT_MM
         start = np.column_stack([pts, np.full(len(pts), top)])
         pending = np.arange(len(pts))
         for _ in range(64):  # a probe passes at most this many steep faces

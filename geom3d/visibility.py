@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels import STATUS_CLEAR, STATUS_MISS, STATUS_SCENERY, cast_view_rays, view_frames
+from ._kernels import STATUS_CLEAR, STATUS_MISS, cast_view_rays, view_frames
 from .bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
 from .raycast import RayEngine
 from .tolerances import (
@@ -465,7 +465,7 @@ def _cylinder_array(cyls: list[Cylinder]) -> np.ndarray:
 
 def _cast(view: ApparentView, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
     """Clear (visible) flags for rays from eyes[eye_idx] through apparent points (s, t)."""
-    _, status, start, unit, dist = cast_view_rays(
+    _, status, todo, start, unit, dist = cast_view_rays(
         view.eyes,
         view.u,
         view.v,
@@ -479,10 +479,9 @@ def _cast(view: ApparentView, engine, occ, eye_idx, s, t, stats) -> np.ndarray:
         RAY_EPS_MM,
     )
     clear = status == STATUS_CLEAR
-    todo = np.flatnonzero(status == STATUS_SCENERY)
     stats.rays += int((status != STATUS_MISS).sum())
     if len(todo):
-        clear[todo] = ~engine.occluded_prepared(start[todo], unit[todo], dist[todo])
+        clear[todo] = ~engine.occluded_prepared(start, unit, dist)
     return clear
 
 

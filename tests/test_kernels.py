@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import STATUS_BLOCKED, STATUS_MISS, cast_view_rays
+from geom3d._kernels import STATUS_BLOCKED, STATUS_MISS, STATUS_SCENERY, cast_view_rays
 from geom3d.bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
 
 
@@ -26,7 +26,7 @@ def test_cast_view_rays_matches_numpy_reference():
     s = rng.uniform(-30, 30, k)
     t = rng.uniform(-40, 40, k)
     occ_arr = np.array([[*o.base, o.radius, o.height] for o in occ])
-    pts, status, _start, _unit, _dist = cast_view_rays(
+    pts, status, scenery, _start, _unit, dist = cast_view_rays(
         eyes,
         u,
         v,
@@ -51,3 +51,6 @@ def test_cast_view_rays_matches_numpy_reference():
         blocked[hit] |= segments_hit_cylinder(e[hit], ref[hit], o)
     assert np.array_equal(blocked, status == STATUS_BLOCKED)
     assert 0 < blocked.sum() < hit.sum() < k  # the sample exercises every branch
+    assert np.array_equal(scenery, np.flatnonzero(status == STATUS_SCENERY))
+    seg = np.linalg.norm(pts[scenery] - e[scenery], axis=1)
+    assert np.allclose(dist, seg - 2e-3, atol=1e-3)
