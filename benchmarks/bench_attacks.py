@@ -40,19 +40,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_lof import write_table  # the same synthetic table as the LoF benchmark
+
 from geom3d import terrain
 from geom3d.attacks import placement_specs
 from geom3d.rules import infinity
 from geom3d.scenario import parse_scenario
 from geom3d.scene import Scene
 from geom3d.templates import shape_from_spec
-
-
-def write_table(n_triangles: int, folder: Path) -> Path:
-    mesh = terrain.synthetic_scanned_table(n_triangles, seed=0)
-    path = folder / f"table_{n_triangles}.stl"
-    mesh.export(path)
-    return path
 
 
 def scenario(table: Path, n_shooters: int, seed: int = 0) -> dict:
