@@ -355,9 +355,10 @@ def cmd_demo(args) -> int:
         print(f"  {len(adoc['attacks'])} attacks resolved in {time.perf_counter() - t0:.2f} s")
     out_dir = Path(args.out)
     atomic_write(out_dir / "lof.json", dumps_json(doc))
+    print(f"  wrote {out_dir / 'lof.json'}")
     if scene.scenario.attacks:
         atomic_write(out_dir / "attacks.json", dumps_json(adoc))
-    print(f"  wrote {out_dir / 'lof.json'}")
+        print(f"  wrote {out_dir / 'attacks.json'}")
     try:
         render_mod = _viewer()
     except UsageError as exc:

@@ -276,13 +276,13 @@ def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
         return _static_lof(scene, aa, bb, vis), idx, placed[main.id].position
 
     n = max(1, math.ceil(total / ROUTE_STEP_MM)) if total > 0 else 0
-    fracs = [k / n for k in range(n + 1)] if n else [0.0]
     prev = None
-    for k, frac in enumerate(fracs):
+    for k in range(n + 1):
+        frac = k / n if n else 0.0
         res, idx, pos = evaluate(frac)
         if res.lof:
             if k > 0:
-                lo, hi = fracs[k - 1], frac
+                lo, hi = (k - 1) / n, frac
                 best = (res, idx, pos)
                 while (hi - lo) * total > ROUTE_REFINE_MM:
                     mid = 0.5 * (lo + hi)

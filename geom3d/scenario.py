@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import ScenarioError, UnknownIdError
 from .rules import Ruleset, load_ruleset
+from .tolerances import MAX_BODY_MM, MAX_COORD_MM
 from .units import LENGTH_UNITS
 
 __all__ = [
@@ -451,10 +452,22 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
     k = LENGTH_UNITS[raw.units]
     ruleset = load_ruleset(raw.ruleset, _scale_overrides(raw.ruleset_overrides, k), file=file)
 
-    def L(v):
-        return float(v) * k
+    def L(v, where: str, limit: float = MAX_COORD_MM):
+        """A length in mm; absurd magnitudes (a unit slip, a typo) are errors."""
+        mm = float(v) * k
+        if abs(mm) > limit:
+            most = f"{limit / 1e6:g} km" if limit >= 1e6 else f"{limit:g} mm"
+            raise ScenarioError(
+                f"{float(v):g} {raw.units} is too large: at most {most} here (wrong units?)",
+                file=file,
+                path=where,
+            )
+        return mm
 
-    table_size = tuple(L(v) for v in raw.table.size) if raw.table and raw.table.size else None
+    def Ls(values, where: str, limit: float = MAX_COORD_MM):
+        return tuple(L(v, f"{where}[{i}]", limit) for i, v in enumerate(values))
+
+    table_size = Ls(raw.table.size, "table.size") if raw.table and raw.table.size else None
     table_mesh = None
     table_mesh_units = "mm"
     if raw.table and raw.table.mesh:
@@ -481,11 +494,11 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
         if s.mesh is not None:
             mesh_path = (base / s.mesh).resolve()
             _check_file(mesh_path, file, f"{where}.mesh")
-        pos = [L(v) for v in s.position] + ([0.0] if len(s.position) == 2 else [])
+        pos = [*Ls(s.position, f"{where}.position")] + ([0.0] if len(s.position) == 2 else [])
         scenery.append(
             SceneryItem(
                 id=s.id,
-                box_size=tuple(L(v) for v in s.box.size) if s.box else None,
+                box_size=Ls(s.box.size, f"{where}.box.size", MAX_BODY_MM) if s.box else None,
                 mesh_path=mesh_path,
                 mesh_units=s.mesh_units or raw.units,
                 position=tuple(pos),
@@ -510,7 +523,8 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
             d, h = ruleset.silhouettes[t.silhouette]
             label = t.silhouette
         else:
-            d, h = L(t.silhouette.diameter), L(t.silhouette.height)
+            d = L(t.silhouette.diameter, f"{where}.silhouette.diameter", MAX_BODY_MM)
+            h = L(t.silhouette.height, f"{where}.silhouette.height", MAX_BODY_MM)
             label = None
         for j, st in enumerate(t.state):
             if st not in STATES:
@@ -523,14 +537,16 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
             TrooperSpec(
                 id=t.id,
                 side=t.side,
-                position=tuple(L(v) for v in t.position),
+                position=Ls(t.position, f"{where}.position"),
                 facing_deg=float(t.facing_deg),
                 silhouette=label,
                 diameter=d,
                 height=h,
                 states=frozenset(t.state),
                 engaged_with=tuple(t.engaged_with),
-                route=tuple(tuple(L(v) for v in p) for p in t.route) if t.route else None,
+                route=tuple(Ls(p, f"{where}.route[{j}]") for j, p in enumerate(t.route))
+                if t.route
+                else None,
                 unit=t.unit,
             )
         )
@@ -574,7 +590,7 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
                 main_target=a.main_target,
                 heading_deg=a.heading_deg,
                 contact_deg=a.contact_deg,
-                focus=tuple(L(v) for v in a.focus) if a.focus is not None else None,
+                focus=Ls(a.focus, f"{where}.focus") if a.focus is not None else None,
                 pitch_deg=float(a.pitch_deg),
                 burst=a.burst,
                 speculative=a.speculative,
@@ -687,7 +703,16 @@ def _resolve_template(value, ruleset: Ruleset, k: float, file: str, where: str):
             ruleset.templates[value], file, f"ruleset.templates.{value}"
         )
     spec = _validate_template_spec(value, file, where)
-    return None, {key: (v * k if key in _TEMPLATE_LENGTHS else v) for key, v in spec.items()}
+    out = {key: (v * k if key in _TEMPLATE_LENGTHS else v) for key, v in spec.items()}
+    for key in _TEMPLATE_LENGTHS:
+        if out.get(key, 0.0) > MAX_BODY_MM:
+            raise ScenarioError(
+                f"{out[key]:g} mm is larger than the {MAX_BODY_MM:g} mm a template may be "
+                "(wrong units?)",
+                file=file,
+                path=f"{where}.{key}",
+            )
+    return None, out
 
 
 def _scale_overrides(over: dict, k: float) -> dict:

@@ -22,6 +22,8 @@ __all__ = [
     "GJK_MAX_ITER",
     "GJK_TOL_MM",
     "GOLDEN_ITER",
+    "MAX_BODY_MM",
+    "MAX_COORD_MM",
     "PATCH_MM",
     "PATCH_SAMPLES",
     "PENETRATION_TOL_MM",
@@ -165,3 +167,11 @@ SOLVER_CONTACT_FRACTIONS: tuple[float, ...] = (0.0, -0.5, 0.5, -0.95, 0.95)
 #: ``geom3d check``: numbers in expectations match when within this (JSON output is
 #: rounded to 1e-3 mm).
 CHECK_NUMBER_TOL: float = 1e-3
+
+#: Largest coordinate a scenario may use (10 km from the origin). Anything beyond is a
+#: unit slip or a typo, and sampling a route or a view that large would not finish.
+MAX_COORD_MM: float = 1e7
+
+#: Largest size of a single body: a silhouette's diameter or height, a box's side, a
+#: template's length (5 m). Real pieces are far smaller; bigger is a unit slip.
+MAX_BODY_MM: float = 5000.0

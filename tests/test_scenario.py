@@ -253,3 +253,52 @@ def test_every_bundled_scenario_loads():
     assert paths, "meshes/ holds example scenarios"
     for p in paths:
         load_scenario(p)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"troopers": [{"id": "a", "side": "x", "position": [7e13, 0]}]},
+            r"^s\.yaml: troopers\[0\]\.position\[0\]: 7e\+13 mm is too large: at most 10 km here "
+            r"\(wrong units\?\)$",
+        ),
+        (
+            {
+                "troopers": [
+                    {"id": "a", "side": "x", "position": [0, 0], "route": [[0, 0], [0, 2e7]]}
+                ]
+            },
+            r"^s\.yaml: troopers\[0\]\.route\[1\]\[1\]: ",
+        ),
+        (
+            {
+                "troopers": [
+                    {
+                        "id": "a",
+                        "side": "x",
+                        "position": [0, 0],
+                        "silhouette": {"diameter": 25, "height": 6000},
+                    }
+                ]
+            },
+            r"^s\.yaml: troopers\[0\]\.silhouette\.height: 6000 mm is too large: at most 5000 mm",
+        ),
+        (
+            {
+                "attacks": [
+                    {"id": "x", "attacker": "a", "template": {"shape": "circle", "diameter": 9000}}
+                ]
+            },
+            r"^s\.yaml: attacks\[0\]\.template\.diameter: 9000 mm is larger than the 5000 mm",
+        ),
+        (
+            {"ruleset_overrides": {"silhouettes": {2: {"diameter": 25, "height": 1e9}}}},
+            r"^s\.yaml: ruleset_overrides\.silhouettes\.2: diameter and height must be positive "
+            r"numbers up to 5000 mm$",
+        ),
+    ],
+)
+def test_absurd_lengths_are_errors(changes, message):
+    with pytest.raises(ScenarioError, match=message):
+        parse(**changes)

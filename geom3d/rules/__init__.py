@@ -14,6 +14,7 @@ from importlib import resources
 import yaml
 
 from geom3d.errors import ScenarioError
+from geom3d.tolerances import MAX_BODY_MM
 
 __all__ = ["RULESETS", "Ruleset", "load_ruleset"]
 
@@ -97,9 +98,11 @@ def load_ruleset(name: str, overrides: dict | None = None, *, file: str | None =
             raise ScenarioError(
                 "expected {diameter: <mm>, height: <mm>} under an integer key", file=file, path=path
             ) from None
-        if not (d > 0 and h > 0) or d != d or h != h or d == float("inf") or h == float("inf"):
+        if not (0 < d <= MAX_BODY_MM and 0 < h <= MAX_BODY_MM):
             raise ScenarioError(
-                "diameter and height must be positive numbers", file=file, path=path
+                f"diameter and height must be positive numbers up to {MAX_BODY_MM:g} mm",
+                file=file,
+                path=path,
             )
         sil[num] = (d, h)
     try:

@@ -1,0 +1,128 @@
+"""Bad input never escapes as a traceback: mutated scenarios either load or raise one
+Geom3dError (which the CLI turns into exit 2 and one line)."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geom3d.errors import Geom3dError
+from geom3d.scenario import parse_scenario
+from geom3d.scene import Scene
+
+BASE = {
+    "format": "geom3d/1",
+    "units": "mm",
+    "ruleset": "infinity",
+    "table": {"size": [600, 600]},
+    "scenery": [
+        {"id": "wall", "box": {"size": [10, 100, 60]}, "position": [150, 0, 0], "rotation_deg": 15},
+    ],
+    "troopers": [
+        {"id": "a", "side": "blue", "position": [0, 0], "facing_deg": 0, "silhouette": 2},
+        {
+            "id": "b",
+            "side": "red",
+            "position": [300, 40],
+            "silhouette": {"diameter": 25, "height": 40},
+        },
+        {
+            "id": "c",
+            "side": "red",
+            "position": [200, 200, 0],
+            "state": ["prone"],
+            "route": [[200, 200], [250, 250]],
+        },
+    ],
+    "attacks": [
+        {
+            "id": "s1",
+            "attacker": "a",
+            "template": "small_teardrop",
+            "mode": "direct",
+            "main_target": "b",
+            "heading_deg": 10,
+        },
+        {
+            "id": "s2",
+            "attacker": "a",
+            "template": {"shape": "circle", "diameter": 50},
+            "mode": "impact",
+            "main_target": "b",
+        },
+    ],
+    "expect": {
+        "lof": [{"from": "a", "to": "b", "lof": True}],
+        "attacks": {"s1": {"outcome": "resolved"}},
+    },
+}
+
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=5),
+    st.lists(st.integers(-5, 5), max_size=4),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _paths(v, (*prefix, i))
+
+
+ALL_PATHS = [p for p in _paths(BASE) if p]
+
+
+def _set(obj, path, value, delete=False):
+    for key in path[:-1]:
+        obj = obj[key]
+    if delete:
+        del obj[path[-1]]
+    else:
+        obj[path[-1]] = value
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(ALL_PATHS), JUNK, st.booleans()),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_mutated_scenarios_load_or_raise_one_clear_error(mutations):
+    data = copy.deepcopy(BASE)
+    for path, value, delete in mutations:
+        try:
+            _set(data, path, value, delete)
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier mutation removed or replaced the parent
+    try:
+        scene = Scene(parse_scenario(data, file="fuzz.yaml"))
+    except Geom3dError as exc:
+        text = str(exc)
+        assert text.startswith("fuzz.yaml"), text
+        assert "\n" not in text and "Traceback" not in text
+        return
+    # whatever loads can be queried
+    for t in scene.troopers.values():
+        assert all(math.isfinite(v) for v in t.position)
+    scene.lof_matrix()
+    for a in scene.scenario.attacks:
+        scene.resolve_attack(a.id).to_dict()
