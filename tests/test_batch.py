@@ -561,3 +561,14 @@ def test_example_batch_passes(monkeypatch, fresh_mesh_cache):
     doors.append(recs["door_straight.yaml"]["timing"])
     assert [t["cache_hit"] for t in doors] == [False, True, True]
     assert [t["meshes_parsed"] for t in doors] == [1, 0, 0]
+
+
+def test_check_never_modifies_its_inputs(mixed, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(mixed.parent)
+    before = {p: p.read_bytes() for p in sorted(mixed.rglob("*")) if p.is_file()}
+    stamps = {p: p.stat().st_mtime_ns for p in before}
+    main(["check", "batch", "--workers", "1", "--json", str(tmp_path / "r.json")])
+    capsys.readouterr()
+    after = {p: p.read_bytes() for p in sorted(mixed.rglob("*")) if p.is_file()}
+    assert after == before  # no file added, removed or changed among the inputs
+    assert {p: p.stat().st_mtime_ns for p in before} == stamps
