@@ -13,10 +13,10 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, field_validator
 
 from .errors import ScenarioError, UnknownIdError
 from .rules import Ruleset, load_ruleset
@@ -45,6 +45,16 @@ class _Model(BaseModel):
 Num = float
 
 
+def _xy_or_xyz(v: list) -> list:
+    if len(v) not in (2, 3):
+        raise ValueError("expected [x, y] or [x, y, z]")
+    return v
+
+
+#: A point: ``[x, y]`` (dropped onto the surface / z = 0) or ``[x, y, z]``.
+Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
+
+
 class _Box(_Model):
     size: list[Num]
 
@@ -61,17 +71,10 @@ class _Scenery(_Model):
     box: _Box | None = None
     mesh: str | None = None
     mesh_units: Literal["mm", "cm", "m", "in"] | None = None
-    position: list[Num] = [0.0, 0.0, 0.0]
+    position: Point = [0.0, 0.0, 0.0]
     rotation_deg: Num = 0.0
     scale: Num = 1.0
     blocks_lof: bool = True
-
-    @field_validator("position")
-    @classmethod
-    def _pos(cls, v):
-        if len(v) not in (2, 3):
-            raise ValueError("expected [x, y] or [x, y, z]")
-        return v
 
     @field_validator("scale")
     @classmethod
@@ -109,20 +112,13 @@ class _Cyl(_Model):
 class _Trooper(_Model):
     id: str
     side: str
-    position: list[Num]
+    position: Point
     facing_deg: Num = 0.0
     silhouette: int | _Cyl = 2
     state: list[str] = []
     engaged_with: list[str] = []
-    route: list[list[Num]] | None = None
+    route: list[Point] | None = None
     unit: str | None = None
-
-    @field_validator("position")
-    @classmethod
-    def _pos(cls, v):
-        if len(v) not in (2, 3):
-            raise ValueError("expected [x, y] or [x, y, z]")
-        return v
 
     @field_validator("route")
     @classmethod
@@ -130,9 +126,6 @@ class _Trooper(_Model):
         if v is not None:
             if len(v) < 1:
                 raise ValueError("a route needs at least one position")
-            for p in v:
-                if len(p) not in (2, 3):
-                    raise ValueError("each route position is [x, y] or [x, y, z]")
         return v
 
 
@@ -144,7 +137,7 @@ class _Attack(_Model):
     main_target: str | None = None
     heading_deg: Num | Literal["auto"] | None = None
     contact_deg: Num | None = None
-    focus: list[Num] | None = None
+    focus: Point | None = None
     pitch_deg: Num = 0.0
     burst: int = 1
     speculative: bool = False
@@ -159,13 +152,6 @@ class _Attack(_Model):
     def _burst(cls, v):
         if v < 1:
             raise ValueError("must be at least 1")
-        return v
-
-    @field_validator("focus")
-    @classmethod
-    def _focus(cls, v):
-        if v is not None and len(v) not in (2, 3):
-            raise ValueError("expected [x, y] or [x, y, z]")
         return v
 
 
