@@ -20,6 +20,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -120,10 +121,12 @@ def naive_direction(scene: Scene, a, b, occ) -> int:
     return stats.rays
 
 
-def matrix(scene: Scene):
+def matrix(scene: Scene, threads: int | None = 1):
+    """Time of the all-pairs matrix from scratch (no cached visibility)."""
+    scene.__dict__.pop("_visibility_cache", None)
     stats = VisibilityStats()
     t0 = time.perf_counter()
-    res = scene.lof_matrix(stats=stats)
+    res = scene.lof_matrix(stats=stats, threads=threads)
     return time.perf_counter() - t0, stats, res
 
 
@@ -136,8 +139,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
-        import os
-
         os.environ["GEOM3D_CACHE_DIR"] = cache
         tmp = Path(tmp)
         t0 = time.perf_counter()
@@ -155,7 +156,9 @@ def main(argv=None) -> int:
         scene = make_scene(table, args.troopers)
         warm_s = time.perf_counter() - t0
 
-        m_s, stats, res = matrix(scene)
+        m_s, stats, res = matrix(scene, threads=1)
+        mt_s, _, res_t = matrix(scene, threads=None)
+        assert [r.to_dict() for r in res_t] == [r.to_dict() for r in res]
         n_pairs = len(res)
         raw_s = raw_embree_seconds(scene, stats.rays)
         n_lof = sum(r.lof for r in res)
@@ -181,8 +184,8 @@ def main(argv=None) -> int:
         print(f"  of which mesh {ls.mesh_seconds:.2f} s, BVH build {ls.bvh_seconds:.2f} s")
         print(f"mesh load, warm (.npz cache, fresh process state): {warm_s:.2f} s")
         print(
-            f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s "
-            f"({n_lof} LoF, {n_vis} visible)"
+            f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s on one thread, "
+            f"{mt_s:.3f} s on {min(4, os.cpu_count() or 1)} threads ({n_lof} LoF, {n_vis} visible)"
         )
         print(
             f"  segments cast by the engine: {stats.rays:,} "
@@ -192,7 +195,7 @@ def main(argv=None) -> int:
             f"  raw Embree, same number of segment queries: {raw_s:.3f} s "
             f"({stats.rays / raw_s / 1e6:.2f} M segments/s)"
         )
-        print(f"  engine / raw Embree: {m_s / raw_s:.2f}")
+        print(f"  engine (one thread) / raw Embree: {m_s / raw_s:.2f}")
         print(
             f"naive (every eye x every fine sample), {len(pick)} pairs extrapolated: "
             f"{naive_s:.1f} s, {naive_rays_total:,.0f} segments"
@@ -200,23 +203,25 @@ def main(argv=None) -> int:
         print(f"  speed-up over naive: {naive_s / m_s:.1f}x")
 
         if args.scaling:
-            print("\nscaling (matrix time after the BVH is built)")
+            print("\nscaling (matrix time after the BVH is built; one thread, then default)")
             for n in (50_000, 1_000_000, 5_000_000):
                 tb = write_table(n, tmp)
                 sc = make_scene(tb, 20)
                 t, st, r = matrix(sc)
+                tn, _, _ = matrix(sc, threads=None)
                 print(
-                    f"  {sc.scenery.n_triangles:>9,} triangles, 20 troopers: {t:6.3f} s  "
-                    f"({st.rays:,} segments, {len(r)} pairs)"
+                    f"  {sc.scenery.n_triangles:>9,} triangles, 20 troopers: {t:6.3f} s "
+                    f"(threads: {tn:6.3f} s)  ({st.rays:,} segments, {len(r)} pairs)"
                 )
                 clear_scene_cache()
                 clear_memory_cache()
             for k in (10, 20, 40):
                 sc = make_scene(table, k)
                 t, st, r = matrix(sc)
+                tn, _, _ = matrix(sc, threads=None)
                 print(
-                    f"  {sc.scenery.n_triangles:>9,} triangles, {k:2d} troopers: {t:6.3f} s  "
-                    f"({st.rays:,} segments, {len(r)} pairs)"
+                    f"  {sc.scenery.n_triangles:>9,} triangles, {k:2d} troopers: {t:6.3f} s "
+                    f"(threads: {tn:6.3f} s)  ({st.rays:,} segments, {len(r)} pairs)"
                 )
     return 0
 

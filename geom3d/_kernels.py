@@ -82,7 +82,7 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     return t0, t1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
     """Rays from eye points through apparent-view samples to the target cylinder.
 
@@ -174,7 +174,7 @@ def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
     return points, status, scenery[:n], start[:n], unit[:n], dist[:n]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def view_frames(eyes, c, rim):
     """Apparent-view frames of eye points looking at a target centre, and its extent.
 
@@ -236,7 +236,7 @@ def view_frames(eyes, c, rim):
     return u, v, w, ext
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def prepare_segments(origins, ends, offset, ray_eps):
     """Embree inputs for segments ``origins[i] -> ends[i]``, compacted.
 

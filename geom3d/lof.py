@@ -17,7 +17,9 @@ markers and troopers moving along a route.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -320,19 +322,56 @@ def lof_matrix(
     *,
     stats: VisibilityStats | None = None,
     progress: Callable[[int, int], None] | None = None,
+    threads: int | None = None,
 ) -> list[LofResult]:
     """Line of Fire for ``pairs`` (default: all ordered pairs, in file order).
 
-    Visibility is computed once per unordered pair. ``progress(done, total)`` is called
-    after each pair.
+    Visibility is computed once per unordered pair, on ``threads`` threads (default: the
+    CPU count, at most 4; Embree and the compiled kernels release the GIL). Results do
+    not depend on the thread count. ``progress(done, total)`` counts ordered pairs.
     """
     ids = list(scene.troopers)
     if pairs is None:
         pairs = [(x, y) for x in ids for y in ids if x != y]
     pairs = list(pairs)
+    for x, y in pairs:
+        scene.trooper(x), scene.trooper(y)
+    cache = scene.__dict__.setdefault("_visibility_cache", {})
+    uses: dict[tuple[str, str], int] = {}
+    for x, y in pairs:
+        if x != y and scene.troopers[x].route is None and scene.troopers[y].route is None:
+            key = tuple(sorted((x, y)))
+            uses[key] = uses.get(key, 0) + 1
+    todo = [key for key in uses if key not in cache]
+    threads = min(4, os.cpu_count() or 1) if threads is None else max(1, int(threads))
+    done = 0
+    total = len(pairs)
+    if threads > 1 and len(todo) > 1:  # the bulk of the work: visibility, in parallel
+        parts = [VisibilityStats() for _ in todo]
+
+        def work(i: int):
+            a, b = (scene.troopers[k] for k in todo[i])
+            return pair_visibility(scene, a, b, stats=parts[i])
+
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = {pool.submit(work, i): i for i in range(len(todo))}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                cache[todo[i]] = fut.result()
+                done += uses[todo[i]]
+                if progress is not None:
+                    progress(done, total)
+        if stats is not None:
+            for part in parts:
+                stats.rays += part.rays
+                stats.eyes += part.eyes
+                stats.eyes_refined += part.eyes_refined
+    precomputed = set(todo) if threads > 1 and len(todo) > 1 else set()
     out = []
-    for k, (x, y) in enumerate(pairs):
+    for x, y in pairs:
         out.append(line_of_fire(scene, x, y, stats=stats))
-        if progress is not None:
-            progress(k + 1, len(pairs))
+        if tuple(sorted((x, y))) not in precomputed:
+            done += 1
+            if progress is not None:
+                progress(done, total)
     return out

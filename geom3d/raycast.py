@@ -10,6 +10,8 @@ before they are handed over, so a 1.2 m table keeps about 1e-4 mm resolution.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from embreex import rtcore_scene
 from embreex.mesh_construction import TriangleMesh
@@ -42,6 +44,7 @@ class RayEngine:
         f = as_faces(faces, "faces", len(v))
         self.n_triangles = len(f)
         self.rays_cast = 0
+        self._count_lock = threading.Lock()  # queries may come from several threads
         if len(v):
             lo, hi = v.min(axis=0), v.max(axis=0)
             self._offset = 0.5 * (lo + hi)
@@ -83,7 +86,8 @@ class RayEngine:
         """
         if self._scene is None or len(start) == 0:
             return np.zeros(len(start), dtype=bool)
-        self.rays_cast += len(start)
+        with self._count_lock:
+            self.rays_cast += len(start)
         res = self._scene.run(start, unit, dists=dist, query="OCCLUDED")
         return np.asarray(res) >= 0
 
@@ -139,7 +143,8 @@ class RayEngine:
         tri = np.full(n, -1, dtype=np.int64)
         if self._scene is None or not len(idx):
             return dist, tri
-        self.rays_cast += len(idx)
+        with self._count_lock:
+            self.rays_cast += len(idx)
         res = self._scene.run(start, unit, dists=dist_in, output=True)
         prim = np.asarray(res["primID"], dtype=np.int64)
         t = np.asarray(res["tfar"], dtype=np.float64)

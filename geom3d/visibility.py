@@ -351,16 +351,22 @@ class ApparentView:
         return pts, hit
 
 
+_UNIT_RIM = np.column_stack(
+    [
+        np.cos(np.linspace(0, 2 * np.pi, RIM_POINTS, endpoint=False)),
+        np.sin(np.linspace(0, 2 * np.pi, RIM_POINTS, endpoint=False)),
+    ]
+)
+
+
 def _rim(t: Cylinder) -> np.ndarray:
     """(2 * RIM_POINTS, 3) float, mm: points on the top and bottom rims of ``t``."""
-    ang = np.linspace(0, 2 * np.pi, RIM_POINTS, endpoint=False)
-    xy = np.column_stack([np.cos(ang), np.sin(ang)]) * t.radius + t.base_array[:2]
-    return np.concatenate(
-        [
-            np.column_stack([xy, np.full(len(xy), t.base[2])]),
-            np.column_stack([xy, np.full(len(xy), t.top_z)]),
-        ]
-    )
+    rim = np.empty((2 * RIM_POINTS, 3))
+    rim[:RIM_POINTS, :2] = _UNIT_RIM * t.radius + t.base[:2]
+    rim[RIM_POINTS:, :2] = rim[:RIM_POINTS, :2]
+    rim[:RIM_POINTS, 2] = t.base[2]
+    rim[RIM_POINTS:, 2] = t.top_z
+    return rim
 
 
 def _lattice(lo: float, hi: float, step: float) -> np.ndarray:

@@ -316,3 +316,26 @@ def test_hole_at_the_threshold(size, expected):
         assert w.visible_area_mm2 <= (size[0] * 1.05 + 2) * (size[1] * 1.05 + 2)
     # T, right behind the hole, sees A through it whatever its size: LoF both ways
     assert lof(scene, "a", "t").lof and lof(scene, "t", "a").lof
+
+
+def test_matrix_is_the_same_on_one_thread_and_several():
+    troopers = [
+        trooper(
+            f"t{i}",
+            [60 * (i % 4), 90 * (i // 4)],
+            side="blue" if i % 2 else "red",
+            facing_deg=37 * i,
+        )
+        for i in range(8)
+    ]
+    scenery = [box("w1", [10, 120, 50], [90, 60], 20), box("w2", [80, 10, 30], [120, 150])]
+    seen = []
+    for threads in (1, 2, 3):
+        calls = []
+        scene = make_scene(troopers, scenery)
+        res = scene.lof_matrix(threads=threads, progress=lambda d, t: calls.append((d, t)))
+        seen.append([r.to_dict() for r in res])
+        assert calls[-1] == (56, 56)  # progress ends at the total
+        assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert seen[0] == seen[1] == seen[2]
+    assert any(p["lof"] for p in seen[0]) and not all(p["lof"] for p in seen[0])
