@@ -333,7 +333,7 @@ def test_matrix_is_the_same_on_one_thread_and_several():
     for threads in (1, 2, 3):
         calls = []
         scene = make_scene(troopers, scenery)
-        res = scene.lof_matrix(threads=threads, progress=lambda d, t: calls.append((d, t)))
+        res = scene.lof_matrix(threads=threads, progress=lambda d, t, c=calls: c.append((d, t)))
         seen.append([r.to_dict() for r in res])
         assert calls[-1] == (56, 56)  # progress ends at the total
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
