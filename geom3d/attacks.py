@@ -62,6 +62,7 @@ __all__ = [
     "AttackResult",
     "PlacementResult",
     "PlacementSpec",
+    "invalid_placement",
     "placement_specs",
     "resolve_attack",
 ]
@@ -306,6 +307,31 @@ class PlacementResult:
         if self.hits is not None:
             d["hits"] = self.hits
         return d
+
+
+def invalid_placement(
+    spec: PlacementSpec,
+    reason: str,
+    volume=None,
+    heading: float | None = None,
+    contact: float | None = None,
+    *,
+    pitch_deg: float | None = None,
+) -> PlacementResult:
+    """A placement that breaks a rule (``outcome = "invalid"``) and affects nobody.
+
+    ``pitch_deg`` defaults to the placement's own (40k passes 0: its templates are flat).
+    """
+    return PlacementResult(
+        index=spec.index,
+        volume=volume,
+        heading_deg=heading,
+        contact_deg=contact,
+        pitch_deg=spec.pitch_deg if pitch_deg is None else pitch_deg,
+        outcome="invalid",
+        reason=reason,
+        main_target=spec.main_target,
+    )
 
 
 @dataclass

@@ -499,27 +499,19 @@ def _check_scenario(path: str, display: str) -> dict:
     from .scene import Scene
 
     t_start = time.perf_counter()
+    t_parsed = None
     try:
         scenario = load_scenario(path)
-    except Geom3dError as exc:
-        return error_record(
-            display,
-            _relabel(str(exc), path, display),
-            timing=_timing(
-                parse_seconds=time.perf_counter() - t_start,
-                total_seconds=time.perf_counter() - t_start,
-            ),
-        )
-    t_parsed = time.perf_counter()
-    try:
+        t_parsed = time.perf_counter()
         scene = Scene(scenario)
     except Geom3dError as exc:
+        now = time.perf_counter()
         return error_record(
             display,
             _relabel(str(exc), path, display),
             timing=_timing(
-                parse_seconds=t_parsed - t_start,
-                total_seconds=time.perf_counter() - t_start,
+                parse_seconds=(t_parsed or now) - t_start,
+                total_seconds=now - t_start,
             ),
         )
     t_built = time.perf_counter()

@@ -41,6 +41,7 @@ from .tolerances import (
 __all__ = [
     "SolverResult",
     "base_edge_point",
+    "default_heading",
     "direct_teardrop_volume",
     "heading_towards",
     "max_contact_offset_deg",
@@ -61,6 +62,16 @@ def heading_towards(a_xy, b_xy) -> float:
     if math.hypot(dx, dy) <= 1e-12:
         return 0.0
     return math.degrees(math.atan2(dy, dx)) % 360.0
+
+
+def default_heading(contact_deg: float | None, origin_xy, target_xy) -> float | None:
+    """Heading of a teardrop placed without one: along ``contact_deg`` when given, else
+    from ``origin_xy`` towards ``target_xy`` (the main target), else None (no heading)."""
+    if contact_deg is not None:
+        return float(contact_deg)
+    if target_xy is not None:
+        return heading_towards(origin_xy, target_xy)
+    return None
 
 
 def base_edge_point(center_xy, radius: float, angle_deg: float) -> np.ndarray:

@@ -99,11 +99,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.attacks import PlacementResult, PlacementSpec, combine
+from geom3d.attacks import PlacementResult, PlacementSpec, combine, invalid_placement
 from geom3d.bodies import Cylinder, ray_cylinder_entry
 from geom3d.placement import (
+    default_heading,
     direct_teardrop_volume,
-    heading_towards,
     passes_through,
     touches_within,
 )
@@ -504,19 +504,6 @@ def engaged_groups(scene) -> dict[str, tuple[str, ...]]:
 # --------------------------------------------------------------------------------------
 
 
-def _invalid(spec: PlacementSpec, reason: str, volume=None, heading=None, contact=None):
-    return PlacementResult(
-        index=spec.index,
-        volume=volume,
-        heading_deg=heading,
-        contact_deg=contact,
-        pitch_deg=spec.pitch_deg,
-        outcome="invalid",
-        reason=reason,
-        main_target=spec.main_target,
-    )
-
-
 def _focus_point(scene, focus, default_z: float | None) -> tuple[float, float, float]:
     if len(focus) == 3:
         return _t3(focus)
@@ -542,18 +529,16 @@ def _place(scene, attack, shape, attacker, spec: PlacementSpec):
             h = heading if heading is not None else 0.0
             return TemplateVolume(shape, focus, h, pitch), h, None
         if heading is None:
-            if contact is not None:
-                heading = contact
-            elif main is not None and main.id != attacker.id:
-                heading = heading_towards(attacker.position, main.position)
-            else:
-                return _invalid(spec, "no_heading")
+            towards = main.position if main is not None and main.id != attacker.id else None
+            heading = default_heading(contact, attacker.position, towards)
+            if heading is None:
+                return invalid_placement(spec, "no_heading")
         if spec.focus is not None:
             vol = TemplateVolume(
                 shape, _focus_point(scene, spec.focus, attacker.position[2]), heading, pitch
             )
             if not touches_within(vol, attacker.cylinder, PLACEMENT_TOL_MM):
-                return _invalid(spec, "not_touching_attacker", vol, heading, contact)
+                return invalid_placement(spec, "not_touching_attacker", vol, heading, contact)
         else:
             if contact is None:
                 contact = heading
@@ -561,32 +546,30 @@ def _place(scene, attack, shape, attacker, spec: PlacementSpec):
                 shape, attacker.position, attacker.radius, heading, contact, pitch
             )
         if passes_through(vol, attacker.cylinder):
-            return _invalid(spec, "through_attacker", vol, heading, contact)
+            return invalid_placement(spec, "through_attacker", vol, heading, contact)
         return vol, heading, contact
     if mode == "impact":
         if not is_circle:
-            return _invalid(spec, "impact_not_circular")
+            return invalid_placement(spec, "impact_not_circular")
         if spec.focus is not None:
             focus = _focus_point(scene, spec.focus, None)
         elif main is not None:
             focus = main.position
         else:
-            return _invalid(spec, "no_main_target")
+            return invalid_placement(spec, "no_main_target")
         h = heading if heading is not None else 0.0
         return TemplateVolume(shape, focus, h, pitch), h, None
     # deployable
     if spec.focus is None:
-        return _invalid(spec, "no_focus")
+        return invalid_placement(spec, "no_focus")
     focus = _focus_point(scene, spec.focus, None)
     if heading is None:
         if is_circle:
             heading = 0.0
-        elif contact is not None:
-            heading = contact
-        elif main is not None:
-            heading = heading_towards(focus, main.position)
         else:
-            return _invalid(spec, "no_heading")
+            heading = default_heading(contact, focus, None if main is None else main.position)
+            if heading is None:
+                return invalid_placement(spec, "no_heading")
     return TemplateVolume(shape, focus, heading, pitch), heading, None
 
 

@@ -43,8 +43,8 @@ import math
 
 import numpy as np
 
-from geom3d.attacks import PlacementResult, PlacementSpec, combine
-from geom3d.placement import base_edge_point, heading_towards, solve_heading
+from geom3d.attacks import PlacementResult, PlacementSpec, combine, invalid_placement
+from geom3d.placement import base_edge_point, default_heading, solve_heading
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
 from geom3d.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM
 
@@ -98,19 +98,6 @@ def _discs(scene, ids) -> np.ndarray:
     ).reshape(-1, 3)  # fmt: skip
 
 
-def _invalid(spec, reason, volume=None, heading=None, contact=None):
-    return PlacementResult(
-        index=spec.index,
-        volume=volume,
-        heading_deg=heading,
-        contact_deg=contact,
-        pitch_deg=0.0,
-        outcome="invalid",
-        reason=reason,
-        main_target=spec.main_target,
-    )
-
-
 def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_log):
     main = scene.troopers.get(spec.main_target) if spec.main_target else None
     targets = target_set(scene, attack, spec.main_target)
@@ -124,7 +111,7 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         elif main is not None:
             fxy, fz = main.position[:2], main.position[2]
         else:
-            return _invalid(spec, "no_main_target")
+            return invalid_placement(spec, "no_main_target", pitch_deg=0.0)
         heading = float(spec.heading_deg) if isinstance(spec.heading_deg, float | int) else 0.0
         focus = (float(fxy[0]), float(fxy[1]), float(fz))
         friends = [*friends, firer.id]  # a blast over the firer touches a friendly model
@@ -150,15 +137,13 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
                 }
             )
             if not sol.found:
-                return _invalid(spec, "no_valid_placement")
+                return invalid_placement(spec, "no_valid_placement", pitch_deg=0.0)
             heading, contact = sol.heading_deg, sol.contact_deg
         elif heading is None:
-            if contact is not None:
-                heading = contact
-            elif main is not None and main.id != firer.id:
-                heading = heading_towards(firer.position, main.position)
-            else:
-                return _invalid(spec, "no_heading")
+            towards = main.position if main is not None and main.id != firer.id else None
+            heading = default_heading(contact, firer.position, towards)
+            if heading is None:
+                return invalid_placement(spec, "no_heading", pitch_deg=0.0)
         heading = float(heading)
         if spec.focus is not None:
             fxy = spec.focus[:2]
@@ -173,9 +158,13 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
             footprint_signed_distance(shape, focus[:2], heading, [firer.position[:2]])[0]
         )
         if spec.focus is not None and sd_firer > firer.radius + PLACEMENT_TOL_MM:
-            return _invalid(spec, "not_touching_attacker", volume, heading, contact)
+            return invalid_placement(
+                spec, "not_touching_attacker", volume, heading, contact, pitch_deg=0.0
+            )
         if sd_firer < firer.radius - CONTACT_EPS_MM:
-            return _invalid(spec, "through_attacker", volume, heading, contact)
+            return invalid_placement(
+                spec, "through_attacker", volume, heading, contact, pitch_deg=0.0
+            )
     others = [t.id for t in scene.troopers.values() if t.id != firer.id]
     under = set()
     if others:
