@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._kernels import STATUS_CLEAR, STATUS_MISS, cast_view_rays, view_frames
-from .bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
+from .bodies import Cylinder, ray_cylinder_entry
 from .raycast import RayEngine
 from .tolerances import (
     APPARENT_CAP,
@@ -63,7 +63,6 @@ __all__ = [
     "eye_points",
     "find_patch",
     "full_windows",
-    "segments_clear",
     "two_adic",
 ]
 
@@ -228,30 +227,6 @@ def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[
         if np.all(cb[0] <= hi) and np.all(cb[1] >= lo):
             out.append(c)
     return out
-
-
-def segments_clear(
-    engine: RayEngine, occluders: list[Cylinder], origins: np.ndarray, ends: np.ndarray
-) -> np.ndarray:
-    """Which segments are clear of blocking scenery and of the occluding cylinders.
-
-    Parameters
-    ----------
-    engine : RayEngine
-    occluders : list of Cylinder
-    origins, ends : (k, 3) float, mm
-
-    Returns
-    -------
-    (k,) bool
-    """
-    blocked = np.zeros(len(origins), dtype=bool)
-    for c in occluders:
-        blocked |= segments_hit_cylinder(origins, ends, c)
-    todo = ~blocked
-    if todo.any():
-        blocked[todo] = engine.occluded(origins[todo], ends[todo])
-    return ~blocked
 
 
 class ApparentView:
