@@ -65,8 +65,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cli import UsageError, atomic_write, dumps_json
-from .errors import Geom3dError
+from .errors import Geom3dError, UsageError
+from .output import atomic_write, dumps_json
 from .tolerances import CHECK_NUMBER_TOL
 
 __all__ = [

@@ -7,22 +7,16 @@ or usage - one line on stderr naming the file, the field path and the problem.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from .errors import Geom3dError
+from .errors import Geom3dError, UsageError
+from .output import atomic_write, dumps_json
 
-__all__ = ["atomic_write", "bundled_meshes_dir", "demo_scenario_path", "dumps_json", "main"]
+__all__ = ["bundled_meshes_dir", "demo_scenario_path", "main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-
-
-class UsageError(Geom3dError, ValueError):
-    """Bad command-line usage (exit 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,29 +36,6 @@ def bundled_meshes_dir() -> Path:
 def demo_scenario_path() -> Path:
     """The bundled demo table scenario."""
     return bundled_meshes_dir() / "demo" / "table.yaml"
-
-
-def dumps_json(obj) -> str:
-    """Deterministic JSON: same input, byte-identical output."""
-    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def atomic_write(path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and a rename (never half-written)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give it a normal file's mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _show_progress(args) -> bool:

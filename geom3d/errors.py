@@ -16,10 +16,10 @@ __all__ = [
     "Geom3dError",
     "InputError",
     "MeshError",
-    "PlacementError",
     "ScenarioError",
     "ShapeError",
     "UnknownIdError",
+    "UsageError",
 ]
 
 
@@ -74,5 +74,5 @@ class MeshError(ScenarioError):
     """A mesh file is missing, unreadable or has no usable triangles."""
 
 
-class PlacementError(Geom3dError, ValueError):
-    """A template placement breaks a rule (e.g. passes through the attacker)."""
+class UsageError(Geom3dError, ValueError):
+    """A command-line usage problem (bad option value, unwritable output): exit code 2."""

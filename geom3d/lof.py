@@ -157,7 +157,7 @@ def _occluders(scene: Scene, exclude: Iterable[str]) -> list:
     return [
         t.cylinder
         for t in scene.troopers.values()
-        if t.id not in ex and not t.is_marker and not t.is_moving
+        if t.id not in ex and t.blocks_lof
     ]
 
 

@@ -96,6 +96,14 @@ class Trooper:
         return self.route is not None
 
     @property
+    def blocks_lof(self) -> bool:
+        """Does this trooper's volume obstruct other troopers' Line of Fire?
+
+        Markers and troopers moving along a route do not (SPEC 2.1, 3.5).
+        """
+        return not (self.is_marker or self.is_moving)
+
+    @property
     def facing_vector(self) -> np.ndarray:
         """(2,) float: unit vector of the facing in the xy plane."""
         a = math.radians(self.facing_deg)

@@ -13,7 +13,7 @@ from conftest import box, make_scene, trooper
 
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayEngine
-from geom3d.rules.infinity import FocusStats, blast_focus_lof, focus_eyes
+from geom3d.blastfocus import FocusStats, blast_focus_lof, focus_eyes
 from geom3d.scene import box_mesh
 from geom3d.templates import CircleShape, TeardropShape, TemplateVolume
 from geom3d.tolerances import EYE_SPACING_MM, STAND_INSET_MM

@@ -636,7 +636,7 @@ def render(
     finally:
         pl.close()
     if path is not None:
-        from geom3d.cli import atomic_write
+        from geom3d.output import atomic_write
 
         if ext == ".png":
             data = _png_bytes(image, dpi)
