@@ -8,7 +8,7 @@ import importlib.util
 import pkgutil
 
 import pytest
-from conftest import REPO
+from support import REPO
 
 import geom3d
 from geom3d import errors

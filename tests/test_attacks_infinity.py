@@ -14,9 +14,9 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import REPO, box, make_scene, trooper
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import REPO, box, make_scene, trooper
 
 from geom3d import load_scene
 from geom3d.attacks import OUTCOMES, REASONS, resolve_attack

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import REPO, box, make_scene
+from support import REPO, box, make_scene
 
 from geom3d import load_scene
 from geom3d.placement import max_contact_offset_deg, solve_heading

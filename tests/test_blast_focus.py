@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import box, make_scene, trooper
+from support import box, make_scene, trooper
 
+from geom3d.blastfocus import FocusStats, blast_focus_lof, focus_eyes
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayEngine
-from geom3d.blastfocus import FocusStats, blast_focus_lof, focus_eyes
 from geom3d.scene import box_mesh
 from geom3d.templates import CircleShape, TeardropShape, TemplateVolume
 from geom3d.tolerances import EYE_SPACING_MM, STAND_INSET_MM

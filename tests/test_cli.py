@@ -8,7 +8,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import REPO
+from support import REPO
 
 from geom3d.cli import main
 

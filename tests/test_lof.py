@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import box, make_scene, real_meshes_dir, trooper
+from support import box, make_scene, real_meshes_dir, trooper
 
 from geom3d.lof import in_front_arc, pair_visibility
 from geom3d.tolerances import STAND_INSET_MM, SURFACE_INSET_MM

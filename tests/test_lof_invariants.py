@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from conftest import make_scene
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import make_scene
 
 SETTINGS = settings(
     max_examples=20,

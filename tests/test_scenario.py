@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import REPO, box, make_scene, trooper
+from support import REPO, box, make_scene, trooper
 
 from geom3d.errors import Geom3dError, ScenarioError, UnknownIdError
 from geom3d.rules import load_ruleset

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import box, make_scene, real_meshes_dir, trooper
+from support import box, make_scene, real_meshes_dir, trooper
 
 
 def test_drop_onto_a_rooftop_and_the_table():

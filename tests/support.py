@@ -1,0 +1,53 @@
+"""Test helpers shared by every test package: scenes built in code from plain dicts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from geom3d.scenario import parse_scenario
+from geom3d.scene import Scene
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def real_meshes_dir() -> Path | None:
+    """``../shared/real-meshes`` (or $GEOM3D_REAL_MESHES), None when absent."""
+    env = os.environ.get("GEOM3D_REAL_MESHES")
+    cand = Path(env) if env else REPO.parent / "shared" / "real-meshes"
+    return cand if cand.is_dir() else None
+
+
+def make_scene(troopers, scenery=(), *, units="mm", ruleset="infinity", base_dir=None, **extra):
+    """Build a Scene from trooper and scenery dicts (SPEC section 5 keys)."""
+    data = {
+        "format": "geom3d/1",
+        "units": units,
+        "ruleset": ruleset,
+        "scenery": list(scenery),
+        "troopers": list(troopers),
+        **extra,
+    }
+    return Scene(parse_scenario(data, file="test.yaml", base_dir=base_dir))
+
+
+def box(id_, size, position, rotation_deg=0.0, **kw):
+    """A box scenery entry: local origin at the centre of its bottom face."""
+    return {
+        "id": id_,
+        "box": {"size": list(size)},
+        "position": list(position),
+        "rotation_deg": rotation_deg,
+        **kw,
+    }
+
+
+def trooper(id_, position, *, side="blue", facing_deg=0.0, silhouette=2, **kw):
+    return {
+        "id": id_,
+        "side": side,
+        "position": list(position),
+        "facing_deg": facing_deg,
+        "silhouette": silhouette,
+        **kw,
+    }
