@@ -43,8 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_lof import write_table  # the same synthetic table as the LoF benchmark
 
 from geom3d import terrain
+from geom3d.api import build_scene
 from geom3d.attacks import placement_specs
-from geom3d.rules import infinity
+from geom3d.blastfocus import FocusStats
+from geom3d.rules.infinity import area_status, place
 from geom3d.scenario import parse_scenario
 from geom3d.scene import Scene
 from geom3d.templates import shape_from_spec
@@ -202,10 +204,10 @@ def area_only(scene: Scene, stats) -> tuple[float, int, int, list[float]]:
         attacker = scene.trooper(a.attacker)
         for spec in placement_specs(scene, a):
             t1 = time.perf_counter()
-            placed = infinity._place(scene, a, shape, attacker, spec)
+            placed = place(scene, a, shape, attacker, spec)
             n += 1
             if isinstance(placed, tuple):
-                status = infinity._area(scene, a, attacker, placed[0], stats)
+                status = area_status(scene, a, attacker, placed[0], stats)
                 affected += sum(1 for v in status.values() if v[0] == "in")
             each.append(time.perf_counter() - t1)
     return time.perf_counter() - t0, n, affected, each
@@ -227,11 +229,11 @@ def main(argv=None) -> int:
         gen_s = time.perf_counter() - t0
         data = scenario(table, args.shooters)
         t0 = time.perf_counter()
-        scene = Scene(parse_scenario(data, file="bench.yaml", base_dir=tmp))
+        scene = build_scene(parse_scenario(data, file="bench.yaml", base_dir=tmp))
         build_s = time.perf_counter() - t0
         ls = scene.load_stats
 
-        stats = infinity.FocusStats()
+        stats = FocusStats()
         area_s, n_place, n_aff, each = area_only(scene, stats)
         raw_s = raw_embree_seconds(scene, max(1, stats.rays))
 

@@ -102,7 +102,7 @@ def make_scenarios(folder: Path, table: str, n: int, k: int, seed: int) -> list[
 
 
 def _fresh_caches(root: Path, label: str) -> None:
-    from geom3d import meshio
+    from geom3d import mesh as meshio
     from geom3d.scene import clear_scene_cache
 
     os.environ["GEOM3D_CACHE_DIR"] = str(root / f"cache-{label}")
@@ -111,7 +111,7 @@ def _fresh_caches(root: Path, label: str) -> None:
 
 
 def run_mode(label: str, files, root: Path, **kw) -> dict:
-    from geom3d.batch import run_batch
+    from geom3d.check import run_batch
 
     _fresh_caches(root, label)
     t0 = time.perf_counter()

@@ -31,18 +31,19 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from geom3d import terrain
-from geom3d.meshio import clear_memory_cache
+from geom3d.api import build_scene
+from geom3d.mesh import clear_memory_cache
 from geom3d.scenario import parse_scenario
 from geom3d.scene import Scene, clear_scene_cache
+from geom3d.tolerances import SAMPLE_MM
 from geom3d.visibility import (
-    SAMPLE_MM,
     ApparentView,
+    ClearToTarget,
     VisibilityStats,
-    _cast,
-    _cylinder_array,
-    _lattice,
     cull_occluders,
+    cylinder_array,
     eye_points,
+    lattice,
 )
 
 SILHOUETTES = [1, 2, 2, 2, 3, 4, 5, 2, 1, 6]
@@ -74,7 +75,7 @@ def make_scene(table: Path, n_troopers: int, seed: int = 0) -> Scene:
         "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm"},
         "troopers": troopers,
     }
-    return Scene(parse_scenario(data, file="bench.yaml", base_dir=table.parent))
+    return build_scene(parse_scenario(data, file="bench.yaml", base_dir=table.parent))
 
 
 def raw_embree_seconds(scene: Scene, n: int, seed: int = 1) -> float:
@@ -100,30 +101,24 @@ def raw_embree_seconds(scene: Scene, n: int, seed: int = 1) -> float:
 def naive_direction(scene: Scene, a, b, occ) -> int:
     """Every eye point x every fine sample, no pruning, no early exit; returns rays."""
     stats = VisibilityStats()
-    occ = _cylinder_array(cull_occluders(a.cylinder, b.cylinder, occ))
+    cast = ClearToTarget(
+        scene.engine, cylinder_array(cull_occluders(a.cylinder, b.cylinder, occ)), stats
+    )
     eyes = eye_points(a.cylinder, b.cylinder)
     for k in range(0, len(eyes), 16):
         view = ApparentView(eyes[k : k + 16], b.cylinder)
         s0, s1, t0, t1 = view.extent()
-        fa, fb = _lattice(s0, s1, SAMPLE_MM), _lattice(t0, t1, SAMPLE_MM)
+        fa, fb = lattice(s0, s1, SAMPLE_MM), lattice(t0, t1, SAMPLE_MM)
         A, B = np.meshgrid(fa, fb, indexing="ij")
         n_e = len(view.eyes)
         idx = np.repeat(np.arange(n_e), A.size)
-        _cast(
-            view,
-            scene.engine,
-            occ,
-            idx,
-            np.tile(A.ravel(), n_e) * SAMPLE_MM,
-            np.tile(B.ravel(), n_e) * SAMPLE_MM,
-            stats,
-        )
+        cast(view, idx, np.tile(A.ravel(), n_e) * SAMPLE_MM, np.tile(B.ravel(), n_e) * SAMPLE_MM)
     return stats.rays
 
 
 def matrix(scene: Scene, threads: int | None = 1):
     """Time of the all-pairs matrix from scratch (no cached visibility)."""
-    scene.__dict__.pop("_visibility_cache", None)
+    scene.visibility_cache.clear()
     stats = VisibilityStats()
     t0 = time.perf_counter()
     res = scene.lof_matrix(stats=stats, threads=threads)

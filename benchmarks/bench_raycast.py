@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from geom3d import terrain
-from geom3d.meshio import clear_memory_cache, load_mesh
+from geom3d.mesh import clear_memory_cache, load_mesh
 from geom3d.raycast import RayEngine
 
 

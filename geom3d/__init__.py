@@ -11,6 +11,7 @@ a template hits. Lengths are millimetres, angles degrees, z is up.
 
 from __future__ import annotations
 
+from .api import build_scene, load_scene
 from .bodies import Cylinder
 from .errors import (
     Geom3dError,
@@ -21,8 +22,10 @@ from .errors import (
     UnknownIdError,
 )
 from .lof import LofResult, line_of_fire, lof_matrix
+from .ruleset import LofPolicy, Ruleset
 from .scenario import Scenario, load_scenario, parse_scenario
-from .scene import Scene, Trooper, build_scene, load_scene
+from .scene import Scene
+from .trooper import Trooper
 
 __version__ = "0.1.0"
 
@@ -30,8 +33,10 @@ __all__ = [
     "Cylinder",
     "Geom3dError",
     "InputError",
+    "LofPolicy",
     "LofResult",
     "MeshError",
+    "Ruleset",
     "Scenario",
     "ScenarioError",
     "Scene",

@@ -1,8 +1,9 @@
 """Compiled (numba) kernels for the visibility hot path.
 
 One fused loop per batch of rays replaces a few dozen numpy passes: the apparent-view
-sample point, the first point of the target's cylinder on the ray, the exact test against
-every occluding cylinder, and the float32 arrays Embree takes. The numpy versions in
+sample point, the first point of the target's cylinder on the ray and the exact test against
+every occluding cylinder; and the float32 arrays the Embree backend takes
+(:func:`prepare_segments`). The numpy versions in
 :mod:`geom3d.bodies` are the reference; tests check that both agree.
 
 Kernels are compiled on first use and cached on disk (``cache=True``), so only the first
@@ -20,7 +21,6 @@ from .tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
 
 __all__ = [
     "STATUS_BLOCKED",
-    "STATUS_CLEAR",
     "STATUS_MISS",
     "STATUS_SCENERY",
     "cast_view_rays",
@@ -33,10 +33,8 @@ __all__ = [
 STATUS_MISS = 0
 #: The segment passes through an occluding trooper.
 STATUS_BLOCKED = 1
-#: The segment must still be tested against the scenery (Embree).
+#: The segment must still be tested against the scenery (the ray engine).
 STATUS_SCENERY = 2
-#: The segment is too short to hit anything: clear.
-STATUS_CLEAR = 3
 
 
 @njit(cache=True, inline="always")
@@ -83,7 +81,7 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
 
 
 @njit(cache=True, nogil=True)
-def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
+def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ):
     """Rays from eye points through apparent-view samples to the target cylinder.
 
     Parameters
@@ -100,32 +98,26 @@ def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
         Target cylinder ``(bx, by, bz, radius, height)``, mm.
     occ : (M, 5) float64
         Occluding cylinders, same layout.
-    offset : (3,) float64, mm
-        Subtracted from origins for Embree (see ``RayEngine.offset``).
-    ray_eps : float, mm
-        Length skipped at both ends of each segment.
 
     Returns
     -------
     points : (K, 3) float64, mm
         First point of the target on each ray (undefined on a miss).
     status : (K,) int8
-        ``STATUS_*`` of each ray.
+        ``STATUS_*`` of each ray (``STATUS_MISS`` is 0).
     scenery : (n,) int64
-        Indices of the rays with ``STATUS_SCENERY``, in order; the arrays below hold
-        their Embree inputs, compacted.
-    start, unit : (n, 3) float32
-        Embree origin (offset, advanced by ``ray_eps``) and unit direction.
-    dist : (n,) float32
-        Embree segment length.
+        Indices of the rays with ``STATUS_SCENERY``, in order: their segments are still
+        to be tested against the scenery.
+    origins, ends : (n, 3) float64, mm
+        Those segments, compacted: ``eyes[eye_idx[k]] -> points[k]`` for ``k`` in
+        ``scenery``.
     """
     k_n = eye_idx.shape[0]
     points = np.empty((k_n, 3))
     status = np.empty(k_n, dtype=np.int8)
     scenery = np.empty(k_n, dtype=np.int64)
-    start = np.empty((k_n, 3), dtype=np.float32)
-    unit = np.empty((k_n, 3), dtype=np.float32)
-    dist = np.empty(k_n, dtype=np.float32)
+    origins = np.empty((k_n, 3))
+    ends = np.empty((k_n, 3))
     n = 0
     bx, by, bz, r, h = target[0], target[1], target[2], target[3], target[4]
     m_n = occ.shape[0]
@@ -158,20 +150,12 @@ def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ, offset, ray_eps):
         if blocked:
             status[k] = STATUS_BLOCKED
             continue
-        if length <= 2.0 * ray_eps + GEOM_EPS_MM:
-            status[k] = STATUS_CLEAR
-            continue
         status[k] = STATUS_SCENERY
-        inv = 1.0 / length
-        ux, uy, uz = sx * inv, sy * inv, sz * inv
         scenery[n] = k
-        start[n, 0] = ex - offset[0] + ux * ray_eps
-        start[n, 1] = ey - offset[1] + uy * ray_eps
-        start[n, 2] = ez - offset[2] + uz * ray_eps
-        unit[n, 0], unit[n, 1], unit[n, 2] = ux, uy, uz
-        dist[n] = length - 2.0 * ray_eps
+        origins[n, 0], origins[n, 1], origins[n, 2] = ex, ey, ez
+        ends[n, 0], ends[n, 1], ends[n, 2] = qx, qy, qz
         n += 1
-    return points, status, scenery[:n], start[:n], unit[:n], dist[:n]
+    return points, status, scenery[:n], origins[:n], ends[:n]
 
 
 @njit(cache=True, nogil=True)
@@ -207,7 +191,7 @@ def view_frames(eyes, c, rim):
         # u = w x z
         ux, uy = wy, -wx
         un = math.sqrt(ux * ux + uy * uy)
-        if un < 1e-9:
+        if un < GEOM_EPS_MM:
             ux, uy, un = 1.0, 0.0, 1.0
         ux, uy = ux / un, uy / un
         uz = 0.0
@@ -246,7 +230,7 @@ def prepare_segments(origins, ends, offset, ray_eps):
     ----------
     origins, ends : (k, 3) float64, mm
     offset : (3,) float64, mm
-        Subtracted from the origins (see ``RayEngine.offset``).
+        Subtracted from the origins (the Embree backend's recentring offset).
     ray_eps : float, mm
         Length skipped at both ends.
 

@@ -1,44 +1,10 @@
 """Template attacks: resolve one attack of a scene into an :class:`AttackResult`.
 
-``resolve_attack(scene, attack_id)`` (also ``Scene.resolve_attack``) validates the attack's
-per-placement overrides, dispatches to the ruleset's adjudication
-(:mod:`geom3d.rules.infinity`, SPEC 4.1; :mod:`geom3d.rules.wh40k`, SPEC 4.2) and returns
-an :class:`AttackResult` whose :meth:`AttackResult.to_dict` is the SPEC section 6 JSON.
-
-Outcomes and reasons (attack level and per placement)
------------------------------------------------------
-``resolved`` (reason ``null``)
-    The template is placed legally and takes effect.
-``failed``
-    ``main_target_outside``: the main target is not in the area of effect (not touching
-    the volume, or in Total Cover from the Blast Focus); nothing is affected.
-    ``no_lof``: an impact template whose main target the attacker has no Line of Fire to
-    (and the weapon is not speculative).
-    ``no_wall_of_death`` (40k snap shots): the Wall of Death condition does not hold.
-``cancelled``
-    ``allied_in_area``: an allied or neutral trooper would be affected (Infinity) and the
-    weapon is not ``harmless``; nothing is affected by that placement.
-``invalid``
-    The placement breaks a placement rule or cannot be built: ``through_attacker`` (the
-    template cuts into the attacker's silhouette / the firer's base),
-    ``not_touching_attacker`` (an explicit ``focus`` for a direct teardrop that does not
-    touch the attacker), ``touches_friendly`` (40k: a friendly model under the template),
-    ``no_valid_placement`` (40k ``heading_deg: auto`` found no placement avoiding every
-    friendly), ``no_heading`` (a teardrop with no heading, no contact angle and no main
-    target to aim at), ``no_main_target`` (an impact template or 40k blast with neither a
-    main target nor a ``focus``), ``no_focus`` (a deployable without ``focus``),
-    ``impact_not_circular`` (an impact template must be circular).
-
-Burst: each of the B placements is resolved separately. The attack's ``affected`` is the
-union over the placements that resolved; its outcome is ``resolved`` when at least one
-placement resolved, otherwise the first placement's outcome and reason.
-
-``excluded`` lists every trooper that is in some placement's area (or touches its volume)
-but is not affected, with the first applicable reason in this precedence: ``attacker``
-(the attacker of a direct template, or the 40k firer), the outcome of the placement that
-would have affected it (``cancelled`` / ``failed`` / ``invalid``: e.g. a camouflage
-marker inside a failed attack), ``total_cover`` (touches the volume, but no Line of Fire
-from the Blast Focus).
+``resolve_attack(scene, attack_id)`` (also ``Scene.resolve_attack``) looks up the attack,
+merges its per-placement overrides into :class:`PlacementSpec` s and hands them to the
+scene's ruleset object (``scene.ruleset.resolve_attack``: :mod:`geom3d.rules.infinity`,
+SPEC 4.1; :mod:`geom3d.rules.wh40k`, SPEC 4.2), which returns an :class:`AttackResult`
+(:mod:`geom3d.outcomes`: outcomes, reasons, the SPEC section 6 JSON).
 
 Per-placement overrides (``placements``, one mapping per template, as many as ``burst``):
 ``heading_deg`` (number or ``auto``), ``contact_deg``, ``focus`` ([x, y] or [x, y, z], in
@@ -48,424 +14,35 @@ between targets). Keys left out take the attack's own values.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-
-from .errors import ScenarioError, UnknownIdError
+from .outcomes import AttackResult, PlacementSpec
 from .scenario import AttackSpec
-from .templates import TemplateVolume
-from .units import LENGTH_UNITS
 
-__all__ = [
-    "OUTCOMES",
-    "REASONS",
-    "AttackResult",
-    "PlacementResult",
-    "PlacementSpec",
-    "invalid_placement",
-    "placement_specs",
-    "resolve_attack",
-]
+__all__ = ["placement_specs", "resolve_attack"]
 
-#: Every attack / placement outcome.
-OUTCOMES: tuple[str, ...] = ("resolved", "failed", "cancelled", "invalid")
-
-#: Every reason an attack, a placement or an exclusion can carry.
-REASONS: tuple[str, ...] = (
-    "main_target_outside",
-    "no_lof",
-    "no_wall_of_death",
-    "allied_in_area",
-    "through_attacker",
-    "not_touching_attacker",
-    "touches_friendly",
-    "no_valid_placement",
-    "no_heading",
-    "no_main_target",
-    "no_focus",
-    "impact_not_circular",
-    # exclusions
-    "attacker",
-    "total_cover",
-    "cancelled",
-    "failed",
-    "invalid",
-)
-
-_PLACEMENT_KEYS = ("heading_deg", "contact_deg", "focus", "pitch_deg", "main_target")
-
-
-# --------------------------------------------------------------------------------------
-# placement specs
-# --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlacementSpec:
-    """What one template placement asks for, lengths in mm.
-
-    Attributes
-    ----------
-    index : int
-    heading_deg : float, ``"auto"`` or None
-    contact_deg : float or None
-    focus : tuple of 2 or 3 floats (mm) or None
-    pitch_deg : float
-    main_target : str or None
-    """
-
-    index: int
-    heading_deg: float | str | None
-    contact_deg: float | None
-    focus: tuple[float, ...] | None
-    pitch_deg: float
-    main_target: str | None
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def placement_specs(scene, attack: AttackSpec) -> list[PlacementSpec]:
-    """The attack's ``burst`` placements, with ``placements`` overrides validated.
-
-    Raises
-    ------
-    ScenarioError
-        Naming ``attacks[i].placements[j].key`` (unknown key, wrong type, unknown trooper,
-        wrong number of placements, pitch out of range).
-    """
-    scn = scene.scenario
-    file = scn.name
-    i = next(k for k, a in enumerate(scn.attacks) if a.id == attack.id)
-    where = f"attacks[{i}]"
-    k = LENGTH_UNITS[scn.units]
-    if not -90.0 < attack.pitch_deg < 90.0:
-        raise ScenarioError(
-            f"must be strictly between -90 and 90 (got {attack.pitch_deg:g})",
-            file=file,
-            path=f"{where}.pitch_deg",
-        )
-    base = PlacementSpec(
-        0,
-        attack.heading_deg,
-        attack.contact_deg,
-        attack.focus,
-        attack.pitch_deg,
-        attack.main_target,
-    )
-    if attack.placements is None:
-        return [PlacementSpec(j, *(getattr(base, f) for f in _FIELDS)) for j in range(attack.burst)]
-    if len(attack.placements) != attack.burst:
-        raise ScenarioError(
-            f"{len(attack.placements)} placements given but burst is {attack.burst}"
-            " (give one placement per template)",
-            file=file,
-            path=f"{where}.placements",
-        )
-    ids = set(scene.troopers)
-    out = []
-    for j, p in enumerate(attack.placements):
-        pw = f"{where}.placements[{j}]"
-        if not isinstance(p, dict):
-            raise ScenarioError("expected a mapping", file=file, path=pw)
-        vals = {f: getattr(base, f) for f in _FIELDS}
-        for key, v in p.items():
-            path = f"{pw}.{key}"
-            if key not in _PLACEMENT_KEYS:
-                raise ScenarioError(
-                    f"unknown key {key!r} (known: {', '.join(_PLACEMENT_KEYS)})",
-                    file=file,
-                    path=path,
-                )
-            if key == "heading_deg":
-                if not (_is_number(v) or v == "auto"):
-                    raise ScenarioError(
-                        f"expected a number or 'auto' (got {v!r})", file=file, path=path
-                    )
-                vals[key] = float(v) if v != "auto" else "auto"
-            elif key in ("contact_deg", "pitch_deg"):
-                if not _is_number(v):
-                    raise ScenarioError(
-                        f"expected a finite number (got {v!r})", file=file, path=path
-                    )
-                if key == "pitch_deg" and not -90.0 < v < 90.0:
-                    raise ScenarioError(
-                        f"must be strictly between -90 and 90 (got {v!r})", file=file, path=path
-                    )
-                vals[key] = float(v)
-            elif key == "focus":
-                if (
-                    not isinstance(v, list | tuple)
-                    or len(v) not in (2, 3)
-                    or not all(_is_number(x) for x in v)
-                ):
-                    raise ScenarioError(
-                        f"expected [x, y] or [x, y, z], finite numbers (got {v!r})",
-                        file=file,
-                        path=path,
-                    )
-                vals[key] = tuple(float(x) * k for x in v)
-            elif key == "main_target":
-                if not isinstance(v, str):
-                    raise ScenarioError(f"expected a trooper id (got {v!r})", file=file, path=path)
-                if v not in ids:
-                    raise UnknownIdError(f"unknown trooper {v!r}", file=file, path=path)
-                vals[key] = v
-        out.append(PlacementSpec(j, *(vals[f] for f in _FIELDS)))
-    return out
-
-
+#: PlacementSpec fields an attack gives and ``placements[j]`` may override.
 _FIELDS = ("heading_deg", "contact_deg", "focus", "pitch_deg", "main_target")
 
 
-# --------------------------------------------------------------------------------------
-# results
-# --------------------------------------------------------------------------------------
+def placement_specs(scene, attack: AttackSpec) -> list[PlacementSpec]:
+    """The attack's ``burst`` placements: its own values, overridden per placement.
 
+    The overrides were validated (and ``focus`` converted to mm) by the scenario parser,
+    :mod:`geom3d.scenario.attack`; this only merges them with the attack's values.
 
-def _r(x: float | None, nd: int = 3):
-    if x is None:
-        return None
-    v = round(float(x), nd) + 0.0
-    if not math.isfinite(v):  # pragma: no cover - inputs are validated finite
-        return None
-    return v
-
-
-def _r3(p) -> list[float] | None:
-    return None if p is None else [_r(v) for v in p]
-
-
-@dataclass
-class PlacementResult:
-    """One template placement.
-
-    Attributes
+    Parameters
     ----------
-    index : int
-    volume : TemplateVolume or None
-        None when the placement could not be built (no heading, no focus, ...).
-    heading_deg, contact_deg : float or None
-    pitch_deg : float
-    outcome, reason : str, str or None
-    main_target : str or None
-    main_target_in_area : bool or None
-    in_area : list of str
-        Troopers in the area of effect whatever the outcome (Infinity: touching the
-        volume with Line of Fire from the Blast Focus, plus engaged groups; 40k: any part
-        of the base under the template), in scenario order.
-    affected : list of str
-        ``in_area`` when the placement resolved, else empty.
-    excluded : dict[str, str]
-        Trooper id -> ``attacker`` or ``total_cover``.
-    witnesses : dict[str, dict]
-        Per trooper in the area: how it was decided (``kind``: ``focus_inside``,
-        ``patch``, ``small_part``, ``engaged``, ``plan``), and the deciding ray (``eye``,
-        ``target``) when there is one, plus ``position`` for a trooper on a route.
-    hits : int or None
-        40k: models of the target unit under the template.
+    scene : geom3d.scene.Scene
+        Unused; kept for callers.
+    attack : AttackSpec
+
+    Returns
+    -------
+    list of PlacementSpec
+        ``attack.burst`` entries, ``index`` 0, 1, ...
     """
-
-    index: int
-    volume: TemplateVolume | None
-    heading_deg: float | None
-    contact_deg: float | None
-    pitch_deg: float
-    outcome: str
-    reason: str | None
-    main_target: str | None = None
-    main_target_in_area: bool | None = None
-    in_area: list[str] = field(default_factory=list)
-    affected: list[str] = field(default_factory=list)
-    excluded: dict[str, str] = field(default_factory=dict)
-    witnesses: dict[str, dict] = field(default_factory=dict)
-    hits: int | None = None
-
-    @property
-    def focus(self) -> tuple[float, float, float] | None:
-        return None if self.volume is None else self.volume.focus
-
-    def to_dict(self) -> dict:
-        d = {
-            "focus": _r3(self.focus),
-            "heading_deg": _r(self.heading_deg),
-            "contact_deg": _r(self.contact_deg),
-            "pitch_deg": _r(self.pitch_deg),
-            "affected": list(self.affected),
-            "outcome": self.outcome,
-            "reason": self.reason,
-            "main_target": self.main_target,
-            "main_target_in_area": self.main_target_in_area,
-            "in_area": list(self.in_area),
-            "witnesses": {
-                k: {kk: (_r3(vv) if kk in ("eye", "target", "position") else vv)
-                    for kk, vv in w.items()}
-                for k, w in self.witnesses.items()
-            },
-        }  # fmt: skip
-        if self.hits is not None:
-            d["hits"] = self.hits
-        return d
-
-
-def invalid_placement(
-    spec: PlacementSpec,
-    reason: str,
-    volume=None,
-    heading: float | None = None,
-    contact: float | None = None,
-    *,
-    pitch_deg: float | None = None,
-) -> PlacementResult:
-    """A placement that breaks a rule (``outcome = "invalid"``) and affects nobody.
-
-    ``pitch_deg`` defaults to the placement's own (40k passes 0: its templates are flat).
-    """
-    return PlacementResult(
-        index=spec.index,
-        volume=volume,
-        heading_deg=heading,
-        contact_deg=contact,
-        pitch_deg=spec.pitch_deg if pitch_deg is None else pitch_deg,
-        outcome="invalid",
-        reason=reason,
-        main_target=spec.main_target,
-    )
-
-
-@dataclass
-class AttackResult:
-    """A resolved attack (SPEC section 6).
-
-    Attributes
-    ----------
-    id, ruleset : str
-    outcome : str
-        ``resolved``, ``failed``, ``cancelled`` or ``invalid``.
-    reason : str or None
-    main_target_in_area : bool or None
-    affected : list of str
-        Scenario trooper order.
-    excluded : list of (str, str)
-        (trooper id, reason), scenario trooper order.
-    troopers : dict[str, dict]
-        Per affected trooper (Infinity: role, dodge, face_to_face, critical_applies,
-        partial_cover_bonus; 40k: role, in_target_unit).
-    placements : list of PlacementResult
-    hits : list of int or None
-        40k: hits per template.
-    wall_of_death : dict or None
-        40k snap shots: ``{applies, reason, hits}``.
-    solver : list of dict
-        40k ``heading_deg: auto``: what the solver examined and chose, per placement.
-    """
-
-    id: str
-    ruleset: str
-    outcome: str
-    reason: str | None
-    main_target_in_area: bool | None
-    affected: list[str]
-    excluded: list[tuple[str, str]]
-    troopers: dict[str, dict]
-    placements: list[PlacementResult]
-    hits: list[int] | None = None
-    wall_of_death: dict | None = None
-    solver: list[dict] = field(default_factory=list)
-
-    @property
-    def volumes(self) -> list[TemplateVolume]:
-        """Template volumes of the placements that could be built, in placement order."""
-        return [p.volume for p in self.placements if p.volume is not None]
-
-    @property
-    def is_wh40k(self) -> bool:
-        return self.ruleset.startswith("wh40k")
-
-    def to_dict(self) -> dict:
-        """The SPEC section 6 JSON object (mm, floats rounded to 1e-3, deterministic)."""
-        d = {
-            "id": self.id,
-            "outcome": self.outcome,
-            "reason": self.reason,
-            "main_target_in_area": self.main_target_in_area,
-            "affected": list(self.affected),
-            "excluded": [{"id": i, "reason": r} for i, r in self.excluded],
-            "troopers": {k: dict(v) for k, v in self.troopers.items()},
-            "placements": [p.to_dict() for p in self.placements],
-        }
-        if self.is_wh40k:
-            d["hits"] = list(self.hits or [])
-            d["hits_total"] = int(sum(self.hits or []))
-            d["wall_of_death"] = None if self.wall_of_death is None else dict(self.wall_of_death)
-            if self.solver:
-                d["solver"] = [dict(s) for s in self.solver]
-        return d
-
-
-# --------------------------------------------------------------------------------------
-# shared assembly
-# --------------------------------------------------------------------------------------
-
-_EXCLUSION_RANK = {"attacker": 0, "cancelled": 1, "failed": 1, "invalid": 1, "total_cover": 2}
-
-
-def combine(
-    scene,
-    attack: AttackSpec,
-    placements: list[PlacementResult],
-    troopers: dict[str, dict],
-    **extra,
-) -> AttackResult:
-    """Attack-level fields from the placements (see the module docstring)."""
-    order = list(scene.troopers)
-    resolved = [p for p in placements if p.outcome == "resolved"]
-    hit = set()
-    for p in resolved:
-        hit.update(p.affected)
-    affected = [t for t in order if t in hit]
-    why: dict[str, str] = {}
-
-    def offer(tid: str, reason: str) -> None:
-        if tid in hit:
-            return
-        if tid not in why or _EXCLUSION_RANK[reason] < _EXCLUSION_RANK[why[tid]]:
-            why[tid] = reason
-
-    for p in placements:
-        for tid, reason in p.excluded.items():
-            offer(tid, reason)
-        if p.outcome != "resolved":
-            for tid in p.in_area:
-                offer(tid, p.outcome)
-    excluded = [(t, why[t]) for t in order if t in why]
-    if resolved:
-        outcome, reason = "resolved", None
-    else:
-        outcome, reason = placements[0].outcome, placements[0].reason
-    flags = [p.main_target_in_area for p in placements if p.main_target_in_area is not None]
-    mtia = any(flags) if flags else None
-    return AttackResult(
-        id=attack.id,
-        ruleset=scene.ruleset.name,
-        outcome=outcome,
-        reason=reason,
-        main_target_in_area=mtia,
-        affected=affected,
-        excluded=excluded,
-        troopers={t: troopers[t] for t in affected if t in troopers},
-        placements=placements,
-        **extra,
-    )
-
-
-def _attack(scene, attack_id: str) -> AttackSpec:
-    for a in scene.scenario.attacks:
-        if a.id == attack_id:
-            return a
-    known = ", ".join(a.id for a in scene.scenario.attacks) or "none"
-    raise UnknownIdError(f"unknown attack {attack_id!r} (known: {known})", file=scene.scenario.name)
+    base = {f: getattr(attack, f) for f in _FIELDS}
+    overrides = attack.placements or ({},) * attack.burst
+    return [PlacementSpec(j, **{**base, **p}) for j, p in enumerate(overrides)]
 
 
 def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
@@ -476,7 +53,8 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
     scene : geom3d.scene.Scene
     attack_id : str
     **kwargs
-        Passed to the ruleset's resolver (e.g. ``stats`` for benchmarks).
+        Passed to the ruleset's resolver, ``scene.ruleset.resolve_attack`` (e.g.
+        ``stats`` for benchmarks).
 
     Returns
     -------
@@ -489,12 +67,6 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
     ScenarioError
         Bad per-placement overrides (``attacks[i].placements[j].key``).
     """
-    attack = _attack(scene, attack_id)
+    attack = scene.attack(attack_id)
     specs = placement_specs(scene, attack)
-    if scene.ruleset.name.startswith("wh40k"):
-        from .rules import wh40k
-
-        return wh40k.resolve(scene, attack, specs, **kwargs)
-    from .rules import infinity
-
-    return infinity.resolve(scene, attack, specs, **kwargs)
+    return scene.ruleset.resolve_attack(scene, attack, specs, **kwargs)

@@ -1,7 +1,20 @@
 """Blast Focus Line of Fire: from the template's focus segment to the part of a silhouette
 inside the template volume (SPEC 4.1; see :mod:`geom3d.rules.infinity` for the rule).
 
-Moved out of ``rules/infinity.py`` unchanged; it is to be rebuilt on the one visibility core.
+Built on the one visibility core (:mod:`geom3d.visibility`): the eye points are samples of
+the Blast Focus segment (:func:`focus_eyes`), and the coarse-to-fine patch search
+(:func:`geom3d.visibility.search_patch`) runs over the sample predicate
+:class:`InsideVolumeClear` - a sample counts when its ray's first point on the silhouette
+lies inside the template volume and the segment to it is clear of blocking scenery
+(troopers never block template LoF). Only the apparent region covered by the inside part
+is sampled. The search, its guarantees (a counting region containing a ``patch_mm +
+SAMPLE_MM`` square is found, one containing no ``patch_mm`` square never counts) and its
+compiled path are Line of Fire's.
+
+The deciding ray of a patch runs from the witness eye to the patch window's counting
+sample nearest its centre. When the part inside the volume is smaller than a patch from
+every eye point (the same search with the scenery switched off finds none), one clear ray
+from any eye point to any sampled point of the part (or the exact touch witness) suffices.
 """
 
 from __future__ import annotations
@@ -12,28 +25,39 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies import Cylinder, ray_cylinder_entry
+from geom3d.raycast import RayBackend
 from geom3d.templates import TemplateVolume, sample_inside, touch_witness
 from geom3d.tolerances import (
     APPARENT_DEPTH_EPS_MM,
-    COARSE_STEP_SAMPLES,
     EYE_SPACING_MM,
+    PATCH_MM,
     SAMPLE_MM,
     STAND_INSET_MM,
     SURFACE_INSET_MM,
 )
 from geom3d.visibility import (
     ApparentView,
-    coarse_samples,
-    eye_batches,
-    full_windows,
+    PatchLattice,
+    VisibilityStats,
+    cast_target,
+    search_patch,
     two_adic,
 )
 
-__all__ = ["FocusLof", "FocusStats", "blast_focus_lof", "focus_eyes", "t3"]
+__all__ = [
+    "FocusLof",
+    "FocusStats",
+    "InsideVolumeClear",
+    "blast_focus_lof",
+    "focus_eyes",
+    "t3",
+]
 
-_BATCH_SIZES = (1, 8, 32, 64)
-_CHUNK = 8  # coarse samples refined per engine call
-_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+#: Counters of a Blast Focus search: the visibility core's (``rays`` counts the segments
+#: handed to the ray engine).
+FocusStats = VisibilityStats
+
+_NO_OCCLUDERS = np.zeros((0, 5))
 
 
 # --------------------------------------------------------------------------------------
@@ -69,15 +93,8 @@ class FocusLof:
     reason: str | None = None
 
 
-@dataclass
-class FocusStats:
-    """Counters: segments cast, eye points examined."""
-
-    rays: int = 0
-    eyes: int = 0
-
-
 def t3(p) -> tuple[float, float, float]:
+    """A point as a tuple of three Python floats (mm)."""
     return (float(p[0]), float(p[1]), float(p[2]))
 
 
@@ -101,22 +118,38 @@ def focus_eyes(volume: TemplateVolume, spacing: float = EYE_SPACING_MM) -> np.nd
     return f.origin[None, :] + ws[order, None] * f.normal[None, :]
 
 
-def _cast(view: ApparentView, volume, engine, eye_idx, s, t, stats: FocusStats):
-    """Counting flags and target points of rays from eyes[eye_idx] through (s, t).
+class InsideVolumeClear:
+    """The Blast Focus sample predicate (see the module docstring).
 
-    A sample counts when its ray's first silhouette point is inside the volume and, with
-    an ``engine``, the segment to it is clear of blocking scenery.
+    Parameters
+    ----------
+    volume : TemplateVolume
+    engine : RayBackend or None
+        BVH over the blocking scenery; None tests the volume only (the "small part"
+        test: no ray is cast).
+    stats : FocusStats
+        ``rays`` counts the segments handed to ``engine``.
     """
-    pts, hit = view.targets(eye_idx, s, t)
-    ok = hit.copy()
-    if ok.any():
-        h = np.flatnonzero(ok)
-        ok[h] = volume.contains(pts[h])
-    if engine is not None and ok.any():
-        h = np.flatnonzero(ok)
-        stats.rays += len(h)
-        ok[h] = ~engine.occluded(view.eyes[eye_idx[h]], pts[h])
-    return ok, pts
+
+    def __init__(
+        self, volume: TemplateVolume, engine: RayBackend | None, stats: VisibilityStats
+    ) -> None:
+        self.volume = volume
+        self.engine = engine
+        self.stats = stats
+
+    def __call__(self, view: ApparentView, eye_idx, s, t):
+        # no occluders: every ray that reaches the silhouette is left for the scenery test
+        pts, _, reach, origins, ends = cast_target(view, eye_idx, s, t, _NO_OCCLUDERS)
+        ok = np.zeros(len(pts), dtype=bool)
+        if len(reach):
+            inside = self.volume.contains(ends)
+            if self.engine is not None and inside.any():
+                k = np.flatnonzero(inside)
+                self.stats.rays += len(k)
+                inside[k] = ~self.engine.occluded_segments(origins[k], ends[k])
+            ok[reach] = inside
+        return ok, pts
 
 
 def _part_extent(view: ApparentView, pts: np.ndarray):
@@ -138,49 +171,13 @@ def _part_extent(view: ApparentView, pts: np.ndarray):
     )
 
 
-def _search(volume, cyl, eyes, part_pts, engine, stats):
-    """Coarse-to-fine patch search; (eye, target) of the first patch found, or None.
-
-    With ``engine=None`` no ray is cast (the "small part" test): eyes are then taken in
-    one batch after the first, and fine blocks in bigger chunks, which changes the cost,
-    never the answer (found or not).
-    """
-    batches = _BATCH_SIZES if engine is not None else (1, len(eyes))
-    chunk = _CHUNK if engine is not None else 8 * _CHUNK
-    off = np.arange(-COARSE_STEP_SAMPLES, COARSE_STEP_SAMPLES + 1)
-    m = len(off)
-    for batch in eye_batches(eyes, batches):
-        view = ApparentView(batch, cyl)
-        ks, kt, eye_idx, s, t = coarse_samples(_part_extent(view, part_pts), len(batch))
-        if not len(ks) or not len(kt):
-            continue
-        stats.eyes += len(batch)
-        coarse, _ = _cast(view, volume, engine, eye_idx, s, t, stats)
-        coarse = coarse.reshape(len(batch), len(ks), len(kt))
-        if not coarse.any():
-            continue
-        # counting coarse samples, eye by eye (batch order), best-connected first
-        pad = np.pad(coarse, ((0, 0), (1, 1), (1, 1))).astype(np.int32)
-        nb = pad[:, :-2, 1:-1] + pad[:, 2:, 1:-1] + pad[:, 1:-1, :-2] + pad[:, 1:-1, 2:]
-        e_i, a_i, b_i = np.nonzero(coarse)
-        order = np.lexsort((b_i, a_i, -nb[e_i, a_i, b_i], e_i))
-        e_i, a_i, b_i = e_i[order], a_i[order], b_i[order]
-        for k0 in range(0, len(a_i), chunk):
-            ce, ca, cb = e_i[k0 : k0 + chunk], a_i[k0 : k0 + chunk], b_i[k0 : k0 + chunk]
-            B = len(ca)
-            fa = ks[ca][:, None] * COARSE_STEP_SAMPLES + off[None, :]  # (B, m)
-            fb = kt[cb][:, None] * COARSE_STEP_SAMPLES + off[None, :]
-            FA = np.broadcast_to(fa[:, :, None], (B, m, m)).ravel()
-            FB = np.broadcast_to(fb[:, None, :], (B, m, m)).ravel()
-            EI = np.repeat(ce, m * m)
-            ok, pts = _cast(view, volume, engine, EI, FA * SAMPLE_MM, FB * SAMPLE_MM, stats)
-            full = full_windows(ok.reshape(B, m, m))
-            if full.any():
-                bq, i, j = (int(x) for x in np.argwhere(full)[0])
-                # the window's sample nearest its centre (a real counting sample)
-                flat = (bq * m + i + 1) * m + j + 1
-                return t3(batch[ce[bq]]), t3(pts[flat])
-    return None
+def _search(volume, cyl, eyes, part_pts, engine, stats, lattice):
+    """(eye, target) of the first patch the core search finds, or None."""
+    if not len(eyes):
+        return None
+    cast = InsideVolumeClear(volume, engine, stats)
+    hit = search_patch(eyes, cyl, cast, lattice, extent=lambda view: _part_extent(view, part_pts))
+    return None if hit is None else (hit.eye_point, hit.sample)
 
 
 def _single_ray(eyes, targets, engine, stats):
@@ -205,6 +202,7 @@ def blast_focus_lof(
     cylinder: Cylinder,
     engine,
     *,
+    patch_mm: float = PATCH_MM,
     stats: FocusStats | None = None,
     eye_spacing: float = EYE_SPACING_MM,
 ) -> FocusLof:
@@ -218,8 +216,10 @@ def blast_focus_lof(
     ----------
     volume : TemplateVolume
     cylinder : Cylinder
-    engine : geom3d.raycast.RayEngine
+    engine : geom3d.raycast.RayBackend
         BVH over the blocking scenery (troopers do not block).
+    patch_mm : float, mm
+        Side of the minimum visible patch (the ruleset's number; Infinity: 3 mm).
     stats : FocusStats, optional
     eye_spacing : float, mm
 
@@ -228,6 +228,7 @@ def blast_focus_lof(
     FocusLof
     """
     stats = stats if stats is not None else FocusStats()
+    lat = PatchLattice(patch_mm)
     seg = volume.focus_segment()
     d = seg[1] - seg[0]
     t_in = float(ray_cylinder_entry(seg[:1], d[None, :], cylinder)[0])
@@ -243,12 +244,12 @@ def blast_focus_lof(
     pts = part.points
     if not part.witness_only:
         # the top eye first: most troopers in a template are in plain view of it
-        found = _search(volume, cylinder, eyes[:1], pts, engine, stats)
+        found = _search(volume, cylinder, eyes[:1], pts, engine, stats, lat)
         if found is not None:
             return FocusLof(True, "patch", found[0], found[1])
         # "small" = the same search with the scenery switched off finds no patch either
-        if _search(volume, cylinder, eyes, pts, None, stats) is not None:
-            found = _search(volume, cylinder, eyes[1:], pts, engine, stats)
+        if _search(volume, cylinder, eyes, pts, None, stats, lat) is not None:
+            found = _search(volume, cylinder, eyes[1:], pts, engine, stats, lat)
             if found is not None:
                 return FocusLof(True, "patch", found[0], found[1])
             return FocusLof(False, None, None, None, small=False, reason="total_cover")

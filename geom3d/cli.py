@@ -16,7 +16,7 @@ from .output import atomic_write, dumps_json
 
 __all__ = ["bundled_meshes_dir", "demo_scenario_path", "main"]
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,47 +38,10 @@ def demo_scenario_path() -> Path:
     return bundled_meshes_dir() / "demo" / "table.yaml"
 
 
-def _show_progress(args) -> bool:
-    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+def _progress(args, description: str):
+    from .progress import Progress, progress_mode
 
-
-class _Progress:
-    """A rich progress bar on a terminal, nothing otherwise."""
-
-    def __init__(self, enabled: bool, description: str):
-        self.enabled = enabled
-        self.description = description
-        self._bar = None
-        self._task = None
-
-    def __enter__(self):
-        if self.enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self._bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                transient=True,
-            )
-            self._bar.__enter__()
-            self._task = self._bar.add_task(self.description, total=None)
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=total)
-
-    def __exit__(self, *exc):
-        if self._bar is not None:
-            self._bar.__exit__(*exc)
+    return Progress(description, progress_mode(getattr(args, "quiet", False)))
 
 
 def _warn(scene, args) -> None:
@@ -89,7 +52,7 @@ def _warn(scene, args) -> None:
 
 
 def _load(path):
-    from .scene import load_scene
+    from .api import load_scene
 
     return load_scene(path)
 
@@ -107,7 +70,9 @@ def _lof_pairs(scene, args):
 
 def lof_report(scene, pairs=None, progress=None) -> dict:
     """The ``geom3d lof --format json`` document."""
-    results = scene.lof_matrix(pairs, progress=progress)
+    from .lof import lof_matrix
+
+    results = lof_matrix(scene, pairs, progress=progress)
     return {"units": "mm", "scenario": scene.scenario.name, "pairs": [r.to_dict() for r in results]}
 
 
@@ -161,7 +126,7 @@ def cmd_lof(args) -> int:
     scene = _load(args.scenario)
     _warn(scene, args)
     pairs = _lof_pairs(scene, args)
-    with _Progress(_show_progress(args), "Line of Fire") as bar:
+    with _progress(args, "Line of Fire") as bar:
         doc = lof_report(scene, pairs, progress=bar)
     out = dumps_json(doc) if args.format == "json" else lof_table(doc)
     sys.stdout.write(out)
@@ -171,11 +136,13 @@ def cmd_lof(args) -> int:
 # --------------------------------------------------------------------------- attack
 def attack_report(scene, ids=None) -> dict:
     """The ``geom3d attack --format json`` document."""
+    from .attacks import resolve_attack
+
     attacks = [a.id for a in scene.scenario.attacks] if ids is None else ids
     return {
         "units": "mm",
         "scenario": scene.scenario.name,
-        "attacks": [scene.resolve_attack(a).to_dict() for a in attacks],
+        "attacks": [resolve_attack(scene, a).to_dict() for a in attacks],
     }
 
 
@@ -282,7 +249,7 @@ def cmd_view(args) -> int:
 
 # --------------------------------------------------------------------------- check
 def cmd_check(args) -> int:
-    from .batch import run_check_cli
+    from .check.command import run_check_cli
 
     return run_check_cli(args)
 
@@ -314,7 +281,7 @@ def cmd_demo(args) -> int:
     ]
     print(_table("Troopers", ["id", "side", "S", "Ø x h mm", "position mm", "states"], rows))
     t0 = time.perf_counter()
-    with _Progress(_show_progress(args), "Line of Fire") as bar:
+    with _progress(args, "Line of Fire") as bar:
         doc = lof_report(scene, progress=bar)
     lof_s = time.perf_counter() - t0
     print(lof_table(doc))

@@ -1,14 +1,19 @@
-"""Line of Fire rules (SPEC section 3; Infinity rule text ``003_*``).
+"""The Line of Fire engine (SPEC section 3; Infinity rule text ``003_*``).
 
-LoF(A -> T) holds when
+The engine is parameterised by the scene's ruleset policy
+(``scene.ruleset.lof_policy``, a :class:`geom3d.ruleset.LofPolicy`: the patch size, the
+front arc, the engagement rule; the numbers come from the ruleset's data file). With the
+policy of both bundled rulesets (3 mm patch, 180° arc, engaged troopers see only what
+they touch), LoF(A -> T) holds when
 
 * A is not engaged, or T is in silhouette contact with A (engaged troopers have 360°
   LoF, but only to what they touch) - otherwise ``reason = "engaged"``;
-* T is totally or partially inside A's front 180° arc (markers, ``arc360`` and troopers
+* T is totally or partially inside A's front arc (markers, ``arc360`` and troopers
   on a route have 360°) - otherwise ``reason = "out_of_arc"``;
-* A and T see each other: some eye point of one sees a 3 x 3 mm apparent patch of the
-  other (:mod:`geom3d.visibility`), computed once per unordered pair (reciprocity) -
-  otherwise ``reason = "blocked"``.
+* A and T see each other: some eye point of one sees a ``patch_mm`` x ``patch_mm``
+  apparent patch of the other (:mod:`geom3d.visibility`), computed once per unordered
+  pair (reciprocity, cached in ``scene.visibility_cache``) - otherwise
+  ``reason = "blocked"``.
 
 Blocking: scenery with ``blocks_lof`` and the volumes of all other troopers, except
 markers and troopers moving along a route.
@@ -25,6 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bodies import cylinders_touch
+from .errors import InputError
+from .output import round_point, round_value
+from .ruleset import LofPolicy
 from .scene import Scene, Trooper
 from .tolerances import ARC_EPS_MM, ROUTE_REFINE_MM, ROUTE_STEP_MM
 from .visibility import PatchWitness, VisibilityStats, find_patch
@@ -107,9 +115,9 @@ class LofResult:
         }
         if self.witness is not None:
             d["witness"] = {
-                "eye": _r3(self.witness.eye),
-                "patch_center": _r3(self.witness.patch_center),
-                "visible_area_mm2": round(self.witness.visible_area_mm2, 3),
+                "eye": round_point(self.witness.eye),
+                "patch_center": round_point(self.witness.patch_center),
+                "visible_area_mm2": round_value(self.witness.visible_area_mm2),
                 "viewer": self.witness_viewer,
             }
         else:
@@ -118,9 +126,7 @@ class LofResult:
             d["route"] = {
                 "any": self.route.any,
                 "first_index": self.route.first_index,
-                "first_position": _r3(self.route.first_position)
-                if self.route.first_position is not None
-                else None,
+                "first_position": round_point(self.route.first_position),
                 "mover": self.route.mover,
             }
         return d
@@ -133,19 +139,16 @@ _NO_WITNESS = {
 }
 
 
-def _r3(p) -> list[float]:
-    return [round(float(v), 3) + 0.0 for v in p]
+def in_front_arc(viewer: Trooper, target: Trooper, arc_deg: float = 180.0) -> bool:
+    """Is ``target`` totally or partially inside ``viewer``'s front arc?
 
-
-def in_front_arc(viewer: Trooper, target: Trooper) -> bool:
-    """Is ``target`` totally or partially inside ``viewer``'s front 180° arc?
-
-    The arc is the half-space in front of the vertical plane through the viewer's base
-    centre perpendicular to its facing. Partially inside means the target's base disc
-    reaches more than ``ARC_EPS_MM`` into that half-space; a base that only touches the
-    plane is outside. Markers and ``arc360`` troopers have 360°.
+    With ``arc_deg = 180`` the arc is the half-space in front of the vertical plane
+    through the viewer's base centre perpendicular to its facing. Partially inside means
+    the target's base disc reaches more than ``ARC_EPS_MM`` into that half-space; a base
+    that only touches the plane is outside. ``arc_deg = 360``, markers and ``arc360``
+    troopers see all around. (The ruleset data allows only these two arcs.)
     """
-    if viewer.has_360:
+    if viewer.has_360 or arc_deg >= 360.0:
         return True
     f = viewer.facing_vector
     rel = np.array(target.position[:2]) - np.array(viewer.position[:2])
@@ -154,11 +157,11 @@ def in_front_arc(viewer: Trooper, target: Trooper) -> bool:
 
 def _occluders(scene: Scene, exclude: Iterable[str]) -> list:
     ex = set(exclude)
-    return [
-        t.cylinder
-        for t in scene.troopers.values()
-        if t.id not in ex and t.blocks_lof
-    ]
+    return [t.cylinder for t in scene.troopers.values() if t.id not in ex and t.blocks_lof]
+
+
+def _policy(scene: Scene) -> LofPolicy:
+    return scene.ruleset.lof_policy
 
 
 def pair_visibility(
@@ -168,7 +171,9 @@ def pair_visibility(
     *,
     stats: VisibilityStats | None = None,
 ) -> tuple[PatchWitness | None, str | None]:
-    """Symmetric visibility of two troopers at their given positions.
+    """Symmetric visibility of two troopers at their given positions (no cache).
+
+    The patch size is the scene's ruleset policy's ``patch_mm``.
 
     Returns
     -------
@@ -177,17 +182,18 @@ def pair_visibility(
         Which trooper the witness eye belongs to.
     """
     occ = _occluders(scene, (a.id, b.id))
-    w = find_patch(a.cylinder, b.cylinder, scene.engine, occ, stats=stats)
+    patch = _policy(scene).patch_mm
+    w = find_patch(a.cylinder, b.cylinder, scene.engine, occ, patch_mm=patch, stats=stats)
     if w is not None:
         return w, a.id
-    w = find_patch(b.cylinder, a.cylinder, scene.engine, occ, stats=stats)
+    w = find_patch(b.cylinder, a.cylinder, scene.engine, occ, patch_mm=patch, stats=stats)
     if w is not None:
         return w, b.id
     return None, None
 
 
 def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
-    cache = scene.__dict__.setdefault("_visibility_cache", {})
+    cache = scene.visibility_cache
     key = tuple(sorted((a.id, b.id)))
     if key not in cache:
         w, viewer = pair_visibility(scene, a, b, stats=stats)
@@ -198,11 +204,13 @@ def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
 def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
     witness, viewer = vis
     visible = witness is not None
+    policy = _policy(scene)
     touching = cylinders_touch(a.cylinder, b.cylinder)
+    engaged = policy.engaged_sees_only_contact and bool(a.engaged_with)
     # 360 degrees: markers and arc360 (in in_front_arc), troopers on a route, and
     # engaged troopers towards what they touch
-    arc = in_front_arc(a, b) or a.is_moving or bool(a.engaged_with and touching)
-    if a.engaged_with and not touching:
+    arc = in_front_arc(a, b, policy.arc_deg) or a.is_moving or (engaged and touching)
+    if engaged and not touching:
         reason = "engaged"
     elif not arc:
         reason = "out_of_arc"
@@ -230,8 +238,6 @@ def line_of_fire(
     a = scene.trooper(from_id)
     b = scene.trooper(to_id)
     if a.id == b.id:
-        from .errors import InputError
-
         raise InputError(f"Line of Fire from {a.id!r} to itself")
     if a.route is None and b.route is None:
         return _static_lof(scene, a, b, _cached_visibility(scene, a, b, stats))
@@ -336,7 +342,7 @@ def lof_matrix(
     pairs = list(pairs)
     for x, y in pairs:
         scene.trooper(x), scene.trooper(y)
-    cache = scene.__dict__.setdefault("_visibility_cache", {})
+    cache = scene.visibility_cache
     uses: dict[tuple[str, str], int] = {}
     for x, y in pairs:
         if x != y and scene.troopers[x].route is None and scene.troopers[y].route is None:

@@ -31,11 +31,13 @@ from .templates import (
     volume_touches_cylinder,
 )
 from .tolerances import (
+    COINCIDENT_EPS_MM,
     CONTACT_EPS_MM,
     PENETRATION_TOL_MM,
     SOLVER_CONTACT_FRACTIONS,
     SOLVER_FINE_DEG,
     SOLVER_GRID_DEG,
+    SOLVER_TIE_DECIMALS,
 )
 
 __all__ = [
@@ -59,7 +61,7 @@ def heading_towards(a_xy, b_xy) -> float:
     """Heading (degrees in [0, 360)) from plan point ``a_xy`` to ``b_xy``; 0 when equal."""
     dx = float(b_xy[0]) - float(a_xy[0])
     dy = float(b_xy[1]) - float(a_xy[1])
-    if math.hypot(dx, dy) <= 1e-12:
+    if math.hypot(dx, dy) <= COINCIDENT_EPS_MM:
         return 0.0
     return math.degrees(math.atan2(dy, dx)) % 360.0
 
@@ -304,8 +306,8 @@ def solve_heading(
         return SolverResult(False, None, None, 0, int(examined))
     best = int(cnt[ok].max())
     sel = np.flatnonzero(ok & (cnt == best))
-    heading = np.round(theta[sel] % 360.0, 9)
-    order = np.lexsort((offs[sel], heading, np.round(np.abs(offs[sel]), 9)))
+    heading = np.round(theta[sel] % 360.0, SOLVER_TIE_DECIMALS)
+    order = np.lexsort((offs[sel], heading, np.round(np.abs(offs[sel]), SOLVER_TIE_DECIMALS)))
     k = sel[order[0]]
     h = float(theta[k] % 360.0)
     return SolverResult(True, h, float((theta[k] + offs[k]) % 360.0), best, int(examined))

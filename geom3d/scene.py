@@ -1,6 +1,7 @@
 """The scene: scenery merged into one triangle mesh, troopers as exact cylinders.
 
-Built from a validated :class:`~geom3d.scenario.Scenario`. All blocking scenery becomes
+Built from a validated :class:`~geom3d.scenario.Scenario` and its ruleset object
+(:func:`geom3d.api.build_scene` picks it from the registry). All blocking scenery becomes
 one triangle mesh with a per-triangle element id, behind one Embree BVH; non-blocking
 scenery is kept for drawing and for standing on. Troopers given as ``[x, y]`` are
 dropped onto the highest upward-facing surface under their base centre.
@@ -12,106 +13,30 @@ import hashlib
 import math
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .bodies import Cylinder, cylinders_touch
-from .errors import MeshError
+from .bodies import cylinders_touch
+from .errors import MeshError, UnknownIdError
+from .mesh import box_mesh, file_digest, load_mesh
 from .raycast import RayEngine
-from .scenario import Scenario, SceneryItem, TrooperSpec, load_scenario
+from .ruleset import Ruleset
+from .scenario import AttackSpec, Scenario, SceneryItem, TrooperSpec
 from .tolerances import (
+    CONTACT_EPS_MM,
+    DROP_MAX_STEEP_FACES,
     DROP_PROBE_HEIGHT_MM,
+    DROP_REFINE_MAX_MM,
+    DROP_STEEP_REL_EPS,
     FAR_OFF_TABLE_MM,
     STAND_INSET_MM,
     UPWARD_NORMAL_MIN_Z,
 )
+from .trooper import Trooper
 
-__all__ = ["Scene", "SceneryMesh", "Trooper", "box_mesh", "build_scene", "load_scene"]
-
-
-@dataclass(frozen=True)
-class Trooper:
-    """A trooper placed in the scene.
-
-    Attributes
-    ----------
-    id, side : str
-    position : (3,) tuple of float, mm
-        Centre of the underside of the base (after drop-to-surface).
-    facing_deg : float
-        Counter-clockwise from +x.
-    silhouette : int or None
-        Silhouette number, None for an explicit cylinder.
-    diameter : float, mm
-    height : float, mm
-        Effective height: the base height when prone.
-    states : frozenset of str
-    engaged_with : tuple of str
-        Symmetric: if A lists B, both are engaged with each other.
-    route : (k, 3) tuple of tuples, mm, or None
-    unit : str or None
-    dropped : bool
-        True when z came from drop-to-surface.
-    """
-
-    id: str
-    side: str
-    position: tuple[float, float, float]
-    facing_deg: float
-    silhouette: int | None
-    diameter: float
-    height: float
-    states: frozenset
-    engaged_with: tuple[str, ...] = ()
-    route: tuple[tuple[float, float, float], ...] | None = None
-    unit: str | None = None
-    dropped: bool = False
-
-    @property
-    def cylinder(self) -> Cylinder:
-        """The silhouette volume."""
-        return Cylinder(self.position, 0.5 * self.diameter, self.height)
-
-    @property
-    def radius(self) -> float:
-        return 0.5 * self.diameter
-
-    @property
-    def is_marker(self) -> bool:
-        return "marker" in self.states
-
-    @property
-    def is_prone(self) -> bool:
-        return "prone" in self.states
-
-    @property
-    def has_360(self) -> bool:
-        """360-degree Line of Fire: markers and ``arc360``."""
-        return bool({"marker", "arc360"} & self.states)
-
-    @property
-    def is_moving(self) -> bool:
-        return self.route is not None
-
-    @property
-    def blocks_lof(self) -> bool:
-        """Does this trooper's volume obstruct other troopers' Line of Fire?
-
-        Markers and troopers moving along a route do not (SPEC 2.1, 3.5).
-        """
-        return not (self.is_marker or self.is_moving)
-
-    @property
-    def facing_vector(self) -> np.ndarray:
-        """(2,) float: unit vector of the facing in the xy plane."""
-        a = math.radians(self.facing_deg)
-        return np.array([math.cos(a), math.sin(a)])
-
-    def moved_to(self, position) -> Trooper:
-        """A copy standing at ``position`` ((3,) float, mm)."""
-        return replace(self, position=tuple(float(v) for v in position))
+__all__ = ["Scene", "SceneryMesh", "Trooper"]
 
 
 @dataclass(frozen=True)
@@ -142,47 +67,6 @@ class SceneryMesh:
         return SceneryMesh(self.vertices, self.faces[mask], self.element[mask], self.names)
 
 
-def box_mesh(size) -> tuple[np.ndarray, np.ndarray]:
-    """A closed box with its local origin at the centre of its bottom face.
-
-    Parameters
-    ----------
-    size : (3,) float, mm
-
-    Returns
-    -------
-    vertices : (8, 3) float64, mm
-    faces : (12, 3) int64, outward-facing (counter-clockwise seen from outside)
-    """
-    sx, sy, sz = (float(s) for s in size)
-    x, y = 0.5 * sx, 0.5 * sy
-    v = np.array(
-        [
-            [-x, -y, 0],
-            [x, -y, 0],
-            [x, y, 0],
-            [-x, y, 0],
-            [-x, -y, sz],
-            [x, -y, sz],
-            [x, y, sz],
-            [-x, y, sz],
-        ],
-        dtype=np.float64,
-    )
-    f = np.array(
-        [
-            [0, 2, 1], [0, 3, 2],  # bottom
-            [4, 5, 6], [4, 6, 7],  # top
-            [0, 1, 5], [0, 5, 4],  # -y
-            [1, 2, 6], [1, 6, 5],  # +x
-            [2, 3, 7], [2, 7, 6],  # +y
-            [3, 0, 4], [3, 4, 7],  # -x
-        ],
-        dtype=np.int64,
-    )  # fmt: skip
-    return v, f
-
-
 def _transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
     """Scale, then yaw about the piece's own origin, then move the origin to position."""
     a = math.radians(item.rotation_deg)
@@ -202,32 +86,12 @@ def clear_scene_cache() -> None:
     _SCENERY_CACHE.clear()
 
 
-_DIGESTS: dict[tuple, str] = {}
-
-
-def _file_digest(path: Path) -> str:
-    """SHA-256 of a file, remembered by (path, size, modification time)."""
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _DIGESTS:
-        _DIGESTS[key] = _hash_file(path)
-    return _DIGESTS[key]
-
-
-def _hash_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _scenery_key(scn: Scenario) -> str:
     h = hashlib.sha256()
     if scn.table_mesh is not None:
-        h.update(f"table|{_file_digest(scn.table_mesh)}|{scn.table_mesh_units}".encode())
+        h.update(f"table|{file_digest(scn.table_mesh)}|{scn.table_mesh_units}".encode())
     for it in scn.scenery:
-        src = _file_digest(it.mesh_path) if it.mesh_path else repr(it.box_size)
+        src = file_digest(it.mesh_path) if it.mesh_path else repr(it.box_size)
         h.update(
             f"{it.id}|{src}|{it.mesh_units}|{it.position!r}|{it.rotation_deg!r}|{it.scale!r}|"
             f"{it.blocks_lof}".encode()
@@ -246,8 +110,6 @@ class LoadStats:
 
 def _load_for(scn: Scenario, path: Path, units: str, where: str):
     """Load a mesh named by a scenario; errors name the scenario file and field too."""
-    from .meshio import load_mesh
-
     try:
         return load_mesh(path, units=units)
     except MeshError as exc:
@@ -303,37 +165,51 @@ def _build_scenery(scn: Scenario, stats: LoadStats):
     engine = RayEngine(blocking.vertices, blocking.faces)
     all_engine = engine if blocking_mask.all() else RayEngine(mesh.vertices, mesh.faces)
     stats.bvh_seconds += time.perf_counter() - t0
-    return mesh, blocking, engine, all_engine, reports
+    return mesh, blocking_mask, blocking, engine, all_engine, reports
 
 
 class Scene:
     """Scenery, troopers and attacks of one scenario, ready for queries.
 
+    Build it with :func:`geom3d.api.build_scene` (or :func:`geom3d.api.load_scene`), which
+    picks the ruleset object for the scenario's ruleset from the registry.
+
     Parameters
     ----------
     scenario : Scenario
         A validated scenario (see :func:`geom3d.scenario.load_scenario`).
+    ruleset : geom3d.ruleset.Ruleset
+        The ruleset object (its data is ``scenario.ruleset`` after overrides). Line of
+        Fire and attack questions go to it.
 
     Attributes
     ----------
     scenario : Scenario
+    ruleset : geom3d.ruleset.Ruleset
+        ``.name`` and the data's fields (``.base_height``, ``.silhouettes``, ...).
     troopers : dict[str, Trooper]
         In file order.
     scenery : SceneryMesh
         All scenery.
+    blocking_mask : (scenery.n_triangles,) bool
+        Which triangles of ``scenery`` block Line of Fire.
     blocking : SceneryMesh
-        The triangles that block Line of Fire.
+        The triangles that block Line of Fire (``scenery.subset(blocking_mask)``).
     engine : RayEngine
         BVH over ``blocking``.
     mesh_reports : list of (element id, MeshReport)
     warnings : list of str
         Suspicious but legal input (overlaps, embedded troopers, far off the table).
     load_stats : LoadStats
+    visibility_cache : dict[tuple[str, str], tuple]
+        Symmetric visibility of static trooper pairs, keyed by the sorted id pair; filled
+        by the Line of Fire engine (:mod:`geom3d.lof`), clear it to recompute.
     """
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, ruleset: Ruleset) -> None:
         self.scenario = scenario
-        self.ruleset = scenario.ruleset
+        self.ruleset = ruleset
+        self.visibility_cache: dict[tuple[str, str], tuple] = {}
         self.warnings: list[str] = []
         self.load_stats = LoadStats()
         key = _scenery_key(scenario)
@@ -346,7 +222,14 @@ class Scene:
             _SCENERY_CACHE[key] = built
             while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
                 _SCENERY_CACHE.popitem(last=False)
-        self.scenery, self.blocking, self.engine, self._surface_engine, self.mesh_reports = built
+        (
+            self.scenery,
+            self.blocking_mask,
+            self.blocking,
+            self.engine,
+            self._surface_engine,
+            self.mesh_reports,
+        ) = built
         for name, rep in self.mesh_reports:
             for msg in rep.messages():
                 self.warnings.append(f"{name}: {msg}")
@@ -422,7 +305,7 @@ class Scene:
         bottom = float(self._surface_engine.bounds[0, 2]) - DROP_PROBE_HEIGHT_MM
         start = np.column_stack([pts, np.full(len(pts), top)])
         pending = np.arange(len(pts))
-        for _ in range(64):  # a probe passes at most this many steep faces
+        for _ in range(DROP_MAX_STEEP_FACES):
             if not len(pending):
                 break
             ends = start[pending].copy()
@@ -437,12 +320,12 @@ class Scene:
             ok = norm > 0
             nz = np.where(ok, np.abs(n[:, 2]) / np.where(ok, norm, 1.0), 0.0)
             # refine in float64 on the triangle's plane (Embree works in float32)
-            steep = np.abs(n[:, 2]) <= 1e-12 * np.maximum(norm, 1e-300)
+            steep = np.abs(n[:, 2]) <= DROP_STEEP_REL_EPS * np.maximum(norm, 1e-300)
             p0 = tri[:, 0]
             exact = p0[:, 2] - (
                 n[:, 0] * (pts[pending, 0] - p0[:, 0]) + n[:, 1] * (pts[pending, 1] - p0[:, 1])
             ) / np.where(steep, 1.0, n[:, 2])
-            use = ~miss & ~steep & (np.abs(exact - np.where(miss, 0.0, hz)) < 1e-2)
+            use = ~miss & ~steep & (np.abs(exact - np.where(miss, 0.0, hz)) < DROP_REFINE_MAX_MM)
             hz = np.where(use, exact, hz)
             good = ~miss & (nz >= UPWARD_NORMAL_MIN_Z)
             z[pending[good]] = hz[good]
@@ -462,7 +345,7 @@ class Scene:
                     a.position[2] < b.position[2] + b.height
                     and b.position[2] < a.position[2] + a.height
                 )
-                if overlap_z and d < a.radius + b.radius - 1e-6:
+                if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
                     self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
         for t, emb in zip(ts, self._embedded(ts), strict=True):
             if emb:
@@ -533,8 +416,6 @@ class Scene:
     # ------------------------------------------------------------------ queries
     def trooper(self, tid: str) -> Trooper:
         """The trooper with id ``tid`` (UnknownIdError otherwise)."""
-        from .errors import UnknownIdError
-
         try:
             return self.troopers[tid]
         except KeyError:
@@ -547,23 +428,27 @@ class Scene:
         """Silhouette contact between two troopers."""
         return cylinders_touch(self.trooper(a).cylinder, self.trooper(b).cylinder)
 
-    def line_of_fire(self, a: str, b: str, **kwargs):
-        """Line of Fire from ``a`` to ``b`` (see :func:`geom3d.lof.line_of_fire`)."""
-        from .lof import line_of_fire
+    def attack(self, attack_id: str) -> AttackSpec:
+        """The scenario's attack with id ``attack_id`` (UnknownIdError otherwise)."""
+        for a in self.scenario.attacks:
+            if a.id == attack_id:
+                return a
+        known = ", ".join(a.id for a in self.scenario.attacks) or "none"
+        raise UnknownIdError(
+            f"unknown attack {attack_id!r} (known: {known})", file=self.scenario.name
+        )
 
-        return line_of_fire(self, a, b, **kwargs)
+    def line_of_fire(self, a: str, b: str, **kwargs):
+        """Line of Fire from ``a`` to ``b``, by the ruleset (:func:`geom3d.lof.line_of_fire`)."""
+        return self.ruleset.line_of_fire(self, a, b, **kwargs)
 
     def lof_matrix(self, pairs=None, **kwargs):
-        """Line of Fire for all ordered pairs (see :func:`geom3d.lof.lof_matrix`)."""
-        from .lof import lof_matrix
-
-        return lof_matrix(self, pairs, **kwargs)
+        """Line of Fire for all ordered pairs, by the ruleset (:func:`geom3d.lof.lof_matrix`)."""
+        return self.ruleset.lof_matrix(self, pairs, **kwargs)
 
     def resolve_attack(self, attack_id: str, **kwargs):
-        """Resolve one attack (see :func:`geom3d.attacks.resolve_attack`)."""
-        from .attacks import resolve_attack
-
-        return resolve_attack(self, attack_id, **kwargs)
+        """Resolve one attack, by the ruleset (:func:`geom3d.attacks.resolve_attack`)."""
+        return self.ruleset.resolve(self, attack_id, **kwargs)
 
     def summary(self) -> dict:
         """Plain-data description of the scene (for ``geom3d demo`` and reports)."""
@@ -588,19 +473,3 @@ class Scene:
             "attacks": [a.id for a in self.scenario.attacks],
             "warnings": list(self.warnings),
         }
-
-
-def build_scene(scenario: Scenario) -> Scene:
-    """Build a :class:`Scene` from a validated scenario."""
-    return Scene(scenario)
-
-
-def load_scene(path) -> Scene:
-    """Load a scenario file and build its scene (the main entry point).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        YAML or JSON scenario file (SPEC section 5).
-    """
-    return Scene(load_scenario(path))

@@ -11,32 +11,39 @@ __all__ = [
     "APPARENT_DEPTH_EPS_MM",
     "ARC_EPS_MM",
     "CHECK_NUMBER_TOL",
-    "COARSE_MM",
-    "COARSE_STEP_SAMPLES",
+    "COINCIDENT_EPS_MM",
     "CONTACT_EPS_MM",
+    "DROP_MAX_STEEP_FACES",
     "DROP_PROBE_HEIGHT_MM",
+    "DROP_REFINE_MAX_MM",
+    "DROP_STEEP_REL_EPS",
     "EYE_SPACING_MM",
     "FAR_OFF_TABLE_MM",
     "FOOTPRINT_MAX_ERROR_MM",
     "GEOM_EPS_MM",
+    "GJK_BARYCENTRIC_EPS",
     "GJK_MAX_ITER",
     "GJK_TOL_MM",
     "GOLDEN_ITER",
     "MAX_BODY_MM",
     "MAX_COORD_MM",
     "PATCH_MM",
-    "PATCH_SAMPLES",
     "PENETRATION_TOL_MM",
     "PLACEMENT_TOL_MM",
     "RAY_EPS_MM",
+    "RECTILINEAR_GRID_DECIMALS",
     "RIM_POINTS",
     "ROUTE_REFINE_MM",
+    "ROUTE_SEARCH_TOL",
+    "ROUTE_SLOPE_EPS",
     "ROUTE_STEP_MM",
     "ROUTE_TOUCH_STEP_MM",
     "SAMPLE_MM",
+    "SCALE_BAR_REL_EPS",
     "SOLVER_CONTACT_FRACTIONS",
     "SOLVER_FINE_DEG",
     "SOLVER_GRID_DEG",
+    "SOLVER_TIE_DECIMALS",
     "STAND_INSET_MM",
     "SURFACE_INSET_MM",
     "UPWARD_NORMAL_MIN_Z",
@@ -46,22 +53,12 @@ __all__ = [
 PATCH_MM: float = 3.0
 
 #: Spacing of the fine sample grid in the target's apparent view. A patch counts when a
-#: full window of ``PATCH_SAMPLES`` x ``PATCH_SAMPLES`` samples (spanning ``PATCH_MM``) is
-#: unobstructed. With 1 mm spacing a visible region containing a 4 x 4 mm square is always
-#: found and one containing no 3 x 3 mm square never is (SPEC section 3.6).
+#: full window of ``PATCH_MM / SAMPLE_MM + 1`` samples a side (spanning the patch) is
+#: unobstructed; the coarse pruning lattice has spacing ``PATCH_MM + SAMPLE_MM`` (see
+#: :class:`geom3d.visibility.PatchLattice`, which derives both from the ruleset's patch
+#: size). With 1 mm spacing a visible region containing a 4 x 4 mm square is always found
+#: and one containing no 3 x 3 mm square never is (SPEC section 3.6).
 SAMPLE_MM: float = 1.0
-
-#: Samples along one side of a patch window: PATCH_MM / SAMPLE_MM + 1.
-PATCH_SAMPLES: int = round(PATCH_MM / SAMPLE_MM) + 1
-
-#: Spacing of the coarse pruning grid in the target's apparent view. Every closed square
-#: of side ``PATCH_MM + SAMPLE_MM`` (the size that must always be found) contains a point of
-#: this lattice, so an eye point that sees none of its points sees no such region and is
-#: skipped without a fine search. Exact pruning, not a heuristic.
-COARSE_MM: float = PATCH_MM + SAMPLE_MM
-
-#: Fine samples per coarse step: COARSE_MM / SAMPLE_MM.
-COARSE_STEP_SAMPLES: int = round(COARSE_MM / SAMPLE_MM)
 
 #: Spacing of eye points on the viewer's surface (arc length and height). Eye points are
 #: samples of a continuous surface: a view that exists only from eye points that fall
@@ -112,6 +109,10 @@ CONTACT_EPS_MM: float = 1e-6
 #: General geometric zero for lengths (degenerate triangles, zero-length directions).
 GEOM_EPS_MM: float = 1e-9
 
+#: Procedural scenery (``geom3d.terrain.rectilinear``): box coordinates are rounded to
+#: this many decimals (1e-9 mm), so coordinates closer than that are one grid line.
+RECTILINEAR_GRID_DECIMALS: int = 9
+
 #: A placed template "passes through" a silhouette when it overlaps the silhouette shrunk
 #: by this much (radius and both ends): overlap deeper than this is more than touching.
 #: Computed tips lie on the base edge up to float rounding (~1e-13 mm).
@@ -144,9 +145,13 @@ GJK_TOL_MM: float = 1e-9
 #: ``GJK_TOL_MM`` on table-sized scenes.
 GJK_MAX_ITER: int = 500
 
-#: The golden-section search of the exact pitched-volume contact test runs this many
-#: iterations: 0.618**160 ~ 1e-33 of the starting bracket, far below the float
-#: resolution of any table.
+#: GJK's closest-point-on-simplex step accepts a face when every barycentric weight of
+#: the origin's projection is at least ``-GJK_BARYCENTRIC_EPS`` (dimensionless).
+GJK_BARYCENTRIC_EPS: float = 1e-12
+
+#: Default step cap of the golden-section search (``geom3d.templates.minimize_convex``),
+#: as used by the exact pitched-volume contact test: 0.618**160 ~ 1e-33 of the starting
+#: bracket, far below the float resolution of any table.
 GOLDEN_ITER: int = 160
 
 #: Default bound on the gap between a footprint polygon and the exact shape (mm). The
@@ -164,9 +169,37 @@ SOLVER_FINE_DEG: float = 0.01
 #: offset between the contact angle and the heading (0 = the radial placement).
 SOLVER_CONTACT_FRACTIONS: tuple[float, ...] = (0.0, -0.5, 0.5, -0.95, 0.95)
 
+#: 40k solver: headings and contact offsets are compared for tie-breaking after rounding
+#: to this many decimals of a degree (placements 1e-9 degrees apart are the same).
+SOLVER_TIE_DECIMALS: int = 9
+
+#: Two plan points closer than this have no direction between them: the heading from one
+#: to the other is taken as 0 (mm).
+COINCIDENT_EPS_MM: float = 1e-12
+
+#: Route contact with a level template (``geom3d.rules.infinity.routes``), in units of the
+#: route segment's parameter t in [0, 1]: a z rate of change below ``ROUTE_SLOPE_EPS``
+#: counts as level; the golden-section search for the deepest touching point stops once
+#: its bracket is ``ROUTE_SEARCH_TOL`` wide.
+ROUTE_SLOPE_EPS: float = 1e-15
+ROUTE_SEARCH_TOL: float = 1e-12
+
+#: Drop-to-surface (``Scene.surface_z``): a face whose normal's z component is at most
+#: ``DROP_STEEP_REL_EPS`` of the normal's length is vertical (no plane height to refine);
+#: the float64 height on the hit face replaces Embree's float32 one when within
+#: ``DROP_REFINE_MAX_MM`` of it; a probe steps through at most ``DROP_MAX_STEEP_FACES``
+#: steep faces before giving up (0 = the table top).
+DROP_STEEP_REL_EPS: float = 1e-12
+DROP_REFINE_MAX_MM: float = 1e-2
+DROP_MAX_STEEP_FACES: int = 64
+
 #: ``geom3d check``: numbers in expectations match when within this (JSON output is
 #: rounded to 1e-3 mm).
 CHECK_NUMBER_TOL: float = 1e-3
+
+#: Viewer (diagram scale bar): relative slack when a round length is compared with the
+#: length it must not exceed, and the smallest length (file units) it looks for.
+SCALE_BAR_REL_EPS: float = 1e-9
 
 #: Largest coordinate a scenario may use (10 km from the origin). Anything beyond is a
 #: unit slip or a typo, and sampling a route or a view that large would not finish.

@@ -4,7 +4,7 @@
     python meshes/generate.py            # rewrites meshes/scenery, meshes/demo, meshes/scenarios
     python meshes/generate.py --out DIR  # writes the same tree under DIR (used by the tests)
 
-Outputs (all committed; ``tests/test_terrain.py`` checks they are up to date):
+Outputs (all committed; ``tests/terrain/test_terrain.py`` checks they are up to date):
 
 - ``scenery/<name>.stl``: binary STL, mm, local origin at the centre of the bottom face,
   built by :mod:`geom3d.terrain` (building, container, wall with windows, walkway,

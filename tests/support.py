@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from geom3d.api import build_scene
 from geom3d.scenario import parse_scenario
-from geom3d.scene import Scene
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ def make_scene(troopers, scenery=(), *, units="mm", ruleset="infinity", base_dir
         "troopers": list(troopers),
         **extra,
     }
-    return Scene(parse_scenario(data, file="test.yaml", base_dir=base_dir))
+    return build_scene(parse_scenario(data, file="test.yaml", base_dir=base_dir))
 
 
 def box(id_, size, position, rotation_deg=0.0, **kw):

@@ -1,4 +1,5 @@
-"""Package hygiene: explicit exports, no rendering in the engine, one error root."""
+"""Package hygiene: explicit exports, the import layers, no rendering in the engine, one
+error root, and CI that runs what the README says."""
 
 from __future__ import annotations
 
@@ -6,22 +7,28 @@ import ast
 import importlib
 import importlib.util
 import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from support import REPO
 
-import geom3d
 from geom3d import errors
 
-ENGINE_MODULES = sorted(
-    m.name
-    for m in pkgutil.walk_packages(geom3d.__path__, prefix="geom3d.")
-    if not m.name.endswith("__main__")
-)
-VIEWER_MODULES = ["viewer", "viewer.actors", "viewer.palette", "viewer.render", "viewer.window"]
+
+def _walk(package: str) -> list[str]:
+    """Every module of a top-level package of the repository (the package included)."""
+    found = pkgutil.walk_packages([str(REPO / package)], prefix=f"{package}.")
+    return [package, *sorted(m.name for m in found if not m.name.endswith("__main__"))]
 
 
-@pytest.mark.parametrize("name", ["geom3d", *ENGINE_MODULES, *VIEWER_MODULES])
+ENGINE_MODULES = _walk("geom3d")
+VIEWER_MODULES = _walk("viewer")
+
+
+@pytest.mark.parametrize("name", [*ENGINE_MODULES, *VIEWER_MODULES])
 def test_every_module_has_an_explicit_all_whose_names_exist(name):
     mod = importlib.import_module(name)
     assert hasattr(mod, "__all__"), f"{name} has no __all__"
@@ -33,9 +40,132 @@ def test_every_module_has_an_explicit_all_whose_names_exist(name):
         assert exists, f"{name}.__all__ names {export!r}, which does not exist"
 
 
+# --------------------------------------------------------------------------- import layers
+#: The layers of geom3d (docs/architecture.md), bottom to top: a module imports only from
+#: its own layer or below, at module level or inside a function. The longest matching
+#: prefix gives a module's layer; a module that matches none fails the test (give it one).
+LAYERS = {
+    "geom3d.errors": 0,
+    "geom3d.units": 0,
+    "geom3d.validation": 0,
+    "geom3d.tolerances": 0,
+    "geom3d.output": 0,
+    "geom3d.bodies": 1,
+    "geom3d._kernels": 1,
+    "geom3d.raycast": 1,
+    "geom3d.mesh": 1,
+    "geom3d.meshio": 1,
+    "geom3d.templates": 1,
+    "geom3d.terrain": 1,
+    "geom3d.visibility": 2,
+    "geom3d.blastfocus": 2,
+    "geom3d.placement": 2,
+    "geom3d.rules": 3,  # the package itself: import-light, see below
+    "geom3d.rules.data": 3,
+    "geom3d.scenario": 3,
+    "geom3d.scene": 4,
+    "geom3d.trooper": 4,
+    "geom3d.ruleset": 4,
+    "geom3d.outcomes": 4,
+    "geom3d.progress": 4,
+    "geom3d.lof": 5,
+    "geom3d.attacks": 5,
+    "geom3d.rules.base": 6,
+    "geom3d.rules.infinity": 6,
+    "geom3d.rules.wh40k": 6,
+    "geom3d.rules.registry": 7,
+    "geom3d.api": 7,
+    "geom3d": 7,  # the package itself: the public API
+    "geom3d.check": 8,
+    "geom3d.cli": 8,
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(name: str) -> int | None:
+    while name:
+        if name in LAYERS:
+            return LAYERS[name]
+        if "." not in name:
+            return None
+        name = name.rsplit(".", 1)[0]
+    return None
+
+
+def imported_modules(path: Path, text: str | None = None) -> list[tuple[int, str]]:
+    """``(line, module)`` for every geom3d module ``path`` (or ``text`` as if it were that
+    file) imports, at any depth (function-level imports included), relative imports
+    resolved."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    source = path.read_text() if text is None else text
+    out = []
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            # ``from pkg import mod`` imports pkg.mod when that is a module
+            targets = [
+                f"{base}.{a.name}" if _is_module(f"{base}.{a.name}") else base for a in node.names
+            ]
+        else:
+            continue
+        out += [(node.lineno, t) for t in targets if t == "geom3d" or t.startswith("geom3d.")]
+    return out
+
+
+def _is_module(dotted: str) -> bool:
+    path = REPO.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+ENGINE_FILES = sorted((REPO / "geom3d").rglob("*.py"))
+
+
+def test_every_engine_module_has_a_layer():
+    missing = [_module_name(p) for p in ENGINE_FILES if _layer(_module_name(p)) is None]
+    assert not missing, f"give these modules a layer in LAYERS: {missing}"
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_module_imports_a_higher_layer(path):
+    me = _module_name(path)
+    mine = _layer(me)
+    if mine is None:
+        pytest.fail(f"{me} has no layer in LAYERS")
+    upward = [
+        f"line {line}: {target} (layer {_layer(target)})"
+        for line, target in imported_modules(path)
+        if (_layer(target) or 0) > mine and not me.startswith(target + ".")
+    ]
+    assert not upward, f"{me} (layer {mine}) imports upward: {upward}"
+
+
+def test_rules_package_is_import_light():
+    imports = {t for _, t in imported_modules(REPO / "geom3d" / "rules" / "__init__.py")}
+    assert imports <= {"geom3d.rules.data"}, imports
+
+
+def test_the_layer_check_sees_function_level_imports():
+    lof = REPO / "geom3d" / "lof.py"
+    lazy = lof.read_text() + "\n\ndef _probe():\n    from .cli import main\n\n    return main\n"
+    found = {t for _, t in imported_modules(lof, lazy)}
+    assert "geom3d.cli" in found and "geom3d.cli" not in {t for _, t in imported_modules(lof)}
+    assert _layer("geom3d.cli") > _layer("geom3d.lof")
+
+
+# --------------------------------------------------------------------------- rendering
 def test_engine_never_imports_rendering():
     banned = {"pyvista", "vtk", "vtkmodules", "viewer"}
-    for path in (REPO / "geom3d").rglob("*.py"):
+    for path in ENGINE_FILES:
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -48,12 +178,54 @@ def test_engine_never_imports_rendering():
                 assert n.split(".")[0] not in banned, f"{path.name} imports {n}"
 
 
-def test_ruff_bans_rendering_imports_in_the_engine():
-    text = (REPO / "pyproject.toml").read_text()
-    assert '"pyvista".msg' in text and '"vtk".msg' in text
-    assert '"viewer/**" = ["TID251"]' in text
+def _ruff(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
 
 
+@pytest.mark.parametrize("module", ["pyvista", "vtk", "vtkmodules.vtkCommonCore"])
+def test_ruff_bans_rendering_imports_in_the_engine(module):
+    code = f"import {module}\n\n__all__ = [{module.split('.')[0]!r}]\n"
+    argv = ("check", "--no-cache", "--select", "TID251", "--output-format", "concise")
+    engine = _ruff(*argv, "--stdin-filename", "geom3d/_probe.py", "-", stdin=code)
+    assert engine.returncode == 1, engine.stdout + engine.stderr
+    assert "TID251" in engine.stdout and "rendering lives in viewer/" in engine.stdout
+    # ... and allows them where rendering lives
+    for where in ("viewer/_probe.py", "tests/viewer/test_probe.py"):
+        ok = _ruff(*argv, "--stdin-filename", where, "-", stdin=code)
+        assert ok.returncode == 0, (where, ok.stdout + ok.stderr)
+
+
+# --------------------------------------------------------------------------- CI
+def _readme_test_command() -> str:
+    text = (REPO / "README.md").read_text()
+    m = re.search(r"Run the tests.*?```(?:bash|sh)?\n(.*?)\n```", text, re.S)
+    assert m, "README.md has no 'Run the tests' command block"
+    (line,) = [ln for ln in m.group(1).splitlines() if ln.strip() and not ln.startswith("#")]
+    return line.strip()
+
+
+def test_ci_runs_exactly_the_readme_command_with_ruff_first():
+    command = _readme_test_command()
+    script = (REPO / ".ci" / "run").read_text()
+    lines = [ln.strip() for ln in script.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert command in lines, f".ci/run does not run the README's command: {command}"
+    # any failing step fails CI, pytest's exit 5 (no tests collected) included
+    assert "set -euo pipefail" in lines
+    steps = [s.strip() for s in command.split("&&")]
+    ruff_check = steps.index(".venv/bin/ruff check .")
+    ruff_format = steps.index(".venv/bin/ruff format --check .")
+    pytest_step = steps.index(".venv/bin/python -m pytest")
+    assert ruff_check < pytest_step and ruff_format < pytest_step
+    assert "||" not in command and ";" not in command  # no step's failure is swallowed
+
+
+# --------------------------------------------------------------------------- errors
 def test_error_hierarchy():
     for name in errors.__all__:
         cls = getattr(errors, name)

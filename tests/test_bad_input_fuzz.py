@@ -9,9 +9,9 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from geom3d.api import build_scene
 from geom3d.errors import Geom3dError
 from geom3d.scenario import parse_scenario
-from geom3d.scene import Scene
 
 BASE = {
     "format": "geom3d/1",
@@ -114,7 +114,7 @@ def test_mutated_scenarios_load_or_raise_one_clear_error(mutations):
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation removed or replaced the parent
     try:
-        scene = Scene(parse_scenario(data, file="fuzz.yaml"))
+        scene = build_scene(parse_scenario(data, file="fuzz.yaml"))
     except Geom3dError as exc:
         text = str(exc)
         assert text.startswith("fuzz.yaml"), text

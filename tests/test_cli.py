@@ -131,3 +131,39 @@ def test_console_script_runs_without_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("troopers[0].side: required field is missing")
     assert "Traceback" not in proc.stderr
+
+
+def test_progress_never_touches_the_answer(capsys, scenario, monkeypatch):
+    import geom3d.progress
+
+    code, plain, err = run(capsys, "lof", str(scenario))
+    assert code == 0 and err == ""  # stderr is not a terminal here: no progress at all
+    shown = []
+
+    def always_bar(quiet, **kw):
+        shown.append(quiet)
+        return "off" if quiet else "bar"
+
+    monkeypatch.setattr(geom3d.progress, "progress_mode", always_bar)
+    code, with_bar, _ = run(capsys, "lof", str(scenario))
+    assert code == 0 and with_bar == plain and shown == [False]
+    run(capsys, "lof", str(scenario), "--quiet")
+    assert shown == [False, True]
+
+
+def test_demo_writes_the_same_documents_as_lof_and_attack(capsys, tmp_path, monkeypatch):
+    import geom3d.cli as cli
+    from geom3d.errors import UsageError
+
+    def no_renderer():
+        raise UsageError("no renderer in this test")
+
+    monkeypatch.setattr(cli, "_viewer", no_renderer)
+    code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "d"), "--quiet")
+    assert code == 0
+    assert "diagrams skipped: no renderer in this test" in out
+    table = str(cli.demo_scenario_path())
+    _, lof_json, _ = run(capsys, "lof", table, "--quiet")
+    _, attack_json, _ = run(capsys, "attack", table, "--quiet")
+    assert (tmp_path / "d" / "lof.json").read_text() == lof_json
+    assert (tmp_path / "d" / "attacks.json").read_text() == attack_json

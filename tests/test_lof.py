@@ -224,7 +224,7 @@ def test_route_never_visible():
 def test_pair_visibility_is_computed_once_per_unordered_pair():
     scene = make_scene([A, T], [box("wall", [10, 400, 100], [150, 0])])
     scene.lof_matrix()
-    assert set(scene._visibility_cache) == {("a", "t")}
+    assert set(scene.visibility_cache) == {("a", "t")}
 
 
 def test_lof_json_is_deterministic():
@@ -254,7 +254,7 @@ def test_real_container_blocks_and_clears():
     root = real_meshes_dir()
     if root is None:
         pytest.skip("../shared/real-meshes is absent")
-    from geom3d.meshio import load_mesh
+    from geom3d.mesh import load_mesh
 
     lm = load_mesh(root / "container.stl")
     lo, hi = lm.vertices.min(axis=0), lm.vertices.max(axis=0)

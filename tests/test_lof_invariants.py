@@ -21,8 +21,6 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 
-coord = st.floats(min_value=0, max_value=300, allow_nan=False).map(lambda v: round(v, 1))
-
 
 @st.composite
 def scenes(draw):
@@ -65,12 +63,40 @@ def answers(scene):
 @SETTINGS
 @given(scenes())
 def test_visibility_is_symmetric(sc):
+    """An uncached one-way search A -> B answers as the search A' -> B' in the scene
+    mirrored across the perpendicular bisector of A and B (A' stands where B stood, so
+    the second search runs the other way across the table)."""
+    import numpy as np
+
+    from geom3d.bodies import Cylinder
+    from geom3d.raycast import RayEngine
+    from geom3d.visibility import find_patch
+
     troopers, boxes = sc
-    ans = answers(make_scene(troopers, boxes))
-    fresh = answers(make_scene(list(reversed(troopers)), boxes))
-    for (a, b), (_, vis, _) in ans.items():
-        assert vis == ans[(b, a)][1]
-        assert vis == fresh[(a, b)][1]
+    scene = make_scene(troopers, boxes)
+    engine = scene.engine
+    verts = np.asarray(scene.blocking.vertices, dtype=float)
+    cyl = {t.id: t.cylinder for t in scene.troopers.values()}
+    for a, b in (("t0", "t1"), ("t1", "t2"), ("t2", "t0")):
+        pa, pb = cyl[a].base_array[:2], cyl[b].base_array[:2]
+        n = (pb - pa) / np.linalg.norm(pb - pa)
+        mid = 0.5 * (pa + pb)
+
+        def mirror(p, n=n, mid=mid):
+            p = np.array(p, dtype=float)
+            p[..., :2] -= 2.0 * ((p[..., :2] - mid) @ n)[..., None] * n
+            return p
+
+        def mirror_cyl(c):
+            return Cylinder(tuple(mirror(c.base_array)), c.radius, c.height)
+
+        m_engine = RayEngine(mirror(verts), scene.blocking.faces)
+        occ = [c for k, c in cyl.items() if k not in (a, b)]
+        m_occ = [mirror_cyl(c) for c in occ]
+        for v, t in ((a, b), (b, a)):
+            w = find_patch(cyl[v], cyl[t], engine, occ)
+            m_w = find_patch(mirror_cyl(cyl[v]), mirror_cyl(cyl[t]), m_engine, m_occ)
+            assert (w is None) == (m_w is None)
 
 
 def _move(p, yaw_deg, dx, dy):
@@ -122,15 +148,47 @@ def _sil(t):
     return table[t["silhouette"]]
 
 
-@SETTINGS
-@given(scenes(), st.integers(5, 60), st.integers(5, 60), st.integers(5, 70), coord, coord)
-def test_adding_an_obstacle_never_creates_lof(sc, sx, sy, sz, x, y):
-    troopers, boxes = sc
+def _between(troopers, k: int, f: float) -> list[float]:
+    """The point at fraction ``f`` of the way from trooper k to trooper k + 1 (plan)."""
+    p, q = troopers[k]["position"], troopers[(k + 1) % len(troopers)]["position"]
+    return [p[0] + f * (q[0] - p[0]), p[1] + f * (q[1] - p[1])]
+
+
+def _assert_no_lof_created(troopers, boxes, extra):
     before = answers(make_scene(troopers, boxes))
-    extra = {"id": "extra", "box": {"size": [sx, sy, sz]}, "position": [x, y]}
     after = answers(make_scene(troopers, [*boxes, extra]))
-    for pair, (lof_after, vis_after, _) in after.items():
-        if vis_after:
-            assert before[pair][1], f"{pair} became visible after adding a box"
-        if lof_after:
-            assert before[pair][0]
+    assert after.keys() == before.keys()
+    for pair, (lof_after, vis_after, arc_after) in after.items():
+        lof_before, vis_before, arc_before = before[pair]
+        assert vis_after <= vis_before, f"{pair} became visible after adding a box"
+        assert lof_after <= lof_before, f"{pair} gained Line of Fire after adding a box"
+        assert arc_after == arc_before
+    return before, after
+
+
+@SETTINGS
+@given(
+    scenes(),
+    st.integers(0, 2),
+    st.floats(0.35, 0.65),
+    st.integers(5, 60),
+    st.integers(5, 60),
+    st.integers(5, 70),
+)
+def test_adding_an_obstacle_never_creates_lof(sc, k, f, sx, sy, sz):
+    # the box stands on the line between two troopers, so it often blocks them
+    troopers, boxes = sc
+    extra = {"id": "extra", "box": {"size": [sx, sy, sz]}, "position": _between(troopers, k, f)}
+    _assert_no_lof_created(troopers, boxes, extra)
+
+
+def test_an_obstacle_on_the_line_removes_lof():
+    """The check above has teeth: a wall between two troopers that saw each other."""
+    troopers = [
+        {"id": "a", "side": "red", "position": [20, 100], "facing_deg": 0.0, "silhouette": 2},
+        {"id": "b", "side": "blue", "position": [280, 100], "facing_deg": 180.0, "silhouette": 2},
+    ]
+    wall = {"id": "extra", "box": {"size": [10, 120, 60]}, "position": _between(troopers, 0, 0.5)}
+    before, after = _assert_no_lof_created(troopers, [], wall)
+    assert before[("a", "b")][:2] == (True, True)
+    assert after[("a", "b")][:2] == (False, False)

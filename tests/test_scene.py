@@ -88,6 +88,30 @@ def test_non_blocking_scenery_is_stood_on_but_does_not_block():
     assert scene.line_of_fire("a", "b").lof
 
 
+def test_blocking_mask_marks_the_blocking_triangles_of_the_scenery():
+    scene = make_scene(
+        [],
+        [box("hedge", [10, 400, 100], [150, 0], blocks_lof=False), box("wall", [5, 5, 5], [0, 0])],
+    )
+    mask = scene.blocking_mask
+    assert mask.dtype == bool and mask.shape == (scene.scenery.n_triangles,) == (24,)
+    names = np.array(scene.scenery.names)[scene.scenery.element]
+    assert np.array_equal(mask, names == "wall")
+    assert np.array_equal(scene.blocking.faces, scene.scenery.faces[mask])
+
+
+def test_visibility_cache_is_the_scenes_own_and_can_be_cleared():
+    scene = make_scene([trooper("a", [0, 0]), trooper("b", [100, 0], facing_deg=180)])
+    assert scene.visibility_cache == {}
+    first = scene.line_of_fire("a", "b")
+    assert set(scene.visibility_cache) == {("a", "b")}
+    assert "_visibility_cache" not in vars(scene)
+    scene.visibility_cache[("a", "b")] = (None, None)  # the cache is what LoF reads
+    assert scene.line_of_fire("b", "a").reason == "blocked"
+    scene.visibility_cache.clear()
+    assert scene.line_of_fire("a", "b") == first
+
+
 def test_scenery_cache_reuses_the_bvh():
     scenery = [box("w", [10, 10, 10], [100, 100])]
     s1 = make_scene([trooper("a", [0, 0])], scenery)
@@ -101,7 +125,7 @@ def test_drop_onto_a_scanned_landscape():
     root = real_meshes_dir()
     if root is None:
         pytest.skip("../shared/real-meshes is absent")
-    from geom3d.meshio import load_mesh
+    from geom3d.mesh import load_mesh
 
     path = root / "SainteHelens_dem_crop.ply"
     lm = load_mesh(path, units="m")
@@ -120,8 +144,8 @@ def test_drop_onto_a_scanned_landscape():
 
 
 def test_bad_mesh_error_names_the_scenario_field(tmp_path):
+    from geom3d.api import load_scene
     from geom3d.errors import MeshError
-    from geom3d.scene import load_scene
 
     (tmp_path / "junk.stl").write_bytes(b"this is not a mesh")
     (tmp_path / "s.yaml").write_text(

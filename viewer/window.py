@@ -1,12 +1,13 @@
-"""The interactive viewer (``geom3d view``): a thin window over :mod:`viewer.actors`.
+"""The interactive viewer (``geom3d view``): a thin window over a :class:`~viewer.model.Drawing`.
 
 The window shows the scene in 3D with its LoF matrix summary. Check boxes in the lower
 left toggle the layers (scenery, silhouettes, templates, rays, annotations); a right
 click on a trooper (``p`` with the mouse over it also works) shows its Line of Fire to
 every other trooper, as in a ``from:ID`` diagram, and lists it in the side panel.
 
-All drawing decisions live in :mod:`viewer.actors`; this module only adds actors to a
-plotter, wires the widgets and keeps the state. :class:`ViewerState` works on an
+All drawing decisions live in :mod:`viewer.compose` and :mod:`viewer.layers`; this module
+only adds actors to a plotter (:mod:`viewer.plotter`), wires the widgets and keeps the
+state. :class:`ViewerState` works on an
 off-screen plotter too, which is how the tests drive it.
 """
 
@@ -15,13 +16,15 @@ from __future__ import annotations
 import os
 import sys
 
-import numpy as np
-import pyvista as pv
-
 from geom3d.errors import InputError
 
 from . import palette as pal
-from .actors import LAYERS, Drawing, build_drawing, lof_from_trooper
+from .camera import iso_camera
+from .compose import build_drawing
+from .layers.lof import lof_from_trooper
+from .model import LAYERS, Drawing
+from .overlay import add_overlay
+from .plotter import draw, make_plotter
 
 __all__ = ["ViewerState", "build_viewer", "open_viewer"]
 
@@ -38,7 +41,7 @@ class ViewerState:
     drawing : Drawing
         What the plotter shows.
     layers : dict[str, list]
-        VTK actors per layer (from :func:`viewer.render.draw`).
+        VTK actors per layer (from :func:`viewer.plotter.draw`).
     size : (int, int)
     lof_doc : dict or None
         Precomputed LoF document reused when picking.
@@ -80,8 +83,6 @@ class ViewerState:
 
     def pick(self, tid: str | None) -> Drawing | None:
         """Show ``tid``'s LoF to all others (None clears); returns what was drawn."""
-        from .render import draw
-
         for name in self._pick_names:
             self.plotter.remove_actor(name, render=False)
         self._pick_names = []
@@ -131,18 +132,13 @@ def build_viewer(scene, *, off_screen: bool = False, size=WINDOW_SIZE, lof_doc=N
     -------
     ViewerState
     """
-    from .render import MULTI_SAMPLES, _add_overlay, _iso_camera, draw
-
     if lof_doc is None:
         lof_doc = {"pairs": [r.to_dict() for r in scene.lof_matrix()]}
     drawing = build_drawing(scene, view="iso", lof_doc=lof_doc)
-    pl = pv.Plotter(off_screen=off_screen, window_size=list(size), lighting="light_kit")
-    pl.set_background(pal.BACKGROUND)
-    pl.disable_anti_aliasing()
-    pl.enable_anti_aliasing("msaa", multi_samples=MULTI_SAMPLES)
+    pl = make_plotter(size, off_screen=off_screen)
     layers = draw(pl, drawing, size)
-    _add_overlay(pl, drawing, size, legend_column=False)
-    _iso_camera(pl, drawing, size)
+    add_overlay(pl, drawing, size, legend_column=False)
+    iso_camera(pl, drawing, size)
     state = ViewerState(scene, pl, drawing, layers, size, lof_doc)
     box = 28
     for i, layer in enumerate(LAYERS):
@@ -191,8 +187,3 @@ def open_viewer(scene, *, size=WINDOW_SIZE) -> None:
         )
     state = build_viewer(scene, size=size)
     state.plotter.show(title=f"geom3d - {scene.scenario.name}")
-
-
-def _visible_actor_count(state: ViewerState, layer: str) -> int:
-    """How many actors of a layer are visible (tests)."""
-    return int(np.sum([bool(a.GetVisibility()) for a in state.layers.get(layer, [])]))

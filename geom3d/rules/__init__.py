@@ -1,122 +1,13 @@
-"""Ruleset data (silhouettes, base height, template shapes) and rule adjudication.
+"""Rulesets: their data (this package's import) and their adjudication (subpackages).
 
-The numbers live in ``rules/data/*.yaml``, one file per ruleset, so a newer rulebook is
-a data change, and a scenario can override any of them with ``ruleset_overrides``.
+``geom3d.rules`` itself only exposes the data loader (:mod:`geom3d.rules.data`), so the
+scenario parser can read silhouettes and templates without importing any rules. The
+ruleset objects are :mod:`geom3d.rules.infinity`, :mod:`geom3d.rules.wh40k`; the name ->
+object table is :mod:`geom3d.rules.registry`.
 """
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from .data import RULESETS, RulesetData, load_ruleset
 
-import yaml
-
-from geom3d.errors import ScenarioError
-from geom3d.tolerances import MAX_BODY_MM
-
-__all__ = ["RULESETS", "Ruleset", "load_ruleset"]
-
-#: Ruleset names a scenario may declare, mapped to their data files.
-RULESETS: dict[str, str] = {"infinity": "infinity.yaml", "wh40k-7e": "wh40k-7e.yaml"}
-
-
-@dataclass(frozen=True)
-class Ruleset:
-    """Ruleset data after overrides.
-
-    Attributes
-    ----------
-    name : str
-    base_height : float, mm
-    silhouettes : dict[int, tuple[float, float]]
-        Silhouette number -> (base diameter, height), mm.
-    templates : dict[str, dict]
-        Template name -> shape spec (``{shape: circle, diameter: ...}`` etc.), mm.
-    template_sources : dict[str, str]
-    """
-
-    name: str
-    base_height: float
-    silhouettes: dict
-    templates: dict
-    template_sources: dict
-
-
-@cache
-def _raw(name: str) -> dict:
-    text = resources.files(__package__).joinpath("data", RULESETS[name]).read_text("utf-8")
-    return yaml.safe_load(text)
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = _merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
-
-
-_OVERRIDE_KEYS = {"base_height", "silhouettes", "templates", "template_sources"}
-
-
-def load_ruleset(name: str, overrides: dict | None = None, *, file: str | None = None) -> Ruleset:
-    """Load a ruleset's data and apply ``overrides``.
-
-    Parameters
-    ----------
-    name : str
-        ``infinity`` or ``wh40k-7e``.
-    overrides : dict, optional
-        Same structure as the data file; merged key by key.
-    file : str, optional
-        Scenario file named in errors.
-    """
-    if name not in RULESETS:
-        raise ScenarioError(
-            f"unknown ruleset {name!r} (known: {', '.join(RULESETS)})", file=file, path="ruleset"
-        )
-    overrides = overrides or {}
-    for k in overrides:
-        if k not in _OVERRIDE_KEYS:
-            raise ScenarioError(
-                f"unknown key {k!r} (known: {', '.join(sorted(_OVERRIDE_KEYS))})",
-                file=file,
-                path=f"ruleset_overrides.{k}",
-            )
-    data = _merge(_raw(name), overrides)
-    sil = {}
-    for key, spec in data.get("silhouettes", {}).items():
-        path = f"ruleset_overrides.silhouettes.{key}"
-        try:
-            num = int(key)
-            d, h = float(spec["diameter"]), float(spec["height"])
-        except (TypeError, ValueError, KeyError):
-            raise ScenarioError(
-                "expected {diameter: <mm>, height: <mm>} under an integer key", file=file, path=path
-            ) from None
-        if not (0 < d <= MAX_BODY_MM and 0 < h <= MAX_BODY_MM):
-            raise ScenarioError(
-                f"diameter and height must be positive numbers up to {MAX_BODY_MM:g} mm",
-                file=file,
-                path=path,
-            )
-        sil[num] = (d, h)
-    try:
-        base_height = float(data["base_height"])
-    except (TypeError, ValueError):
-        raise ScenarioError(
-            "must be a number", file=file, path="ruleset_overrides.base_height"
-        ) from None
-    if not base_height > 0:
-        raise ScenarioError("must be positive", file=file, path="ruleset_overrides.base_height")
-    return Ruleset(
-        name=name,
-        base_height=base_height,
-        silhouettes=sil,
-        templates=dict(data.get("templates", {})),
-        template_sources=dict(data.get("template_sources", {})),
-    )
+__all__ = ["RULESETS", "RulesetData", "load_ruleset"]

@@ -43,15 +43,27 @@ import math
 
 import numpy as np
 
-from geom3d.attacks import PlacementResult, PlacementSpec, combine, invalid_placement
+from geom3d.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
 from geom3d.placement import base_edge_point, default_heading, solve_heading
+from geom3d.rules.base import StandardRuleset
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
 from geom3d.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM
 
-__all__ = ["WALL_OF_DEATH_RANGE_MM", "resolve", "target_set", "wall_of_death"]
+__all__ = [
+    "RESULT_FIELDS",
+    "WALL_OF_DEATH_RANGE_MM",
+    "Wh40k7eRuleset",
+    "resolve",
+    "target_set",
+    "wall_of_death",
+]
 
 #: Wall of Death range: 8 inches.
 WALL_OF_DEATH_RANGE_MM: float = 8 * 25.4
+
+#: The optional sections of a 40k attack result (``hits``/``hits_total``,
+#: ``wall_of_death``, ``solver``; see :class:`geom3d.outcomes.AttackResult`).
+RESULT_FIELDS: tuple[str, ...] = ("hits", "wall_of_death", "solver")
 
 
 def target_set(scene, attack, main_target: str | None) -> list[str]:
@@ -225,6 +237,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
             {},
             hits=[],
             wall_of_death=wod,
+            fields=RESULT_FIELDS,
         )
         res.placements = []
         return res
@@ -242,4 +255,24 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
                     "in_target_unit": tid in tsets[p.index],
                 }
     hits = [p.hits if (p.outcome == "resolved" and p.hits is not None) else 0 for p in placements]
-    return combine(scene, attack, placements, troopers, hits=hits, wall_of_death=None, solver=log)
+    return combine(
+        scene,
+        attack,
+        placements,
+        troopers,
+        hits=hits,
+        wall_of_death=None,
+        solver=log,
+        fields=RESULT_FIELDS,
+    )
+
+
+class Wh40k7eRuleset(StandardRuleset):
+    """Warhammer 40,000 7th edition: ``rules/data/wh40k-7e.yaml`` and the rules above.
+
+    Line of Fire (``geom3d lof``) uses the standard engine with the data file's policy.
+    """
+
+    def resolve_attack(self, scene, attack, specs, **kwargs):
+        """Resolve a 40k 7e attack (:func:`resolve`; resolver options are ignored)."""
+        return resolve(scene, attack, specs, **kwargs)

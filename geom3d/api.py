@@ -1,0 +1,48 @@
+"""Entry points: a scenario file or a parsed scenario -> a :class:`~geom3d.scene.Scene`.
+
+The scene gets the ruleset object named by its scenario from the registry
+(:mod:`geom3d.rules.registry`) here, at the top, so the scene and the engine below it
+never import the rules.
+
+>>> scene = load_scene("meshes/demo/table.yaml")  # doctest: +SKIP
+>>> scene.line_of_fire("blue-1", "red-1").lof  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .rules.registry import ruleset_for
+from .ruleset import Ruleset
+from .scenario import Scenario, load_scenario
+from .scene import Scene
+
+__all__ = ["build_scene", "load_scene"]
+
+
+def build_scene(scenario: Scenario, *, ruleset: Ruleset | None = None) -> Scene:
+    """Build the :class:`Scene` of a validated scenario.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    ruleset : Ruleset, optional
+        The ruleset object; default: the registry's object for ``scenario.ruleset``.
+
+    Raises
+    ------
+    ScenarioError
+        The scenario's ruleset is not registered.
+    """
+    if ruleset is None:
+        ruleset = ruleset_for(scenario.ruleset, file=scenario.name)
+    return Scene(scenario, ruleset)
+
+
+def load_scene(path) -> Scene:
+    """Load a scenario file and build its scene (the main entry point).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        YAML or JSON scenario file (SPEC section 5).
+    """
+    return build_scene(load_scenario(path))

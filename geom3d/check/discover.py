@@ -1,0 +1,118 @@
+"""Which scenario files a ``geom3d check`` run takes: PATH arguments -> sorted files."""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from geom3d.errors import UsageError
+
+__all__ = ["SCENARIO_SUFFIXES", "ScenarioFile", "expand_paths"]
+
+#: File name endings a folder is searched for.
+SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True, order=True)
+class ScenarioFile:
+    """One scenario to check.
+
+    Attributes
+    ----------
+    display : str
+        The path as the user named it (posix separators): used in every report.
+    path : str
+        Absolute path: what workers open.
+    """
+
+    display: str
+    path: str
+
+
+def _display(p: str) -> str:
+    return Path(os.path.normpath(p)).as_posix()
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            if not name.startswith(".") and name.lower().endswith(SCENARIO_SUFFIXES):
+                out.append(Path(root) / name)
+    return out
+
+
+def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[ScenarioFile]:
+    """Expand command-line PATHs into scenario files: sorted, deduplicated.
+
+    Parameters
+    ----------
+    paths : iterable of str
+        Files (taken whatever their extension), folders (searched recursively for
+        ``*.yaml``, ``*.yml``, ``*.json``; hidden files and folders skipped) and globs
+        (``*``, ``?``, ``[...]``; ``**`` recurses; a folder a glob matches is searched).
+    exclude : iterable of str
+        Files never to take (the report files being written).
+
+    Returns
+    -------
+    list of ScenarioFile
+        Sorted by display path; a file named twice (by any route) appears once.
+
+    Raises
+    ------
+    UsageError
+        A PATH that does not exist, a glob that matches nothing, a folder with no
+        scenario files.
+    """
+    skip = {os.path.realpath(e) for e in exclude}
+    found: dict[str, str] = {}
+
+    def take(p: Path) -> None:
+        real = os.path.realpath(p)
+        if real in skip:
+            return
+        disp = _display(str(p))
+        if real not in found or disp < found[real]:
+            found[real] = disp
+
+    for arg in paths:
+        if not arg:
+            raise UsageError("PATH: empty path")
+        p = Path(arg)
+        if p.is_dir():
+            files = _folder_files(p)
+            if not files:
+                raise UsageError(
+                    f"{arg}: no scenario files ({', '.join('*' + s for s in SCENARIO_SUFFIXES)}) "
+                    "in this folder"
+                )
+            for f in files:
+                take(f)
+        elif p.exists():
+            take(p)
+        elif _GLOB_CHARS & set(arg):
+            n = 0
+            for m in sorted(glob.glob(arg, recursive=True)):
+                mp = Path(m)
+                if mp.is_dir():
+                    for f in _folder_files(mp):
+                        take(f)
+                        n += 1
+                elif mp.is_file():
+                    take(mp)
+                    n += 1
+            if n == 0:
+                raise UsageError(f"{arg}: the pattern matches no scenario files")
+        else:
+            raise UsageError(f"{arg}: no such file or folder")
+    files = [ScenarioFile(disp, real) for real, disp in found.items()]
+    if not files:
+        raise UsageError("no scenario files to check")
+    return sorted(files)

@@ -1,0 +1,233 @@
+"""One scenario -> its report record, and the outcome of a batch of them.
+
+Statuses (one per scenario):
+
+``pass``
+    every check holds;
+``fail``
+    some check does not hold (each mismatch is reported with expected and actual);
+``error``
+    the scenario could not be loaded or built (bad file, missing mesh), or some check
+    could not be evaluated (an expected field the result does not have, an engine
+    error). The batch goes on.
+``skip``
+    the scenario loads and builds, but asks nothing: no ``expect`` block, or an empty one.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+
+from geom3d.api import build_scene
+from geom3d.errors import Geom3dError
+from geom3d.scenario import load_scenario
+
+from .expectations import Checks, check_attacks, check_lof
+
+__all__ = ["STATUSES", "BatchResult", "check_scenario", "error_record", "exit_code"]
+
+STATUSES = ("pass", "fail", "error", "skip")
+
+_EVAL_LOCK = threading.Lock()
+_WORKER_ID = None
+
+
+def _worker_id() -> str:
+    global _WORKER_ID
+    if _WORKER_ID is None or not _WORKER_ID.endswith(f":{os.getpid()}"):
+        _WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
+    return _WORKER_ID
+
+
+def _relabel(message: str, path: str, display: str) -> str:
+    """Errors name the absolute path the worker opened; show the user's path instead."""
+    return message.replace(path, display) if path != display else message
+
+
+def _timing(**kw) -> dict:
+    base = {
+        "parse_seconds": 0.0,
+        "mesh_seconds": 0.0,
+        "bvh_seconds": 0.0,
+        "load_seconds": 0.0,
+        "build_seconds": 0.0,
+        "compute_seconds": 0.0,
+        "total_seconds": 0.0,
+        "cache_hit": False,
+        "meshes_parsed": 0,
+        "worker": _worker_id(),
+    }
+    base.update(kw)
+    return base
+
+
+def error_record(display: str, message: str, **extra) -> dict:
+    """A record for a scenario that could not be checked at all."""
+    rec = {
+        "path": display,
+        "status": "error",
+        "checks": 0,
+        "mismatches": [],
+        "results": [],
+        "error": message,
+        "warnings": [],
+        "timing": _timing(),
+    }
+    rec.update(extra)
+    return rec
+
+
+def check_scenario(path: str, display: str | None = None) -> dict:
+    """Load one scenario, evaluate its ``expect`` block, return its report record.
+
+    This is the task every worker runs; it never raises for a bad scenario (that is an
+    ``error`` record). Evaluations in one process are serialised (the scene cache and the
+    BVHs are shared by every task in the process).
+
+    Parameters
+    ----------
+    path : str
+        Scenario file (absolute, so that it works whatever the worker's directory).
+    display : str, optional
+        The name to report it under (default ``path``).
+
+    Returns
+    -------
+    dict
+        ``path``, ``status`` (pass | fail | error | skip), ``checks`` (count),
+        ``mismatches`` ([{check, expected, actual}]), ``results`` (every check with its
+        status, expected and actual), ``error`` (message or None), ``warnings`` (the
+        scene's), ``timing``: ``parse_seconds`` (reading the scenario file),
+        ``mesh_seconds`` + ``bvh_seconds`` = ``load_seconds`` (0 when the scenery came
+        from the cache), ``build_seconds`` (the whole scene: cache lookup, load, dropping
+        troopers onto surfaces, sanity warnings), ``compute_seconds`` (the checks),
+        ``total_seconds``, ``cache_hit`` (scenery and BVH from this process's cache),
+        ``meshes_parsed`` (mesh files parsed from source, not from a cache), ``worker``
+        (``host:pid``).
+    """
+    display = path if display is None else display
+    with _EVAL_LOCK:
+        try:
+            return _check_scenario(path, display)
+        except Exception as exc:  # an engine bug: report it, keep the batch going
+            tb = traceback.format_exc(limit=-10)  # the innermost frames
+            return error_record(
+                display,
+                _relabel(f"internal error: {type(exc).__name__}: {exc}", path, display),
+                traceback=tb,
+            )
+
+
+def _status(results: list[dict], mismatches: list[dict]) -> tuple[str, str | None]:
+    errors = [r for r in results if r["status"] == "error"]
+    if errors:
+        first = errors[0]
+        error = f"{first['check']}: {first['message']}"
+        if len(errors) > 1:
+            error += f" (and {len(errors) - 1} more checks could not be evaluated)"
+        return "error", error
+    if mismatches:
+        return "fail", None
+    return ("skip" if not results else "pass"), None
+
+
+def _check_scenario(path: str, display: str) -> dict:
+    t_start = time.perf_counter()
+    t_parsed = None
+    try:
+        scenario = load_scenario(path)
+        t_parsed = time.perf_counter()
+        scene = build_scene(scenario)
+    except Geom3dError as exc:
+        now = time.perf_counter()
+        return error_record(
+            display,
+            _relabel(str(exc), path, display),
+            timing=_timing(
+                parse_seconds=(t_parsed or now) - t_start,
+                total_seconds=now - t_start,
+            ),
+        )
+    t_built = time.perf_counter()
+    stats = scene.load_stats
+    meshes_parsed = (
+        0
+        if stats.cache_hit
+        else sum(1 for _, rep in scene.mesh_reports if not getattr(rep, "cache_hit", False))
+    )
+    checks = Checks()
+    check_lof(scene, checks)
+    check_attacks(scene, checks)
+    t_done = time.perf_counter()
+
+    results = checks.items
+    mismatches = [
+        {"check": r["check"], "expected": r["expected"], "actual": r["actual"]}
+        for r in results
+        if r["status"] == "fail"
+    ]
+    status, error = _status(results, mismatches)
+    rec = {
+        "path": display,
+        "status": status,
+        "checks": len(results),
+        "mismatches": mismatches,
+        "results": results,
+        "error": _relabel(error, path, display) if error else None,
+        "warnings": list(scene.warnings),
+        "timing": _timing(
+            parse_seconds=t_parsed - t_start,
+            mesh_seconds=stats.mesh_seconds,
+            bvh_seconds=stats.bvh_seconds,
+            load_seconds=stats.mesh_seconds + stats.bvh_seconds,
+            build_seconds=t_built - t_parsed,
+            compute_seconds=t_done - t_built,
+            total_seconds=t_done - t_start,
+            cache_hit=bool(stats.cache_hit),
+            meshes_parsed=meshes_parsed,
+        ),
+    }
+    if status == "skip":
+        rec["skip_reason"] = (
+            "no expect block" if not scenario.has_expect else "the expect block asks nothing"
+        )
+    return rec
+
+
+@dataclass
+class BatchResult:
+    """The outcome of a batch.
+
+    Attributes
+    ----------
+    records : list of dict
+        One per scenario, in path order (see :func:`check_scenario`).
+    wall_seconds : float
+    executor : str
+        ``in-process``, ``processes`` or ``dask``.
+    workers : int
+    scheduler : str or None
+    """
+
+    records: list[dict]
+    wall_seconds: float
+    executor: str
+    workers: int
+    scheduler: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        """Number of scenarios per status (every status present)."""
+        c = dict.fromkeys(STATUSES, 0)
+        for r in self.records:
+            c[r["status"]] += 1
+        return c
+
+
+def exit_code(result: BatchResult) -> int:
+    """0 when every scenario is pass or skip, 1 otherwise."""
+    return 0 if all(r["status"] in ("pass", "skip") for r in result.records) else 1

@@ -1,0 +1,93 @@
+"""The ray-engine interface the rest of geom3d uses.
+
+Every decision geom3d makes ends in segment queries against the blocking scenery. The
+callers (scene, visibility core, Blast Focus, drop-to-surface) see only this interface:
+
+* :meth:`RayBackend.occluded` - which segments hit a triangle (validated input);
+* :meth:`RayBackend.occluded_segments` - the same for trusted ``(k, 3)`` float64 arrays
+  built by geom3d itself (the visibility hot path: no validation, no copies);
+* :meth:`RayBackend.first_hit` - distance to, and index of, the first triangle hit;
+* :attr:`RayBackend.n_triangles`, :attr:`RayBackend.bounds`, :attr:`RayBackend.rays_cast`.
+
+Queries are on *segments* in the scene's float64 millimetre frame: a hit beyond a
+segment's end does not count, and the first and last ``RAY_EPS_MM`` of every segment are
+ignored (a segment that starts or ends on a surface does not hit that surface; one
+shorter than ``2 * RAY_EPS_MM`` is clear). Whatever frame or precision a backend works in
+internally (Embree: float32, recentred) stays inside the backend.
+
+A backend is a subclass constructed as ``Backend(vertices, faces)`` (``(n, 3)`` float mm,
+``(m, 3)`` int, ``m`` may be zero: every segment is then clear) and registered with one
+line in :data:`geom3d.raycast.BACKENDS`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+__all__ = ["RayBackend"]
+
+
+class RayBackend(ABC):
+    """A BVH over one triangle mesh, answering batched segment queries.
+
+    Attributes
+    ----------
+    n_triangles : int
+        Triangles in the mesh.
+    rays_cast : int
+        Segments handed to the BVH so far (for benchmarks; thread-safe count).
+    """
+
+    n_triangles: int
+    rays_cast: int
+
+    @property
+    @abstractmethod
+    def bounds(self) -> np.ndarray:
+        """(2, 3) float, mm: bounding box of the mesh (zeros when empty)."""
+
+    @abstractmethod
+    def occluded(self, origins, ends) -> np.ndarray:
+        """Which segments ``origins[i] -> ends[i]`` hit a triangle.
+
+        Parameters
+        ----------
+        origins, ends : (k, 3) float, mm
+            Validated (finite, same shape); an :class:`geom3d.errors.InputError` otherwise.
+
+        Returns
+        -------
+        (k,) bool
+        """
+
+    def occluded_segments(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """:meth:`occluded` for trusted arrays built by geom3d (the hot path).
+
+        Parameters
+        ----------
+        origins, ends : (k, 3) float64, mm
+            C-contiguous and finite; not validated.
+
+        Returns
+        -------
+        (k,) bool
+        """
+        return self.occluded(origins, ends)
+
+    @abstractmethod
+    def first_hit(self, origins, ends):
+        """First triangle hit along each segment.
+
+        Parameters
+        ----------
+        origins, ends : (k, 3) float, mm
+
+        Returns
+        -------
+        distance : (k,) float, mm
+            Distance from the origin to the first hit; ``inf`` where the segment is clear.
+        triangle : (k,) int64
+            Index of the triangle hit; ``-1`` where clear.
+        """

@@ -1,0 +1,128 @@
+"""Resolve an Infinity attack: place, find the area, apply the rules, per placement.
+
+See :mod:`geom3d.rules.infinity` for the rules and their precedence.
+"""
+
+from __future__ import annotations
+
+from geom3d.blastfocus import FocusStats
+from geom3d.outcomes import PlacementResult, PlacementSpec, combine
+from geom3d.templates import shape_from_spec
+
+from .area import area_status
+from .groups import engaged_groups
+from .placement import place
+
+__all__ = ["resolve"]
+
+
+def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats):
+    placed = place(scene, attack, shape, attacker, spec)
+    if isinstance(placed, PlacementResult):
+        return placed
+    volume, heading, contact = placed
+    status = area_status(scene, attack, attacker, volume, stats)
+    # close combat: a group with a member in the area is in the area as a whole
+    for tid in [k for k, v in status.items() if v[0] == "in"]:
+        for other in groups.get(tid, ()):
+            if other == attacker.id and attack.mode == "direct":
+                status[other] = ("attacker",)
+            elif other not in status or status[other][0] != "in":
+                status[other] = ("in", {"kind": "engaged", "via": tid})
+    order = list(scene.troopers)
+    in_area = [t for t in order if t in status and status[t][0] == "in"]
+    excluded = {t: status[t][0] for t in order if t in status and status[t][0] != "in"}
+    witnesses = {t: status[t][1] for t in in_area}
+    main = spec.main_target
+    mtia = None if main is None else main in in_area
+    res = PlacementResult(
+        index=spec.index,
+        volume=volume,
+        heading_deg=heading,
+        contact_deg=contact,
+        pitch_deg=spec.pitch_deg,
+        outcome="resolved",
+        reason=None,
+        main_target=main,
+        main_target_in_area=mtia,
+        in_area=in_area,
+        excluded=excluded,
+        witnesses=witnesses,
+    )
+    if attack.mode == "impact" and main is not None and not attack.speculative:
+        if main not in lof_cache:
+            lof_cache[main] = scene.line_of_fire(attacker.id, main).lof
+        if not lof_cache[main]:
+            res.outcome, res.reason = "failed", "no_lof"
+            return res
+    if main is not None and not mtia:
+        res.outcome, res.reason = "failed", "main_target_outside"
+        return res
+    friendly = [
+        t
+        for t in in_area
+        if scene.troopers[t].side == attacker.side or scene.troopers[t].side == "neutral"
+    ]
+    if friendly and not attack.harmless:
+        res.outcome, res.reason = "cancelled", "allied_in_area"
+        return res
+    res.affected = list(in_area)
+    return res
+
+
+def _dodge(scene, attack, tid: str, attacker_id: str, cache: dict) -> str:
+    if attack.mode == "deployable":
+        return "PH-3"
+    if tid == attacker_id:
+        return "PH"
+    if tid not in cache:
+        cache[tid] = scene.line_of_fire(tid, attacker_id).lof
+    return "PH" if cache[tid] else "PH-3"
+
+
+def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | None = None):
+    """Resolve an Infinity attack (see the module docstring).
+
+    Parameters
+    ----------
+    scene : geom3d.scene.Scene
+    attack : geom3d.scenario.AttackSpec
+    specs : list of PlacementSpec
+        From :func:`geom3d.attacks.placement_specs`.
+    stats : FocusStats, optional
+        Incremented with the segments cast for Blast Focus Line of Fire.
+
+    Returns
+    -------
+    geom3d.outcomes.AttackResult
+    """
+    stats = stats if stats is not None else FocusStats()
+    shape = shape_from_spec(attack.template)
+    attacker = scene.trooper(attack.attacker)
+    groups = engaged_groups(scene)
+    lof_cache: dict[str, bool] = {}
+    placements = [
+        _resolve_placement(scene, attack, shape, attacker, s, groups, lof_cache, stats)
+        for s in specs
+    ]
+    mains = {p.main_target for p in placements if p.outcome == "resolved" and p.main_target}
+    dodge_cache: dict[str, bool] = {}
+    troopers = {}
+    for p in placements:
+        if p.outcome != "resolved":
+            continue
+        for tid in p.affected:
+            if tid in troopers:
+                continue
+            is_main = tid in mains and any(
+                q.outcome == "resolved" and q.main_target == tid and tid in q.affected
+                for q in placements
+            )
+            troopers[tid] = {
+                "role": "main" if is_main else "secondary",
+                "dodge": _dodge(scene, attack, tid, attacker.id, dodge_cache),
+                "face_to_face": attack.mode == "impact",
+                "critical_applies": is_main,
+                "partial_cover_bonus": False,
+            }
+    return combine(scene, attack, placements, troopers)

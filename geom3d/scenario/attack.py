@@ -1,0 +1,143 @@
+"""The ``attacks`` section: references, template, pitch and per-placement overrides.
+
+Per-placement overrides (``placements``, one mapping per template, as many as ``burst``)
+are validated here and only here: ``heading_deg`` (number or ``auto``), ``contact_deg``,
+``focus`` ([x, y] or [x, y, z], in the scenario's units), ``pitch_deg``, ``main_target``
+(a trooper id). :func:`geom3d.attacks.placement_specs` merges them with the attack's own
+values.
+"""
+
+from __future__ import annotations
+
+import math
+
+from geom3d.errors import UnknownIdError
+from geom3d.rules import RulesetData
+
+from .context import ParseContext
+from .model import AttackSpec, TrooperSpec
+from .shapes import resolve_template
+
+__all__ = ["PLACEMENT_KEYS", "parse_attacks"]
+
+#: Keys a ``placements[j]`` mapping may give.
+PLACEMENT_KEYS: tuple[str, ...] = (
+    "heading_deg",
+    "contact_deg",
+    "focus",
+    "pitch_deg",
+    "main_target",
+)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _placement(p: dict, trooper_ids: set[str], ctx: ParseContext, pw: str) -> dict:
+    """One override mapping, checked and normalised (``focus`` in mm)."""
+    out: dict = {}
+    for key, v in p.items():
+        path = f"{pw}.{key}"
+        if key not in PLACEMENT_KEYS:
+            raise ctx.error(f"unknown key {key!r} (known: {', '.join(PLACEMENT_KEYS)})", path)
+        if key == "heading_deg":
+            if not (_is_number(v) or v == "auto"):
+                raise ctx.error(f"expected a number or 'auto' (got {v!r})", path)
+            out[key] = float(v) if v != "auto" else "auto"
+        elif key in ("contact_deg", "pitch_deg"):
+            if not _is_number(v):
+                raise ctx.error(f"expected a finite number (got {v!r})", path)
+            if key == "pitch_deg" and not -90.0 < v < 90.0:
+                raise ctx.error(f"must be strictly between -90 and 90 (got {v!r})", path)
+            out[key] = float(v)
+        elif key == "focus":
+            if (
+                not isinstance(v, list | tuple)
+                or len(v) not in (2, 3)
+                or not all(_is_number(x) for x in v)
+            ):
+                raise ctx.error(f"expected [x, y] or [x, y, z], finite numbers (got {v!r})", path)
+            out[key] = ctx.lengths(v, path)
+        else:  # main_target
+            if not isinstance(v, str):
+                raise ctx.error(f"expected a trooper id (got {v!r})", path)
+            if v not in trooper_ids:
+                raise UnknownIdError(f"unknown trooper {v!r}", file=ctx.file, path=path)
+            out[key] = v
+    return out
+
+
+def _placements(raw, burst: int, trooper_ids: set[str], ctx: ParseContext, where: str):
+    """``attacks[i].placements``: None, or one normalised mapping per template."""
+    if not raw:
+        return None
+    if len(raw) != burst:
+        raise ctx.error(
+            f"{len(raw)} placements given but burst is {burst} (give one placement per template)",
+            f"{where}.placements",
+        )
+    return tuple(
+        _placement(p, trooper_ids, ctx, f"{where}.placements[{j}]") for j, p in enumerate(raw)
+    )
+
+
+def parse_attacks(
+    raw_attacks, ruleset: RulesetData, troopers: list[TrooperSpec], ctx: ParseContext
+) -> list[AttackSpec]:
+    """Check the ``attacks`` section against the troopers and the ruleset.
+
+    Raises
+    ------
+    ScenarioError
+        Duplicate attack id, unknown template or shape, bad pitch or placements.
+    UnknownIdError
+        An attacker, main target (also per placement) or target unit that does not exist.
+    """
+    trooper_ids = {t.id for t in troopers}
+    units = {t.unit for t in troopers}
+    attacks = []
+    attack_ids: set[str] = set()
+    for i, a in enumerate(raw_attacks):
+        where = f"attacks[{i}]"
+        if a.id in attack_ids:
+            raise ctx.error(f"duplicate attack id {a.id!r}", f"{where}.id")
+        attack_ids.add(a.id)
+        for key in ("attacker", "main_target"):
+            ref = getattr(a, key)
+            if ref is not None and ref not in trooper_ids:
+                raise UnknownIdError(
+                    f"unknown trooper {ref!r}", file=ctx.file, path=f"{where}.{key}"
+                )
+        if a.target_unit is not None and a.target_unit not in units:
+            raise UnknownIdError(
+                f"unknown unit {a.target_unit!r}", file=ctx.file, path=f"{where}.target_unit"
+            )
+        tname, tspec = resolve_template(a.template, ruleset, ctx, f"{where}.template")
+        if not -90.0 < a.pitch_deg < 90.0:
+            raise ctx.error(
+                f"must be strictly between -90 and 90 (got {float(a.pitch_deg):g})",
+                f"{where}.pitch_deg",
+            )
+        attacks.append(
+            AttackSpec(
+                id=a.id,
+                attacker=a.attacker,
+                template_name=tname,
+                template=tspec,
+                mode=a.mode,
+                main_target=a.main_target,
+                heading_deg=a.heading_deg,
+                contact_deg=a.contact_deg,
+                focus=ctx.lengths(a.focus, f"{where}.focus") if a.focus is not None else None,
+                pitch_deg=float(a.pitch_deg),
+                burst=a.burst,
+                speculative=a.speculative,
+                harmless=a.harmless,
+                target_unit=a.target_unit,
+                snap_shot=a.snap_shot,
+                charging=a.charging,
+                placements=_placements(a.placements, a.burst, trooper_ids, ctx, where),
+            )
+        )
+    return attacks

@@ -1,0 +1,153 @@
+"""The validated scenario: frozen dataclasses, every length in millimetres."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from geom3d.errors import UnknownIdError
+from geom3d.rules import RulesetData
+
+__all__ = ["AttackSpec", "LofExpectation", "Scenario", "SceneryItem", "TrooperSpec"]
+
+
+@dataclass(frozen=True)
+class SceneryItem:
+    """One scenery piece, lengths in mm.
+
+    Attributes
+    ----------
+    id : str
+    box_size : (3,) tuple of float, mm, or None
+    mesh_path : pathlib.Path or None
+    mesh_units : str
+    position : (3,) tuple of float, mm (z defaults to 0)
+    rotation_deg : float
+    scale : float
+    blocks_lof : bool
+    """
+
+    id: str
+    box_size: tuple[float, float, float] | None
+    mesh_path: Path | None
+    mesh_units: str
+    position: tuple[float, float, float]
+    rotation_deg: float
+    scale: float
+    blocks_lof: bool
+
+
+@dataclass(frozen=True)
+class TrooperSpec:
+    """A trooper as written in the file, lengths converted to mm.
+
+    ``position`` has 2 entries when the file gave ``[x, y]`` (drop onto the surface).
+    ``diameter``/``height`` are the standing silhouette; prone is applied by the scene.
+    """
+
+    id: str
+    side: str
+    position: tuple[float, ...]
+    facing_deg: float
+    silhouette: int | None
+    diameter: float
+    height: float
+    states: frozenset[str]
+    engaged_with: tuple[str, ...]
+    route: tuple[tuple[float, ...], ...] | None
+    unit: str | None
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """An attack, lengths in mm.
+
+    Attributes
+    ----------
+    template_name : str or None
+        The ruleset template's name; None for an inline shape.
+    template : dict
+        The resolved shape spec, mm, as :meth:`geom3d.templates.CircleShape.to_spec` /
+        :meth:`~geom3d.templates.TeardropShape.to_spec` write it.
+    placements : tuple of dict, or None
+        One validated override mapping per template (``burst`` of them), holding only
+        the keys the file gave: ``heading_deg`` (float or ``"auto"``), ``contact_deg``,
+        ``pitch_deg`` (float), ``focus`` (tuple of 2 or 3 floats, mm), ``main_target``
+        (a known trooper id). None when the file gave none.
+    """
+
+    id: str
+    attacker: str
+    template_name: str | None
+    template: dict
+    mode: str
+    main_target: str | None
+    heading_deg: float | str | None
+    contact_deg: float | None
+    focus: tuple[float, ...] | None
+    pitch_deg: float
+    burst: int
+    speculative: bool
+    harmless: bool
+    target_unit: str | None
+    snap_shot: bool
+    charging: bool
+    placements: tuple[dict, ...] | None
+
+
+@dataclass(frozen=True)
+class LofExpectation:
+    """One ``expect.lof`` entry."""
+
+    from_id: str
+    to_id: str
+    lof: bool | None
+    visible: bool | None
+    in_arc: bool | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario, every length in mm.
+
+    Attributes
+    ----------
+    path : pathlib.Path or None
+        The file it came from (relative mesh paths resolve against its folder).
+    units : str
+        Units the file was written in (for display; the data here is mm).
+    ruleset : RulesetData
+    table_size : (2,) tuple of float, mm, or None
+    table_mesh : pathlib.Path or None
+    table_mesh_units : str
+    scenery : tuple of SceneryItem
+    troopers : tuple of TrooperSpec
+    attacks : tuple of AttackSpec
+    expect_lof : tuple of LofExpectation
+    expect_attacks : dict[str, dict]
+    has_expect : bool
+    """
+
+    path: Path | None
+    units: str
+    ruleset: RulesetData
+    table_size: tuple[float, float] | None
+    table_mesh: Path | None
+    table_mesh_units: str
+    scenery: tuple[SceneryItem, ...]
+    troopers: tuple[TrooperSpec, ...]
+    attacks: tuple[AttackSpec, ...]
+    expect_lof: tuple[LofExpectation, ...] = ()
+    expect_attacks: dict = field(default_factory=dict)
+    has_expect: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.path else "<scenario>"
+
+    def trooper(self, tid: str) -> TrooperSpec:
+        for t in self.troopers:
+            if t.id == tid:
+                return t
+        raise UnknownIdError(f"unknown trooper {tid!r}", file=self.name)

@@ -1,0 +1,173 @@
+"""Raw scenario schema (SPEC section 5): the pydantic models a file is validated against.
+
+These models only check structure and plain value ranges; references (trooper ids,
+templates, silhouettes), unit conversion and length limits are checked by
+:mod:`geom3d.scenario.parse`, which turns the models into :mod:`geom3d.scenario.model`
+dataclasses.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
+
+from geom3d.units import MESH_UNITS, SCENARIO_UNITS
+
+__all__ = ["FORMAT", "STATES", "ScenarioModel"]
+
+#: The one scenario format this version reads.
+FORMAT = "geom3d/1"
+
+#: Trooper states a scenario may give.
+STATES = ("prone", "marker", "arc360")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=False)
+
+
+Num = float
+
+
+def _xy_or_xyz(v: list) -> list:
+    if len(v) not in (2, 3):
+        raise ValueError("expected [x, y] or [x, y, z]")
+    return v
+
+
+#: A point: ``[x, y]`` (dropped onto the surface / z = 0) or ``[x, y, z]``.
+Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
+
+
+class _Box(_Model):
+    size: list[Num]
+
+    @field_validator("size")
+    @classmethod
+    def _three_positive(cls, v):
+        if len(v) != 3 or any(x <= 0 for x in v):
+            raise ValueError("expected [x, y, z], three positive lengths")
+        return v
+
+
+class _Scenery(_Model):
+    id: str
+    box: _Box | None = None
+    mesh: str | None = None
+    mesh_units: Literal[MESH_UNITS] | None = None
+    position: Point = [0.0, 0.0, 0.0]
+    rotation_deg: Num = 0.0
+    scale: Num = 1.0
+    blocks_lof: bool = True
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, v):
+        if v <= 0:
+            raise ValueError("must be positive")
+        return v
+
+
+class _Table(_Model):
+    size: list[Num] | None = None
+    mesh: str | None = None
+    mesh_units: Literal[MESH_UNITS] | None = None
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, v):
+        if v is not None and (len(v) != 2 or any(x <= 0 for x in v)):
+            raise ValueError("expected [x, y], two positive lengths")
+        return v
+
+
+class _Cyl(_Model):
+    diameter: Num
+    height: Num
+
+    @field_validator("diameter", "height")
+    @classmethod
+    def _pos(cls, v):
+        if v <= 0:
+            raise ValueError("must be positive")
+        return v
+
+
+class _Trooper(_Model):
+    id: str
+    side: str
+    position: Point
+    facing_deg: Num = 0.0
+    silhouette: int | _Cyl = 2
+    state: list[str] = []
+    engaged_with: list[str] = []
+    route: list[Point] | None = None
+    unit: str | None = None
+
+    @field_validator("route")
+    @classmethod
+    def _route(cls, v):
+        if v is not None and len(v) < 1:
+            raise ValueError("a route needs at least one position")
+        return v
+
+
+class _Attack(_Model):
+    id: str
+    attacker: str
+    template: str | dict[str, Any]
+    mode: Literal["direct", "impact", "deployable"] = "direct"
+    main_target: str | None = None
+    heading_deg: Num | Literal["auto"] | None = None
+    contact_deg: Num | None = None
+    focus: Point | None = None
+    pitch_deg: Num = 0.0
+    burst: int = 1
+    speculative: bool = False
+    harmless: bool = False
+    target_unit: str | None = None
+    snap_shot: bool = False
+    charging: bool = False
+    placements: list[dict[str, Any]] | None = None
+
+    @field_validator("burst")
+    @classmethod
+    def _burst(cls, v):
+        if v < 1:
+            raise ValueError("must be at least 1")
+        return v
+
+
+class _LofExpect(_Model):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
+    from_: str
+    to: str
+    lof: bool | None = None
+    visible: bool | None = None
+    in_arc: bool | None = None
+    reason: str | None = None
+
+    def __init__(self, **data):
+        if "from" in data:
+            data["from_"] = data.pop("from")
+        super().__init__(**data)
+
+
+class _Expect(_Model):
+    lof: list[_LofExpect] = []
+    attacks: dict[str, dict[str, Any]] = {}
+
+
+class ScenarioModel(_Model):
+    """A whole scenario file as written (before references and units are resolved)."""
+
+    format: Literal["geom3d/1"]
+    units: Literal[SCENARIO_UNITS] = "mm"
+    ruleset: str = "infinity"
+    ruleset_overrides: dict[str, Any] = {}
+    table: _Table | None = None
+    scenery: list[_Scenery] = []
+    troopers: list[_Trooper] = []
+    attacks: list[_Attack] = []
+    expect: _Expect | None = None

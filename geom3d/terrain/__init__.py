@@ -1,0 +1,58 @@
+"""Procedural scenery: buildings, walls, containers, walkways and synthetic scanned tables.
+
+Every function returns a :class:`trimesh.Trimesh` in millimetres, z up. A piece's local
+origin is the centre of its bottom face (the same convention as the scenario ``box``
+primitive), so ``position: [x, y, 0]`` stands it on the table; the exceptions are the
+floors (:func:`scanned_floor`, :func:`synthetic_scanned_table`), which span the table
+``[0, sx] x [0, sy]`` like a scanned table mesh does.
+
+- :mod:`~geom3d.terrain.rectilinear`: unions of axis-aligned boxes minus holes.
+- :mod:`~geom3d.terrain.solids`: the pieces (box, wall, building, container, walkway,
+  barricade, crates) and :func:`place`.
+- :mod:`~geom3d.terrain.demo`: the bundled demo table and its STL pieces.
+- :mod:`~geom3d.terrain.scanned`: scanned floors, subdivision, the synthetic scanned
+  table (noisy heightfield plus the demo pieces, subdivided and warped; the benchmark
+  table for 50 k to 5 M triangles) and open trooper spots on it.
+
+Example
+-------
+>>> from geom3d import terrain
+>>> b = terrain.building((200, 150, 130), 2, door=(30, 45), windows=(25, 20, 22))
+>>> b.bounds.tolist()
+[[-100.0, -75.0, 0.0], [100.0, 75.0, 130.0]]
+>>> len(terrain.synthetic_scanned_table(50_000).faces)  # doctest: +SKIP
+49976
+"""
+
+from __future__ import annotations
+
+from .demo import demo_table_pieces, piece_footprints, stl_pieces
+from .rectilinear import rectilinear
+from .scanned import (
+    TABLE_SIZE_MM,
+    scanned_floor,
+    subdivide,
+    synthetic_scanned_table,
+    synthetic_trooper_spots,
+)
+from .solids import barricade, box, building, container, crates, place, walkway, wall
+
+__all__ = [
+    "TABLE_SIZE_MM",
+    "barricade",
+    "box",
+    "building",
+    "container",
+    "crates",
+    "demo_table_pieces",
+    "piece_footprints",
+    "place",
+    "rectilinear",
+    "scanned_floor",
+    "stl_pieces",
+    "subdivide",
+    "synthetic_scanned_table",
+    "synthetic_trooper_spots",
+    "walkway",
+    "wall",
+]

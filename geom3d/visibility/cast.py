@@ -1,0 +1,144 @@
+"""Sample predicates: which apparent-view samples *count* towards a visible patch.
+
+The patch search (:mod:`.search`) is written once, over a *sample predicate*: a callable
+``cast(view, eye_idx, s, t) -> (counts, points)`` that decides, for the rays from
+``view.eyes[eye_idx]`` through apparent points ``(s, t)``, whether each sample counts, and
+returns the sample points (the first point of the target on each ray). Line of Fire uses
+:class:`ClearToTarget` (the first point is on the target and the segment to it is clear
+of occluding troopers and of blocking scenery); the Blast Focus adds "inside the template
+volume" (:mod:`geom3d.blastfocus`).
+
+Both run on the compiled kernel :func:`geom3d._kernels.cast_view_rays` (sample point,
+first point on the target, exact occluder test) and hand only the segments that remain to
+the ray engine, through :meth:`geom3d.raycast.RayBackend.occluded_segments`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from geom3d._kernels import cast_view_rays
+from geom3d.bodies import Cylinder
+from geom3d.raycast import RayBackend
+
+from .apparent import ApparentView
+
+__all__ = [
+    "ClearToTarget",
+    "SampleCast",
+    "VisibilityStats",
+    "cast_target",
+    "cull_occluders",
+    "cylinder_array",
+]
+
+
+@dataclass
+class VisibilityStats:
+    """Counters for benchmarks: segments cast and eye points examined."""
+
+    rays: int = 0
+    eyes: int = 0
+    eyes_refined: int = 0
+
+
+class SampleCast(Protocol):
+    """A sample predicate (see the module docstring)."""
+
+    stats: VisibilityStats
+
+    def __call__(
+        self, view: ApparentView, eye_idx: np.ndarray, s: np.ndarray, t: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Counting flags ``(k,) bool`` and sample points ``(k, 3) float64`` (mm)."""
+        ...
+
+
+def cylinder_array(cyls: list[Cylinder]) -> np.ndarray:
+    """(M, 5) float64: ``(bx, by, bz, radius, height)`` per cylinder (mm)."""
+    if not cyls:
+        return np.zeros((0, 5))
+    return np.array([[*c.base, c.radius, c.height] for c in cyls], dtype=np.float64)
+
+
+def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[Cylinder]:
+    """The occluders whose bounding box meets the bounding box of ``a`` and ``b``.
+
+    Every segment from a point of ``a`` to a point of ``b`` lies in their joint bounding
+    box, so the others can never block it (exact culling).
+    """
+    ba, bb = a.bounds(), b.bounds()
+    lo = np.minimum(ba[0], bb[0])
+    hi = np.maximum(ba[1], bb[1])
+    out = []
+    for c in occluders:
+        cb = c.bounds()
+        if np.all(cb[0] <= hi) and np.all(cb[1] >= lo):
+            out.append(c)
+    return out
+
+
+def cast_target(view: ApparentView, eye_idx, s, t, occ: np.ndarray):
+    """The rays through (s, t): first points on the target, and what is left to test.
+
+    Parameters
+    ----------
+    view : ApparentView
+    eye_idx : (k,) int
+    s, t : (k,) float, mm
+    occ : (M, 5) float64
+        Occluding cylinders (:func:`cylinder_array`).
+
+    Returns
+    -------
+    points : (k, 3) float64, mm
+        First point of the target on each ray (undefined where the ray misses it).
+    status : (k,) int8
+        :data:`geom3d._kernels.STATUS_MISS` (0), ``STATUS_BLOCKED`` (by ``occ``) or
+        ``STATUS_SCENERY`` (reaches the target clear of ``occ``).
+    scenery : (n,) int64
+        The rays with ``STATUS_SCENERY``, in order.
+    origins, ends : (n, 3) float64, mm
+        Their segments (eye to first point), compacted, for the ray engine.
+    """
+    return cast_view_rays(
+        view.eyes,
+        view.u,
+        view.v,
+        view.c,
+        np.ascontiguousarray(eye_idx, dtype=np.int64),
+        np.ascontiguousarray(s, dtype=np.float64),
+        np.ascontiguousarray(t, dtype=np.float64),
+        view.target_row,
+        occ,
+    )
+
+
+class ClearToTarget:
+    """Line of Fire's predicate: the ray reaches the target, clear of everything.
+
+    Parameters
+    ----------
+    engine : RayBackend
+        BVH over the blocking scenery.
+    occ : (M, 5) float64
+        Occluding troopers (:func:`cylinder_array`).
+    stats : VisibilityStats
+        ``rays`` counts every segment that reaches the target.
+    """
+
+    def __init__(self, engine: RayBackend, occ: np.ndarray, stats: VisibilityStats) -> None:
+        self.engine = engine
+        self.occ = occ
+        self.stats = stats
+
+    def __call__(self, view: ApparentView, eye_idx, s, t):
+        points, status, scenery, origins, ends = cast_target(view, eye_idx, s, t, self.occ)
+        self.stats.rays += int(np.count_nonzero(status))  # STATUS_MISS is 0
+        clear = np.zeros(len(status), dtype=bool)
+        if len(scenery):
+            clear[scenery] = ~self.engine.occluded_segments(origins, ends)
+        return clear, points

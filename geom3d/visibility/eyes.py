@@ -1,0 +1,137 @@
+"""Eye points: samples of the part of a viewer's surface that faces its target.
+
+Eye points are samples of a continuous surface (``EYE_SPACING_MM`` apart in arc length
+and height): a view that exists only from eye points between two samples (a gap narrower
+than the spacing against the viewer) may be missed. They are ordered coarse-to-fine and
+top-first, and taken in growing batches (:func:`eye_batches`), so an open view is found
+after a handful of rays.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from geom3d.bodies import Cylinder
+from geom3d.tolerances import EYE_SPACING_MM, GEOM_EPS_MM, STAND_INSET_MM, SURFACE_INSET_MM
+
+__all__ = ["eye_batches", "eye_points", "two_adic"]
+
+
+def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_MM) -> np.ndarray:
+    """Eye points on the part of ``viewer``'s surface that faces ``target``.
+
+    Side points cover the half of the mantle facing the target (all of it when the target
+    is straight above or below), at most ``spacing`` apart along the arc and in height;
+    cap points (a ``spacing`` grid) are added when the target reaches above the viewer's
+    top (or below its base). Points are inset by ``SURFACE_INSET_MM`` from the mantle and
+    top, and by ``STAND_INSET_MM`` from the base underside.
+
+    Parameters
+    ----------
+    viewer, target : Cylinder
+    spacing : float, mm
+
+    Returns
+    -------
+    (n, 3) float64, mm
+        Ordered coarse-to-fine and top-first, so early exits come early.
+    """
+    b = viewer.base_array
+    r = viewer.radius - SURFACE_INSET_MM
+    z0 = b[2] + STAND_INSET_MM
+    z1 = viewer.top_z - SURFACE_INSET_MM
+    to = target.base_array[:2] - b[:2]
+    dist = float(np.hypot(*to))
+    n_rows = max(1, math.ceil((z1 - z0) / spacing))
+    zs = np.linspace(z1, z0, n_rows + 1)
+    if dist > GEOM_EPS_MM:
+        phi0 = math.atan2(to[1], to[0])
+        half = math.pi / 2
+        n_cols = max(2, math.ceil(2 * half * r / spacing))
+        offs = np.linspace(-half, half, n_cols + 1)
+    else:
+        phi0 = 0.0
+        n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
+        offs = np.linspace(-math.pi, math.pi, n_cols, endpoint=False)
+    ci = np.arange(len(offs))
+    center_col = len(offs) // 2
+    ri = np.arange(len(zs))
+    C, R = np.meshgrid(ci, ri, indexing="xy")
+    C, R = C.ravel(), R.ravel()
+    ang = phi0 + offs[C]
+    side = np.column_stack([b[0] + r * np.cos(ang), b[1] + r * np.sin(ang), zs[R]])
+    # coarse-to-fine priority: how many times both indices (relative to the centre
+    # column and the top row) divide by 2
+    rel_c = np.abs(C - center_col)
+    level = np.minimum(two_adic(rel_c), two_adic(R))
+    key_side = np.lexsort((np.abs(offs[C]), R, -level))
+    pts = [side[key_side]]
+    caps = []
+    if target.top_z > viewer.top_z:
+        caps.append(z1)
+    if target.base[2] < b[2]:
+        caps.append(z0)
+    for zc in caps:
+        g = np.arange(-r, r + GEOM_EPS_MM, spacing)
+        gx, gy = np.meshgrid(g, g, indexing="xy")
+        inside = gx**2 + gy**2 <= r * r
+        cap = np.column_stack([b[0] + gx[inside], b[1] + gy[inside], np.full(inside.sum(), zc)])
+        # nearest to the target first
+        if dist > GEOM_EPS_MM:
+            d = -(cap[:, :2] - b[:2]) @ (to / dist)
+            cap = cap[np.argsort(d, kind="stable")]
+        pts.append(cap)
+    return np.concatenate(pts)
+
+
+def eye_batches(eyes: np.ndarray, sizes: tuple[int, ...]) -> Iterator[np.ndarray]:
+    """Consecutive batches of ``eyes``, of ``sizes[0]``, ``sizes[1]``, ... rows.
+
+    The last size repeats until the eyes run out: small first batches give early exits
+    cheaply, big later ones amortise the per-batch cost.
+
+    Parameters
+    ----------
+    eyes : (n, 3) float, mm
+    sizes : tuple of int, > 0
+
+    Yields
+    ------
+    (k, 3) float, mm
+    """
+    start = 0
+    for i in itertools.count():
+        if start >= len(eyes):
+            return
+        size = sizes[min(i, len(sizes) - 1)]
+        yield eyes[start : start + size]
+        start += size
+
+
+def two_adic(n: np.ndarray, cap: int = 6) -> np.ndarray:
+    """How many times each index divides by 2 (``cap`` for 0, at most ``cap``).
+
+    Sorting sample indices by decreasing ``two_adic`` visits them coarse-to-fine: 0, then
+    every 64th, every 32nd, ... (with the default ``cap``).
+
+    Parameters
+    ----------
+    n : (k,) int array, >= 0
+    cap : int
+
+    Returns
+    -------
+    (k,) int64
+    """
+    out = np.zeros(n.shape, dtype=np.int64)
+    m = n.copy()
+    for _ in range(cap):
+        even = (m % 2 == 0) & (m > 0)
+        out += even
+        m = np.where(even, m // 2, m)
+    out[n == 0] = cap
+    return out

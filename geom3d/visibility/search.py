@@ -1,0 +1,168 @@
+"""The coarse-to-fine patch search, written once over a sample predicate.
+
+Given eye points and a target cylinder, find an eye point whose apparent view of the
+target (:mod:`.apparent`) contains a window of ``W x W`` *counting* samples (spanning
+``patch_mm``, ``W = patch_mm / sample_mm + 1``); which samples count is the caller's
+*sample predicate* (:mod:`.cast`). All batched, no Python loop per ray:
+
+1. Eye points are taken in growing batches (``BATCH_SIZES``), in the caller's order.
+2. For a batch, each eye gets its apparent-view frame. A coarse lattice of spacing
+   ``coarse_mm = patch_mm + sample_mm`` is cast first within the caller's extent (by
+   default the target's whole apparent view): every closed ``coarse_mm`` square contains
+   a lattice point, so an eye point with no counting coarse sample sees no such square of
+   counting samples, and is dropped (exact pruning).
+3. Around each counting coarse sample the fine lattice is cast within one coarse step (the
+   coarse cells one of whose corners counts); a patch is a full ``W x W`` window of
+   counting fine samples. The first eye of the batch with a patch wins, and of its patches
+   the one whose centre is nearest the target's centre (ties: lowest indices).
+
+Guarantees (tolerances in :mod:`geom3d.tolerances`): a region of counting samples whose
+apparent view from a sampled eye contains a ``coarse_mm`` square (4 x 4 mm for a 3 mm
+patch) is always found; one containing no ``patch_mm`` square (3 x 3 mm) is never
+reported. Occluders thinner than the sample spacing can slip between samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .apparent import ApparentView, PatchLattice, coarse_samples, full_windows
+from .cast import SampleCast
+from .eyes import eye_batches
+
+__all__ = ["BATCH_SIZES", "PatchHit", "search_patch"]
+
+#: Eye points per batch: one first (most views are open from the first eye), then more.
+BATCH_SIZES = (1, 8, 64, 256)
+
+
+@dataclass(frozen=True)
+class PatchHit:
+    """A visible patch found by :func:`search_patch`.
+
+    Attributes
+    ----------
+    view : ApparentView
+        The batch's apparent view.
+    eye : int
+        Index of the witness eye in ``view.eyes``.
+    corner : (2,) tuple of int
+        Fine-lattice indices ``(i, j)`` of the window's lowest corner: the window covers
+        samples ``(i .. i + W - 1) * sample_mm`` along ``s`` and the same along ``t``.
+    lattice : PatchLattice
+    sample : (3,) tuple of float, mm
+        The window's counting sample nearest its centre (index ``corner + (W - 1) // 2``
+        on both axes): a point of the target reached by a counting ray.
+    """
+
+    view: ApparentView
+    eye: int
+    corner: tuple[int, int]
+    lattice: PatchLattice
+    sample: tuple[float, float, float]
+
+    @property
+    def eye_point(self) -> tuple[float, float, float]:
+        """(3,) tuple of float, mm: the witness eye."""
+        e = self.view.eyes[self.eye]
+        return (float(e[0]), float(e[1]), float(e[2]))
+
+    @property
+    def center_st(self) -> tuple[float, float]:
+        """Apparent coordinates (s, t) of the window's centre, mm."""
+        half = 0.5 * (self.lattice.window - 1)
+        step = self.lattice.sample_mm
+        return ((self.corner[0] + half) * step, (self.corner[1] + half) * step)
+
+
+def search_patch(
+    eyes: np.ndarray,
+    target,
+    cast: SampleCast,
+    lattice: PatchLattice,
+    *,
+    extent: Callable[[ApparentView], tuple[float, float, float, float]] | None = None,
+    batch_sizes: tuple[int, ...] = BATCH_SIZES,
+) -> PatchHit | None:
+    """Search the eye points, in order, for one that sees a patch of counting samples.
+
+    Parameters
+    ----------
+    eyes : (n, 3) float, mm
+        Eye points, in the order they are to be tried.
+    target : Cylinder
+    cast : SampleCast
+        The sample predicate; its ``stats`` count eyes examined and refined.
+    lattice : PatchLattice
+    extent : callable, optional
+        ``extent(view) -> (s0, s1, t0, t1)`` (mm): the apparent rectangle to sample for a
+        batch. Default :meth:`ApparentView.extent` (the whole target). Samples outside it
+        are never cast, so it must cover every counting sample.
+    batch_sizes : tuple of int
+        See :func:`geom3d.visibility.eye_batches`. Changes the cost, never the answer.
+
+    Returns
+    -------
+    PatchHit or None
+        None when no eye point sees a patch.
+    """
+    for batch in eye_batches(eyes, batch_sizes):
+        view = ApparentView(batch, target)
+        found = _search_view(view, view.extent() if extent is None else extent(view), cast, lattice)
+        if found is not None:
+            return found
+    return None
+
+
+def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
+    n_eyes = len(view.eyes)
+    ks, kt, eye_idx, s, t = coarse_samples(ext, n_eyes, lat.coarse_mm)
+    cast.stats.eyes += n_eyes
+    ok, _ = cast(view, eye_idx, s, t)
+    clear = ok.reshape(n_eyes, len(ks), len(kt))
+    cand = np.flatnonzero(clear.any(axis=(1, 2)))
+    if not len(cand):
+        return None
+    cast.stats.eyes_refined += len(cand)
+    c = clear[cand]
+    # A coarse cell (between lattice points k and k + 1 on each axis) is refined when one
+    # of its four corners counts: every fine sample within one coarse step of a counting
+    # coarse sample lies in such a cell, so a coarse_mm square around it is fully sampled.
+    pad = np.pad(c, ((0, 0), (1, 1), (1, 1)))
+    cell = pad[:, :-1, :-1] | pad[:, 1:, :-1] | pad[:, :-1, 1:] | pad[:, 1:, 1:]
+    # cell (i, j) spans fine indices (ks[0] - 1 + i) * step + 0..step - 1 on each axis
+    step = lat.coarse_step
+    active = np.repeat(np.repeat(cell, step, axis=1), step, axis=2)
+    e_i, a_i, b_i = np.nonzero(active)
+    a0 = (ks[0] - 1) * step
+    b0 = (kt[0] - 1) * step
+    fine = np.zeros(active.shape, dtype=bool)
+    fine_ok, fine_pts = cast(
+        view, cand[e_i], (a0 + a_i) * lat.sample_mm, (b0 + b_i) * lat.sample_mm
+    )
+    fine[e_i, a_i, b_i] = fine_ok
+    full = full_windows(fine, lat.window)
+    hit_eyes = np.flatnonzero(full.any(axis=(1, 2)))
+    if not len(hit_eyes):
+        return None
+    k = int(hit_eyes[0])
+    # of the full windows, the one nearest the target's centre makes the clearest
+    # witness for a diagram (ties: lowest indices, so the choice is deterministic)
+    wins = np.argwhere(full[k])
+    half = 0.5 * (lat.window - 1)
+    ca = a0 + wins[:, 0] + half
+    cb = b0 + wins[:, 1] + half
+    a, b = (int(x) for x in wins[int(np.argmin(ca * ca + cb * cb))])
+    mid = (lat.window - 1) // 2
+    at = np.flatnonzero((e_i == k) & (a_i == a + mid) & (b_i == b + mid))[0]
+    p = fine_pts[at]
+    return PatchHit(
+        view=view,
+        eye=int(cand[k]),
+        corner=(a0 + a, b0 + b),
+        lattice=lat,
+        sample=(float(p[0]), float(p[1]), float(p[2])),
+    )

@@ -1,0 +1,64 @@
+"""Line of Fire's witness: why ``A`` sees ``T``, and how much of ``T`` it sees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .apparent import ApparentView, lattice
+from .cast import SampleCast
+from .search import PatchHit
+
+__all__ = ["PatchWitness", "patch_witness", "visible_area"]
+
+
+@dataclass(frozen=True)
+class PatchWitness:
+    """Why ``A`` sees ``T``.
+
+    Attributes
+    ----------
+    eye : (3,) tuple of float, mm
+        The eye point on the viewer's surface.
+    patch_center : (3,) tuple of float, mm
+        The point of the target's volume at the centre of the visible patch (on the ray
+        through the centre of the patch window).
+    visible_area_mm2 : float
+        Apparent area of the target seen from ``eye`` (sampled at the fine spacing), mm².
+    """
+
+    eye: tuple[float, float, float]
+    patch_center: tuple[float, float, float]
+    visible_area_mm2: float
+
+
+def visible_area(view: ApparentView, i: int, cast: SampleCast, sample_mm: float) -> float:
+    """Apparent area (mm²) of the target's counting samples from ``view.eyes[i]``.
+
+    The eye's whole apparent view (:meth:`ApparentView.extent`) is sampled once on the
+    fine lattice; each counting sample stands for ``sample_mm`` x ``sample_mm``.
+    """
+    single = ApparentView(view.eyes[i : i + 1], view.target)
+    s0, s1, t0, t1 = single.extent()
+    fa = lattice(s0, s1, sample_mm)
+    fb = lattice(t0, t1, sample_mm)
+    A, B = np.meshgrid(fa, fb, indexing="ij")
+    ok, _ = cast(
+        single, np.zeros(A.size, dtype=np.int64), A.ravel() * sample_mm, B.ravel() * sample_mm
+    )
+    return float(ok.sum()) * sample_mm * sample_mm
+
+
+def patch_witness(hit: PatchHit, cast: SampleCast) -> PatchWitness:
+    """The :class:`PatchWitness` of a patch found with the sample predicate ``cast``."""
+    view, i = hit.view, hit.eye
+    sc, tc = hit.center_st
+    pts, _hit = view.targets(np.array([i]), np.array([sc]), np.array([tc]))
+    center = pts[0]
+    area = visible_area(view, i, cast, hit.lattice.sample_mm)
+    return PatchWitness(
+        eye=hit.eye_point,
+        patch_center=(float(center[0]), float(center[1]), float(center[2])),
+        visible_area_mm2=area,
+    )

@@ -1,0 +1,61 @@
+"""The per-field comparisons of an ``expect`` block (geom3d/check/expectations.py)."""
+
+from __future__ import annotations
+
+import math
+
+from geom3d.check.expectations import Checks, check_affected, check_excluded, plain, same, show
+
+
+def test_same_numbers_bools_lists_and_mappings():
+    assert same(1, 1.0005) and not same(1, 1.01)
+    assert not same(True, 1) and not same(0, False)
+    assert same([1, {"a": 2.0}], [1.0, {"a": 2}])
+    assert same({"a": 1}, {"a": 1, "b": 2})  # only what the expectation writes
+    assert not same({"a": 1, "b": 2}, {"a": 1})
+    assert not same([1, 2], [2, 1])
+    assert not same([1], [1, 2])
+    assert same("blocked", "blocked") and not same("blocked", "no_lof")
+
+
+def test_plain_and_show_are_json_safe():
+    assert plain((1, {2: {"b", "a"}})) == [1, {"2": ["a", "b"]}]
+    assert plain(math.inf) == "inf"
+    assert show({"b": 1, "a": [True, None]}) == '{"a": [true, null], "b": 1}'
+
+
+def test_affected_is_a_set_of_ids():
+    c = Checks()
+    check_affected(c, "x", ["b", "a", "a"], ["a", "b"])
+    check_affected(c, "y", ["a"], ["a", "b"])
+    check_affected(c, "z", "a", ["a"])
+    assert [i["status"] for i in c.items] == ["pass", "fail", "error"]
+    assert c.items[0]["expected"] == ["a", "b"]
+    assert c.items[2] == {
+        "check": "z",
+        "status": "error",
+        "message": "expected a list of trooper ids",
+        "expected": "a",
+    }
+
+
+def test_excluded_ids_or_id_reason_pairs():
+    actual = [{"id": "t3", "reason": "total_cover"}, {"id": "beta", "reason": "attacker"}]
+    c = Checks()
+    check_excluded(c, "ids", ["beta", "t3"], actual)
+    check_excluded(c, "pairs", [{"id": "t3", "reason": "total_cover"}, "beta"], actual)
+    check_excluded(c, "bad-reason", [{"id": "t3", "reason": "attacker"}, "beta"], actual)
+    check_excluded(c, "missing", ["beta"], actual)
+    check_excluded(c, "id-only-dict", [{"id": "t3"}, {"id": "beta"}], actual)
+    check_excluded(c, "malformed", [{"id": "t3", "why": "x"}], actual)
+    assert [i["status"] for i in c.items] == ["pass", "pass", "fail", "fail", "pass", "error"]
+    assert c.items[2]["actual"] == [
+        {"id": "beta", "reason": "attacker"},
+        {"id": "t3", "reason": "total_cover"},
+    ]
+    assert c.items[3] == {
+        "check": "missing",
+        "status": "fail",
+        "expected": ["beta"],
+        "actual": ["beta", "t3"],
+    }

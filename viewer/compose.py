@@ -1,0 +1,254 @@
+"""Composition: a scene (and an attack, a Line of Fire or a view) -> one :class:`Drawing`.
+
+:func:`build_drawing` is what ``geom3d render`` draws: the scenery and trooper layers, the
+part the diagram is about (an attack, one Line of Fire, a trooper's view or the LoF
+matrix summary), the scale bar, the region the camera must show and the legend.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from geom3d.errors import InputError
+
+from . import palette as pal
+from .layers.annotations import arc_boundary_actors, scale_bar_actors
+from .layers.lof import find_pair, lof_from_trooper, lof_pair_actors, matrix_actors
+from .layers.scenery import scenery_actors, scenery_legend
+from .layers.templates import attack_actors
+from .layers.troopers import side_colors, trooper_actors
+from .model import Drawing, LegendEntry
+
+__all__ = [
+    "FOCUS_MARGIN_MM",
+    "build_drawing",
+    "content_bounds",
+    "parse_lof_arg",
+    "parse_view",
+    "resolve_attack_for_drawing",
+    "view_from_trooper",
+]
+
+#: Margin around the region of interest of an attack or LoF diagram, mm.
+FOCUS_MARGIN_MM = 60.0
+
+
+def content_bounds(
+    scene, ids: Iterable[str] | None = None, extra: Sequence | None = None, margin: float = 0.0
+) -> np.ndarray:
+    """(2, 3) bounds of the table, scenery and troopers, or of chosen troopers and extras.
+
+    Parameters
+    ----------
+    ids : iterable of str or None
+        None: the whole scene (table extent, scenery, every trooper). Otherwise only these
+        troopers (plus ``extra``).
+    extra : sequence of (2, 3) arrays or (k, 3) point arrays
+    margin : float, mm (x and y only)
+    """
+    boxes = []
+    if ids is None:
+        size = scene.scenario.table_size
+        if size:
+            boxes.append(np.array([[0.0, 0.0, 0.0], [size[0], size[1], 0.0]]))
+        if scene.scenery.n_triangles:
+            v = scene.scenery.vertices[np.unique(scene.scenery.faces)]
+            boxes.append(np.array([v.min(axis=0), v.max(axis=0)]))
+        ids = list(scene.troopers)
+    for tid in ids:
+        boxes.append(scene.trooper(tid).cylinder.bounds())
+    for e in extra or ():
+        arr = np.asarray(e, dtype=float).reshape(-1, 3)
+        boxes.append(np.array([arr.min(axis=0), arr.max(axis=0)]))
+    if not boxes:
+        return np.array([[-100.0, -100.0, 0.0], [100.0, 100.0, 50.0]])
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    lo[:2] -= margin
+    hi[:2] += margin
+    if hi[2] - lo[2] < 1.0:
+        hi[2] = lo[2] + 1.0
+    return np.array([lo, hi])
+
+
+def parse_lof_arg(scene, lof: str) -> tuple[str, str]:
+    """``"A:B"`` -> (A, B), both known trooper ids (InputError / UnknownIdError)."""
+    if not isinstance(lof, str) or lof.count(":") != 1:
+        raise InputError(f"--lof: expected A:B (two trooper ids), got {lof!r}")
+    a, b = (s.strip() for s in lof.split(":"))
+    if not a or not b:
+        raise InputError(f"--lof: expected A:B (two trooper ids), got {lof!r}")
+    if a == b:
+        raise InputError(f"--lof: Line of Fire from {a!r} to itself")
+    scene.trooper(a)
+    scene.trooper(b)
+    return a, b
+
+
+def parse_view(scene, view: str) -> tuple[str, str | None]:
+    """``top`` / ``iso`` / ``from:ID`` -> (kind, trooper id or None)."""
+    if view in ("top", "iso"):
+        return view, None
+    if isinstance(view, str) and view.startswith("from:"):
+        tid = view[5:].strip()
+        if not tid:
+            raise InputError("--view from:ID needs a trooper id, e.g. from:blue-1")
+        scene.trooper(tid)
+        return "from", tid
+    raise InputError(f"--view: unknown view {view!r} (expected top, iso or from:ID)")
+
+
+def resolve_attack_for_drawing(scene, attack_id: str) -> tuple[dict, list]:
+    """Resolve an attack with the engine: its JSON dict and its template volumes.
+
+    Returns
+    -------
+    doc : dict
+        ``AttackResult.to_dict()`` (SPEC 6).
+    volumes : list of geom3d.templates.TemplateVolume
+        ``AttackResult.volumes``: the placed templates.
+    """
+    res = scene.resolve_attack(attack_id)
+    return res.to_dict(), list(res.volumes)
+
+
+def view_from_trooper(scene, tid: str) -> dict:
+    """Camera hint of a ``from:ID`` view: eye height, facing, and standing point."""
+    t = scene.trooper(tid)
+    f = math.radians(t.facing_deg)
+    return {
+        "trooper": tid,
+        "position": [float(v) for v in t.position],
+        "facing": [math.cos(f), math.sin(f)],
+        "eye_z": float(t.position[2] + 0.95 * t.height),
+        "radius": float(t.radius),
+        "height": float(t.height),
+    }
+
+
+def _merge_into(d: Drawing, part: Drawing) -> None:
+    d.actors.extend(part.actors)
+    d.labels.extend(part.labels)
+    for e in part.legend:
+        d.add_legend(e.label, e.color, e.face)
+    d.notes.extend(part.notes)
+
+
+def build_drawing(
+    scene,
+    *,
+    view: str = "top",
+    attack: str | None = None,
+    lof: str | None = None,
+    lof_doc: dict | None = None,
+    attack_result: tuple[dict, list] | None = None,
+) -> Drawing:
+    """Everything a diagram shows (SPEC 6 ``geom3d render``), as a :class:`Drawing`.
+
+    Parameters
+    ----------
+    scene : geom3d.Scene
+    view : str
+        ``top``, ``iso`` or ``from:ID``.
+    attack : str or None
+        Draw this attack (resolved with ``scene.resolve_attack``).
+    lof : str or None
+        ``"A:B"``: draw this Line of Fire.
+    lof_doc : dict or None
+        A ``geom3d lof`` JSON document already computed; used for the LoF matrix summary
+        and ``from:`` views instead of recomputing.
+    attack_result : (dict, volumes) or None
+        An attack already resolved (skips ``scene.resolve_attack``).
+
+    Raises
+    ------
+    InputError, UnknownIdError
+        Unknown view, trooper or attack ids, both ``attack`` and ``lof``.
+    """
+    kind, eye_id = parse_view(scene, view)
+    if attack is not None and lof is not None:
+        raise InputError("give either --attack or --lof, not both")
+    name = scene.scenario.name
+    view_name = {"top": "plan view", "iso": "3D view", "from": f"view from {eye_id}"}[kind]
+    focus_ids: list[str] | None = None
+    extra: list = []
+    part: Drawing
+    suffix: dict[str, str] = {}
+    if attack is not None:
+        spec = scene.attack(attack)
+        doc, volumes = (
+            attack_result
+            if attack_result is not None
+            else resolve_attack_for_drawing(scene, attack)
+        )
+        part = attack_actors(scene, doc, volumes, spec)
+        suffix[spec.attacker] = " (attacker)"
+        if spec.main_target:
+            suffix[spec.main_target] = suffix.get(spec.main_target, "") + " (main target)"
+        for tid in doc.get("affected", []):
+            suffix[tid] = suffix.get(tid, "") + ": hit"
+        focus_ids = list(
+            dict.fromkeys(
+                [spec.attacker]
+                + ([spec.main_target] if spec.main_target else [])
+                + list(doc.get("affected", []))
+                + [e["id"] for e in doc.get("excluded", [])]
+            )
+        )
+        focus_ids = [t for t in focus_ids if t in scene.troopers]
+        extra = [v.bounds() for v in volumes]
+    elif lof is not None:
+        a, b = parse_lof_arg(scene, lof)
+        pair = find_pair(lof_doc, a, b) if lof_doc else None
+        if pair is None:
+            pair = scene.line_of_fire(a, b).to_dict()
+        part = lof_pair_actors(scene, pair)
+        focus_ids = [a, b]
+        extra = [np.asarray(act.mesh.points) for act in part.actors]
+        if pair.get("reason") == "out_of_arc":
+            part.notes.append(f"{b} is outside {a}'s front 180 deg arc")
+    elif kind == "from":
+        part = lof_from_trooper(scene, eye_id, lof_doc)
+    else:
+        pairs = lof_doc["pairs"] if lof_doc else [r.to_dict() for r in scene.lof_matrix()]
+        part = matrix_actors(scene, pairs)
+    title = (
+        f"{name} - {view_name} - {part.title}"
+        if kind != "from" or attack or lof
+        else f"{name} - {view_name}"
+    )
+    d = Drawing(title=title, subtitle=part.subtitle)
+    d.actors.extend(scenery_actors(scene))
+    ta, tl = trooper_actors(scene, hidden=[eye_id] if eye_id else (), label_suffix=suffix)
+    d.actors.extend(ta)
+    d.labels.extend(tl)
+    _merge_into(d, part)
+    if focus_ids is not None and kind != "from":
+        bounds = content_bounds(scene, focus_ids, extra, margin=FOCUS_MARGIN_MM)
+    else:
+        bounds = content_bounds(scene)
+    if kind == "from":
+        if not scene.trooper(eye_id).has_360:
+            d.actors.extend(arc_boundary_actors(scene, eye_id, bounds))
+            d.add_legend(f"{eye_id}'s arc edge (grey: behind)", pal.ARC_EDGE, "line")
+        d.eye = view_from_trooper(scene, eye_id)
+    # plan views put the bar above everything (its height does not show, its visibility
+    # does); 3D views lay it on the table
+    sb_z = float(bounds[1, 2]) + 1.0 if kind == "top" else None
+    sb_actors, sb_labels, bounds = scale_bar_actors(bounds, scene.scenario.units, sb_z)
+    d.actors.extend(sb_actors)
+    d.labels.extend(sb_labels)
+    d.bounds = bounds
+    # sides and scenery first in the legend
+    sides = side_colors(scene)
+    legend = [LegendEntry(f"side {s}", c, "rectangle") for s, c in sides.items()]
+    d.legend = legend + scenery_legend(scene) + d.legend
+    d.subtitle = "; ".join(
+        x
+        for x in (d.subtitle, f"ruleset {scene.ruleset.name}, file units {scene.scenario.units}")
+        if x
+    )
+    return d

@@ -1,0 +1,214 @@
+"""2D overlay of a diagram: title band, legend column (legend box and notes), masks, text.
+
+Positions are fractions of the viewport or pixels; the margins come from
+:mod:`viewer.layout`. Legend symbols are small coloured polygons drawn by VTK's legend box.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyvista as pv
+from vtkmodules.vtkRenderingAnnotation import vtkLegendBoxActor
+from vtkmodules.vtkRenderingCore import (
+    vtkActor2D,
+    vtkCoordinate,
+    vtkPolyDataMapper2D,
+    vtkTextRenderer,
+)
+
+from . import palette as pal
+from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
+from .model import Drawing
+
+__all__ = [
+    "add_legend",
+    "add_mask",
+    "add_overlay",
+    "legend_symbol",
+    "text_px",
+    "wrap",
+]
+
+
+def legend_symbol(face: str, color: str) -> pv.PolyData:
+    """A legend symbol in the unit square, as coloured polygons (RGB cell scalars).
+
+    The legend draws its text in black (the entry colour) and each symbol in its own
+    cell colours, so the text stays readable whatever the colour of the entry.
+    """
+    polys: list[np.ndarray] = [np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)]
+    colors = [pal.rgb255(pal.BACKGROUND)]
+    fill = pal.rgb255(color)
+    black = pal.rgb255(pal.TEXT)
+
+    def rect(x0, y0, x1, y1):
+        return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float)
+
+    def circle(r, n=32, cx=0.5, cy=0.5):
+        a = 2 * np.pi * np.arange(n) / n
+        return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
+
+    def bar(p0, p1, w):
+        p0, p1 = np.asarray(p0, float), np.asarray(p1, float)
+        d = p1 - p0
+        n = np.array([-d[1], d[0]]) / np.linalg.norm(d) * w / 2
+        return np.array([p0 - n, p1 - n, p1 + n, p0 + n])
+
+    if face == "ring":
+        polys += [circle(0.45), circle(0.25)]
+        colors += [fill, pal.rgb255(pal.BACKGROUND)]
+    elif face == "disc":
+        polys.append(circle(0.3))
+        colors.append(fill)
+    elif face == "line":
+        polys.append(rect(0.0, 0.4, 1.0, 0.6))
+        colors.append(fill)
+    elif face == "arrow":
+        polys += [rect(0.0, 0.43, 0.65, 0.57), np.array([[0.6, 0.2], [1.0, 0.5], [0.6, 0.8]])]
+        colors += [fill, fill]
+    elif face == "cross":
+        polys += [bar((0.15, 0.15), (0.85, 0.85), 0.16), bar((0.15, 0.85), (0.85, 0.15), 0.16)]
+        colors += [fill, fill]
+    else:  # rectangle: filled, with a black frame (light colours stay visible)
+        polys += [rect(0.05, 0.05, 0.95, 0.95), rect(0.15, 0.15, 0.85, 0.85)]
+        colors += [black, fill]
+    pts, faces = [], []
+    for poly in polys:
+        faces.append(len(poly))
+        faces.extend(range(len(pts), len(pts) + len(poly)))
+        pts.extend(poly.tolist())
+    mesh = pv.PolyData(np.column_stack([np.array(pts), np.zeros(len(pts))]), faces=np.array(faces))
+    mesh.cell_data["rgb"] = np.array(colors, dtype=np.uint8)
+    mesh.cell_data.active_scalars_name = "rgb"
+    return mesh
+
+
+def add_legend(plotter, drawing: Drawing, x0: float, y1: float, w: float, h: float) -> None:
+    """A legend box (normalised viewport coordinates: left, top, width, height)."""
+    leg = vtkLegendBoxActor()
+    leg.SetNumberOfEntries(len(drawing.legend))
+    for i, e in enumerate(drawing.legend):
+        leg.SetEntry(i, legend_symbol(e.face, e.color), e.label, (0.0, 0.0, 0.0))
+    leg.UseBackgroundOn()
+    leg.SetBackgroundColor(1.0, 1.0, 1.0)
+    leg.BorderOn()
+    leg.GetProperty().SetColor(0.0, 0.0, 0.0)
+    leg.SetPadding(4)
+    tp = leg.GetEntryTextProperty()
+    tp.SetFontFamilyToArial()
+    tp.SetColor(0.0, 0.0, 0.0)
+    leg.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+    leg.GetPositionCoordinate().SetValue(x0, y1 - h)
+    leg.GetPosition2Coordinate().SetValue(w, h)
+    plotter.add_actor(leg, reset_camera=False, name="legend", pickable=False)
+
+
+def add_mask(plotter, name: str, x0: float, y0: float, x1: float, y1: float) -> None:
+    """An opaque background-coloured rectangle over the 3D picture (viewport fractions)."""
+    rect = pv.PolyData(
+        np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], dtype=float),
+        faces=np.array([4, 0, 1, 2, 3]),
+    )
+    coord = vtkCoordinate()
+    coord.SetCoordinateSystemToNormalizedViewport()
+    mapper = vtkPolyDataMapper2D()
+    mapper.SetInputData(rect)
+    mapper.SetTransformCoordinate(coord)
+    actor = vtkActor2D()
+    actor.SetMapper(mapper)
+    actor.GetProperty().SetColor(*(c / 255 for c in pal.rgb255(pal.BACKGROUND)))
+    plotter.add_actor(actor, reset_camera=False, name=name, pickable=False)
+
+
+def text_px(prop, text: str) -> tuple[int, int]:
+    """Width and height in pixels of ``text`` drawn with a VTK text property."""
+    bb = [0, 0, 0, 0]
+    vtkTextRenderer.GetInstance().GetBoundingBox(prop, text, bb, 72)
+    return bb[1] - bb[0], bb[3] - bb[2]
+
+
+def wrap(prop, lines, width_px: float) -> list[str]:
+    """Greedy word wrap of ``lines`` to ``width_px`` as measured by the text renderer.
+
+    Continuation lines keep the line's indent plus two spaces.
+    """
+    out: list[str] = []
+    for line in lines:
+        indent = line[: len(line) - len(line.lstrip())]
+        words = line.split()
+        if not words:
+            out.append("")
+            continue
+        cur = indent + words[0]
+        for word in words[1:]:
+            cand = f"{cur} {word}"
+            if text_px(prop, cand)[0] <= width_px:
+                cur = cand
+            else:
+                out.append(cur)
+                cur = indent + "  " + word
+        out.append(cur)
+    return out
+
+
+def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None:
+    """Title, subtitle, legend and notes; in a plan view they get their own margins."""
+    w, h = size
+    k = size_scale(size)
+    if legend_column:
+        add_mask(plotter, "mask:title", 0.0, 1.0 - TITLE_BAND, 1.0, 1.0)
+        add_mask(plotter, "mask:legend", 1.0 - LEGEND_COLUMN, 0.0, 1.0, 1.0)
+        add_mask(plotter, "mask:bottom", 0.0, 0.0, 1.0, BOTTOM_MARGIN * 0.5)
+        add_mask(plotter, "mask:left", 0.0, 0.0, 0.015, 1.0)
+    texts = []
+    texts.append(
+        plotter.add_text(
+            drawing.title,
+            position=(round(0.015 * w), round(h - 0.05 * h)),
+            font_size=max(8, round(22 * k)),
+            color=pal.TEXT,
+            name="title",
+        )
+    )
+    if drawing.subtitle:
+        texts.append(
+            plotter.add_text(
+                drawing.subtitle,
+                position=(round(0.015 * w), round(h - 0.085 * h)),
+                font_size=max(7, round(14 * k)),
+                color=pal.TEXT,
+                name="subtitle",
+            )
+        )
+    n = len(drawing.legend)
+    lw = LEGEND_COLUMN - 0.02
+    lh = min(0.45, 0.032 * max(n, 1))
+    x0 = 1.0 - lw - 0.01
+    top = 1.0 - TITLE_BAND
+    if n:
+        add_legend(plotter, drawing, x0, top, lw, lh)
+    if drawing.notes:
+        notes_font = max(7, round(12 * k))
+        first = plotter.add_text(
+            " ", position=(0, 0), font_size=notes_font, color=pal.TEXT, name="notes:probe"
+        )
+        width_px = lw * w - 4
+        lines = wrap(first.prop, drawing.notes, width_px)
+        step = 1.2 * text_px(first.prop, "Ag")[1]
+        plotter.remove_actor("notes:probe", render=False)
+        # one text actor per line: SVG <text> elements do not break lines
+        y0 = (top - lh - 0.02) * h
+        for i, line in enumerate(lines):
+            txt = plotter.add_text(
+                line,
+                position=(round(x0 * w), round(y0 - i * step)),
+                font_size=notes_font,
+                color=pal.TEXT,
+                name=f"notes:{i}",
+            )
+            txt.prop.justification_vertical = "top"
+            texts.append(txt)
+    if not legend_column:  # text over the picture: give it a backing
+        for t in texts:
+            t.prop.background_color = pal.BACKGROUND
+            t.prop.background_opacity = 0.8
