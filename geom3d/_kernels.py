@@ -7,15 +7,29 @@ every occluding cylinder; and the float32 arrays the Embree backend takes
 :mod:`geom3d.bodies` are the reference; tests check that both agree.
 
 Kernels are compiled on first use and cached on disk (``cache=True``), so only the first
-run on a machine pays the compile time.
+run on a machine pays the compile time. The compiled cache goes to ``numba/`` under
+geom3d's cache folder (:func:`geom3d.mesh.default_cache_dir`), never into the installed
+package (which may be read-only or shared): unless ``NUMBA_CACHE_DIR`` is set, which wins.
 """
 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
+
+from .mesh.cache import default_cache_dir
+
+# numba reads NUMBA_CACHE_DIR when it is first imported; set ours unless the user chose
+if not os.environ.get("NUMBA_CACHE_DIR"):
+    os.environ["NUMBA_CACHE_DIR"] = str(default_cache_dir() / "numba")
+
 from numba import njit
+from numba.core import config as _numba_config
+
+if not _numba_config.CACHE_DIR:  # numba was imported before us: set it directly
+    _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
 
 from .tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
 

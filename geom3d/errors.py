@@ -8,6 +8,11 @@ Errors about a scenario file carry the file and the field path, and ``str(err)``
 the one line the command line prints::
 
     scenario.yaml: troopers[2].silhouette: unknown silhouette 9 (known: 1-8)
+
+That line is always one line of plain text: :func:`printable` escapes control characters
+(newlines, ANSI and OSC escape sequences start with one), bidirectional overrides and
+lone surrogates wherever they come from (a key, an id, a file name), as ``\\x1b``,
+``\\u202e``, ``\\ud800``.
 """
 
 from __future__ import annotations
@@ -23,8 +28,41 @@ __all__ = [
 ]
 
 
+def _escape(c: str) -> str:
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that could break a line or a terminal escaped.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+        Every character Python does not call printable (:meth:`str.isprintable`: control
+        characters, which start ANSI and OSC escape sequences, line and paragraph
+        separators, bidirectional and other format controls, lone surrogates, unassigned
+        code points) as ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``; every other
+        character, a backslash included, unchanged. The result is printable, always encodes
+        as UTF-8, and applying :func:`printable` again changes nothing.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
 class Geom3dError(Exception):
-    """Root of every error geom3d raises on purpose."""
+    """Root of every error geom3d raises on purpose.
+
+    ``str(err)`` is one printable line (see :func:`printable`) whatever the message holds.
+    """
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 class InputError(Geom3dError, ValueError):

@@ -10,9 +10,13 @@ __all__ = [
     "APPARENT_CAP",
     "APPARENT_DEPTH_EPS_MM",
     "ARC_EPS_MM",
+    "AUTO_MAX_REAL_EVALS",
     "CHECK_NUMBER_TOL",
+    "CLEAR_BISECT_MM",
     "COINCIDENT_EPS_MM",
     "CONTACT_EPS_MM",
+    "CURTAIN_FLOOR_EPS_MM",
+    "CURTAIN_FLOOR_STEP_MM",
     "DROP_MAX_STEEP_FACES",
     "DROP_PROBE_HEIGHT_MM",
     "DROP_REFINE_MAX_MM",
@@ -20,18 +24,36 @@ __all__ = [
     "EYE_SPACING_MM",
     "FAR_OFF_TABLE_MM",
     "FOOTPRINT_MAX_ERROR_MM",
+    "FRAGMENT_FLOOR_TOL_MM",
     "GEOM_EPS_MM",
     "GJK_BARYCENTRIC_EPS",
     "GJK_MAX_ITER",
     "GJK_TOL_MM",
     "GOLDEN_ITER",
     "MAX_BODY_MM",
+    "MAX_BURST",
     "MAX_COORD_MM",
+    "MAX_MESH_BYTES",
+    "MAX_SCALE",
+    "MAX_SCENARIO_BYTES",
+    "MAX_SCENARIO_DEPTH",
+    "MAX_SCENARIO_INT",
+    "MAX_SCENARIO_NODES",
+    "MAX_SILHOUETTE_MM",
+    "MESH_HUGE_MM",
+    "MESH_TINY_MM",
+    "MIN_BODY_MM",
+    "MIN_SCALE",
+    "PARITY_MAX_CROSSINGS",
     "PATCH_MM",
     "PENETRATION_TOL_MM",
+    "PIECE_FOOTPRINT_SAMPLES",
+    "PIECE_REST_TOL_MM",
     "PLACEMENT_TOL_MM",
     "RAY_EPS_MM",
     "RECTILINEAR_GRID_DECIMALS",
+    "RENDER_MAX_PIXELS",
+    "RENDER_SIDE_RANGE_PX",
     "RIM_POINTS",
     "ROUTE_REFINE_MM",
     "ROUTE_SEARCH_TOL",
@@ -40,12 +62,22 @@ __all__ = [
     "ROUTE_TOUCH_STEP_MM",
     "SAMPLE_MM",
     "SCALE_BAR_REL_EPS",
-    "SOLVER_CONTACT_FRACTIONS",
-    "SOLVER_FINE_DEG",
-    "SOLVER_GRID_DEG",
+    "SEARCH_ANGLE_EPS",
+    "SEARCH_ROOT_IMAG_TOL",
+    "SLOPE_WARN_FRACTION",
     "SOLVER_TIE_DECIMALS",
+    "STAND_GRID_MM",
     "STAND_INSET_MM",
+    "STAND_RIM_MM",
     "SURFACE_INSET_MM",
+    "SURVEY_FOOT_MM",
+    "SURVEY_LEVEL_MERGE_MM",
+    "SURVEY_MAX_GRID_POINTS",
+    "SURVEY_MAX_LAYERS",
+    "SURVEY_SCENERY_MAX_RATIO",
+    "SURVEY_TABLE_RANGE_MM",
+    "TABLE_CAP_MARGIN_MM",
+    "TABLE_FLOOR_DEPTH_MM",
     "UPWARD_NORMAL_MIN_Z",
 ]
 
@@ -136,6 +168,20 @@ UPWARD_NORMAL_MIN_Z: float = 0.5
 #: A trooper farther than this outside the table's extent triggers a unit-mistake warning.
 FAR_OFF_TABLE_MM: float = 5000.0
 
+#: Survey (``geom3d survey``): a probe tolerates terrain this far above its resting height
+#: under its base (between the sampled points) before the ground counts as blocking it.
+SURVEY_FOOT_MM: float = 2.0
+#: Survey: standing heights at one grid point closer than this are one level.
+SURVEY_LEVEL_MERGE_MM: float = 1.0
+#: Survey: at most this many surfaces are followed down under one grid point.
+SURVEY_MAX_LAYERS: int = 64
+#: Survey health: a table (mesh or size) whose longer side is outside this range, or a
+#: scenery mesh longer than ``SURVEY_SCENERY_MAX_RATIO`` times the table, is a unit slip.
+SURVEY_TABLE_RANGE_MM: tuple[float, float] = (200.0, 5000.0)
+SURVEY_SCENERY_MAX_RATIO: float = 1.5
+#: Survey input limit: at most this many grid points (a 5 m table at a 10 mm grid).
+SURVEY_MAX_GRID_POINTS: int = 250_000
+
 
 #: GJK (used only for the *distance* of a pitched volume, never for contact decisions)
 #: stops once its upper and lower bounds on the distance are this close (mm).
@@ -159,19 +205,22 @@ GOLDEN_ITER: int = 160
 #: boundary point of the shape is farther than this from it.
 FOOTPRINT_MAX_ERROR_MM: float = 0.01
 
-#: 40k solver (``heading_deg: auto``): coarse heading grid, then each grid interval across
-#: which the set of models under the template (or touched friendlies) changes is
-#: re-sampled at ``SOLVER_FINE_DEG``.
-SOLVER_GRID_DEG: float = 1.0
-SOLVER_FINE_DEG: float = 0.01
+#: Placement search (``heading_deg: auto``, :mod:`geom3d.placement_search`): critical
+#: headings closer than this (radians) are merged; a polynomial root whose imaginary part
+#: is below this fraction of (1 + |root|) is real.
+SEARCH_ANGLE_EPS: float = 1e-12
+#: A pitched direct teardrop slid clear of its attacker's silhouette stops within this of
+#: the first position that does not pass through it (mm).
+CLEAR_BISECT_MM: float = 1e-6
+SEARCH_ROOT_IMAG_TOL: float = 1e-7
 
-#: 40k solver: contact points tried per heading, as fractions of the largest admissible
-#: offset between the contact angle and the heading (0 = the radial placement).
-SOLVER_CONTACT_FRACTIONS: tuple[float, ...] = (0.0, -0.5, 0.5, -0.95, 0.95)
-
-#: 40k solver: headings and contact offsets are compared for tie-breaking after rounding
-#: to this many decimals of a degree (placements 1e-9 degrees apart are the same).
+#: Placement search: headings and contact offsets are compared for tie-breaking after
+#: rounding to this many decimals of a degree (placements 1e-9 degrees apart are the same).
 SOLVER_TIE_DECIMALS: int = 9
+
+#: Infinity ``heading_deg: auto``: most placements judged by the full engine (Blast Focus
+#: Line of Fire included) per search; the search reports when it stopped there.
+AUTO_MAX_REAL_EVALS: int = 200
 
 #: Two plan points closer than this have no direction between them: the heading from one
 #: to the other is taken as 0 (mm).
@@ -208,3 +257,113 @@ MAX_COORD_MM: float = 1e7
 #: Largest size of a single body: a silhouette's diameter or height, a box's side, a
 #: template's length (5 m). Real pieces are far smaller; bigger is a unit slip.
 MAX_BODY_MM: float = 5000.0
+
+#: Viewer camera options (``geom3d render --azimuth --elevation --zoom``): the largest
+#: elevation in degrees either way (straight up or down leaves no "up" for the camera) and
+#: the range of the zoom factor.
+VIEW_MAX_ELEVATION_DEG: float = 89.0
+VIEW_ZOOM_RANGE: tuple[float, float] = (0.05, 50.0)
+#: Side view across A-B: half-thickness of the section shown beyond the larger base
+#: radius, mm (nearer and farther scenery is clipped away).
+SIDE_SLAB_MARGIN_MM: float = 25.0
+
+# --------------------------------------------------------------------------- input limits
+# Limits on what an input may ask for (issue 14): beyond them a file is refused with one
+# clear line instead of exhausting memory or time. See docs/paths-and-cache.md.
+
+#: Diagram size limits (``geom3d render --size``): each side in pixels, and the total
+#: pixel count. Off-screen rendering with 8x MSAA needs about 100 bytes a pixel (8000 x
+#: 8000 took 6.1 GB); 16.8 M pixels (4096 x 4096) stays under 2 GB.
+RENDER_SIDE_RANGE_PX: tuple[int, int] = (16, 8192)
+RENDER_MAX_PIXELS: int = 4096 * 4096
+
+#: Smallest size of a body: a box's side, a silhouette's diameter or height, a table side
+#: (0.01 mm). Smaller is a unit slip or a typo, and nothing can see or touch it.
+MIN_BODY_MM: float = 0.01
+
+#: Largest silhouette diameter or height (1 m). The apparent view of a target is sampled
+#: every ``SAMPLE_MM`` over a window ``APPARENT_CAP`` target sizes wide, so the work grows
+#: with the square of the size; real silhouettes are under 0.2 m.
+MAX_SILHOUETTE_MM: float = 1000.0
+
+#: A scenery piece's ``scale`` must lie within these factors (a larger factor is a unit
+#: slip; 1e38 overflows the float32 coordinates of the ray engine). Small factors are
+#: map scales: a DEM in metres at 1:6000 (issue 10) is scale 1/6000, so the floor is low.
+MIN_SCALE: float = 1e-6
+MAX_SCALE: float = 1e3
+
+#: Most templates one attack may place (``burst``).
+MAX_BURST: int = 20
+
+#: Largest scenario file read (bytes).
+MAX_SCENARIO_BYTES: int = 8 << 20
+
+#: Most nodes (mappings, lists, scalars) a scenario may hold once YAML aliases are
+#: expanded: an "alias bomb" of a few hundred bytes expands to billions.
+MAX_SCENARIO_NODES: int = 1_000_000
+
+#: Deepest nesting of mappings and lists in a scenario (a real one needs about 6).
+MAX_SCENARIO_DEPTH: int = 64
+
+#: Largest integer a scenario may write (2**53: every integer up to it is exact as a float).
+MAX_SCENARIO_INT: int = 2**53
+
+#: Largest mesh file read, and largest total of a glTF's external buffers (bytes).
+MAX_MESH_BYTES: int = 1 << 30
+
+#: A loaded mesh (in mm, before the scenario's ``scale``) whose largest extent is below
+#: ``MESH_TINY_MM`` or above ``MESH_HUGE_MM`` gets a "wrong units?" warning: metres read
+#: as millimetres (a 0.05 m wall becomes 0.05 mm) or millimetres read as metres (a 1.2 m
+#: table becomes 1.2 km). A mesh beyond ``MAX_COORD_MM`` is an error.
+MESH_TINY_MM: float = 1.0
+MESH_HUGE_MM: float = 1e5
+
+# --- solids and standing on terrain (SPEC 11.1, 11.2; geom3d.mesh.closing, geom3d.solids,
+# geom3d.standing)
+
+#: Curtain bottoms end this far below the floor, so no sliver of a gap remains between a
+#: curtain and the table it stands on once both are cast in Embree's float32 (about
+#: 1e-4 mm resolution on a 1.2 m table). Going deeper is harmless: below the table surface
+#: is inside the table.
+CURTAIN_FLOOR_EPS_MM: float = 0.05
+
+#: The floor under a boundary edge is sampled at both ends and every this many mm along
+#: the edge's xy projection; the curtain bottom is the lowest sample minus
+#: :data:`CURTAIN_FLOOR_EPS_MM`. A dip in the floor narrower than this between two
+#: samples can leave a gap below a long edge (scan boundary edges are usually < 1 mm).
+CURTAIN_FLOOR_STEP_MM: float = 1.0
+
+#: ``close_table`` puts the table's floor (curtain bottoms and the bottom cap) this far
+#: below the table mesh's lowest point.
+TABLE_FLOOR_DEPTH_MM: float = 1.0
+
+#: ``close_table``'s bottom cap overhangs the table's xy bounding box by this much on each
+#: side, so the curtains (which end below the cap) meet it without a crack.
+TABLE_CAP_MARGIN_MM: float = 1.0
+
+#: A connected component of a piece whose lowest point is more than this above the floor
+#: is reported as a floating fragment (SPEC 11.2 warns about pieces floating > 1 mm).
+FRAGMENT_FLOOR_TOL_MM: float = 1.0
+
+#: A piece with an explicit z floating or sinking more than this (mm) relative to the
+#: ground under its footprint is warned about (SPEC 11.2).
+PIECE_REST_TOL_MM: float = 1.0
+
+#: The footprint of a piece is sampled on a grid of at most this many points per side (plus
+#: every vertex of the piece) to find how it rests on the ground.
+PIECE_FOOTPRINT_SAMPLES: int = 128
+
+#: Grid step (mm) of the vertical probes inside a base disc (SPEC 11.2: at most 1 mm).
+STAND_GRID_MM: float = 1.0
+
+#: Spacing (mm) of the probes on the rim of a base disc. The highest point of a surface
+#: made of flat triangles over a disc lies at a vertex inside it (every vertex is a probe)
+#: or on the rim, so the rim is sampled finer than the inside.
+STAND_RIM_MM: float = 0.25
+
+#: Warn when the surface under a dropped base varies by more than this fraction of the
+#: base radius (SPEC 11.2: half).
+SLOPE_WARN_FRACTION: float = 0.5
+
+#: An upward parity probe counts at most this many crossings.
+PARITY_MAX_CROSSINGS: int = 64

@@ -50,6 +50,7 @@ LAYERS = {
     "geom3d.validation": 0,
     "geom3d.tolerances": 0,
     "geom3d.output": 0,
+    "geom3d.inputfile": 0,
     "geom3d.bodies": 1,
     "geom3d._kernels": 1,
     "geom3d.raycast": 1,
@@ -60,10 +61,13 @@ LAYERS = {
     "geom3d.visibility": 2,
     "geom3d.blastfocus": 2,
     "geom3d.placement": 2,
+    "geom3d.placement_search": 2,
     "geom3d.rules": 3,  # the package itself: import-light, see below
     "geom3d.rules.data": 3,
     "geom3d.scenario": 3,
     "geom3d.scene": 4,
+    "geom3d.solids": 4,
+    "geom3d.standing": 4,
     "geom3d.trooper": 4,
     "geom3d.ruleset": 4,
     "geom3d.outcomes": 4,
@@ -76,7 +80,10 @@ LAYERS = {
     "geom3d.rules.registry": 7,
     "geom3d.api": 7,
     "geom3d": 7,  # the package itself: the public API
+    "geom3d.answers": 8,
     "geom3d.check": 8,
+    "geom3d.survey": 6,  # the survey engine: scene, visibility core, ray engine
+    "geom3d.survey.command": 8,  # loads scenario files (geom3d.api)
     "geom3d.cli": 8,
 }
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from geom3d.api import build_scene
 from geom3d.errors import Geom3dError
-from geom3d.scenario import parse_scenario
+from geom3d.scenario import load_scenario, parse_scenario
 
 BASE = {
     "format": "geom3d/1",
@@ -126,3 +126,74 @@ def test_mutated_scenarios_load_or_raise_one_clear_error(mutations):
     scene.lof_matrix()
     for a in scene.scenario.attacks:
         scene.resolve_attack(a.id).to_dict()
+
+
+# ------------------------------------------------------------------ whole files, as bytes
+def _yaml_text() -> bytes:
+    import yaml
+
+    return yaml.safe_dump(BASE, sort_keys=False).encode()
+
+
+def _json_text() -> bytes:
+    import json
+
+    return json.dumps(BASE, indent=1).encode()
+
+
+#: Byte strings that hit the reader's limits and the parsers' corners.
+NASTY = [
+    b"&a [*a]",
+    b"*a",
+    b"<<: *a",
+    b"\x00",
+    b"\xff\xfe",
+    b"\x1b]0;x\x07",
+    b"'\\ud800'",
+    b'"\\ud800"',
+    b"9" * 50,
+    b"[" * 80,
+    b"{" * 80,
+    b"!!python/object:os.system",
+    b"2024-13-45",
+    b"1e999",
+    b"- ",
+    b": ",
+    b"\n  ",
+    b"\t",
+]
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from([".yaml", ".json"]),
+    st.lists(
+        st.tuples(
+            st.integers(0, 10_000),
+            st.integers(0, 8),
+            st.one_of(st.sampled_from(NASTY), st.binary(max_size=6)),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_mutated_files_load_or_raise_one_clear_error(tmp_path_factory, suffix, edits):
+    """Bytes spliced into a valid file: it loads, or one printable ScenarioError line."""
+    data = bytearray(_yaml_text() if suffix == ".yaml" else _json_text())
+    for at, cut, insert in edits:
+        at %= len(data) + 1
+        data[at : at + cut] = insert
+    path = tmp_path_factory.mktemp("fuzz") / f"fuzz{suffix}"
+    path.write_bytes(bytes(data))
+    try:
+        load_scenario(path)
+    except Geom3dError as exc:
+        text = str(exc)
+        assert text.startswith(str(path)), text
+        assert text.isprintable(), repr(text)
+        text.encode("utf-8")

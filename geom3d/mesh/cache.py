@@ -2,8 +2,25 @@
 
 Entries are ``(vertices, faces, stats)`` keyed by :func:`geom3d.mesh.load.cache_key`
 (content digest, format, units, cache version). Disk entries are written to a temporary
-file and renamed into place, so parallel workers never read a partial file; any problem
-reading one counts as a miss.
+file and renamed into place, so parallel workers never read a partial file.
+
+A disk entry is never trusted by its name. It is a zip archive (uncompressed) of
+``meta.json``, ``vertices.npy`` and ``faces.npy``, and :func:`disk_get` uses it only when
+
+- it is a regular file (not a FIFO, device or symbolic link) owned by this user, at most
+  ``4 * MAX_MESH_BYTES``, holding exactly those three members, all stored uncompressed (so
+  a "zip bomb" cannot expand: every byte read is a byte of the file);
+- ``meta.json`` (at most 64 KiB) names this key *and* the SHA-256 of the source file just
+  read (an entry copied under another name, or left from another file, is refused);
+- the arrays are plain ``.npy`` (never a pickle: read with ``allow_pickle=False``
+  semantics), little-endian float64 / int64, shape ``(n, 3)`` as the metadata says, whose
+  bytes pass the archive's CRC;
+- the vertices are finite and every face index lies in range.
+
+Anything else is ignored with a logged warning and the mesh is parsed again (and the
+entry rewritten). The cache guards against corrupt, stale, truncated and foreign entries;
+someone who can write your cache folder as you can also edit your meshes, so it is not a
+defence against them (docs/paths-and-cache.md).
 """
 
 from __future__ import annotations
@@ -11,12 +28,17 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import tempfile
 import threading
+import zipfile
 from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
+
+from geom3d.errors import printable
+from geom3d.tolerances import MAX_MESH_BYTES
 
 __all__ = [
     "clear_memory_cache",
@@ -85,50 +107,167 @@ def memory_put(key: str, vertices: np.ndarray, faces: np.ndarray, stats: dict) -
             _memory_cache_bytes -= v.nbytes + f.nbytes
 
 
-def disk_get(cache_file: Path, key: str):
-    """Read a disk cache entry; any problem counts as a miss."""
+#: Largest disk entry read (bytes): a 1 GiB STL holds at most ~21 M triangles, whose
+#: unshared vertices and faces take ~2 GB.
+_MAX_ENTRY_BYTES = 4 * MAX_MESH_BYTES
+
+#: Largest ``meta.json`` member read (bytes).
+_MAX_META_BYTES = 64 << 10
+
+_MEMBERS = {"meta.json", "vertices.npy", "faces.npy"}
+
+#: stats key -> accepted type(s), as :func:`geom3d.mesh.load._build` writes them.
+_STATS_TYPES = {
+    "format": str,
+    "units": str,
+    "scale_to_mm": float,
+    "y_up_converted": bool,
+    "n_triangles_raw": int,
+    "n_triangles": int,
+    "n_degenerate_removed": int,
+    "n_vertices": int,
+    "n_bodies": int,
+    "n_open_edges": int,
+    "n_nonmanifold_edges": int,
+    "watertight": bool,
+    "extent_mm": list,
+}
+
+
+class _BadEntry(Exception):
+    """Why a disk cache entry is not used."""
+
+
+def _check_stats(stats) -> dict:
+    if not isinstance(stats, dict) or set(stats) != set(_STATS_TYPES):
+        raise _BadEntry("metadata has other fields than expected")
+    for k, kind in _STATS_TYPES.items():
+        v = stats[k]
+        ok = isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
+        if kind is float and isinstance(v, int) and not isinstance(v, bool):
+            ok = True
+        if not ok or (kind is int and v < 0):
+            raise _BadEntry(f"metadata field {k!r} is invalid")
+    ext = stats["extent_mm"]
+    if len(ext) != 3 or not all(isinstance(x, int | float) and x >= 0 for x in ext):
+        raise _BadEntry("metadata field 'extent_mm' is invalid")
+    return {**stats, "extent_mm": tuple(float(x) for x in ext)}
+
+
+def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.ndarray:
+    """A ``(rows, 3)`` array of exactly ``dtype`` from a stored ``.npy`` member."""
+    info = zf.getinfo(name)
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dt = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise _BadEntry(f"{name}: unsupported .npy version {version}")
+        if dt != np.dtype(dtype) or fortran or shape != (rows, 3):
+            raise _BadEntry(f"{name}: {dt} {shape}, expected {dtype} ({rows}, 3)")
+        nbytes = rows * 3 * np.dtype(dtype).itemsize
+        if info.file_size != fh.tell() + nbytes:
+            raise _BadEntry(f"{name}: size does not match its header")
+        data = fh.read(nbytes)
+        if len(data) != nbytes or fh.read(1):
+            raise _BadEntry(f"{name}: truncated")
+    return np.frombuffer(data, dtype=dtype).reshape(rows, 3)
+
+
+def _read_entry(fh, key: str, source_digest: str):
+    with zipfile.ZipFile(fh) as zf:
+        infos = zf.infolist()
+        if {i.filename for i in infos} != _MEMBERS or len(infos) != len(_MEMBERS):
+            raise _BadEntry("not a geom3d cache entry (other members)")
+        for i in infos:
+            if i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size:
+                raise _BadEntry("compressed member (geom3d stores entries uncompressed)")
+        if zf.getinfo("meta.json").file_size > _MAX_META_BYTES:
+            raise _BadEntry("metadata too large")
+        meta = json.loads(zf.read("meta.json"))
+        if not isinstance(meta, dict) or meta.get("key") != key:
+            raise _BadEntry("entry was written for another key")
+        if meta.get("source_sha256") != source_digest:
+            raise _BadEntry("entry was written for another source file")
+        stats = _check_stats(meta.get("stats"))
+        vertices = _read_array(zf, "vertices.npy", "<f8", stats["n_vertices"])
+        faces = _read_array(zf, "faces.npy", "<i8", stats["n_triangles"])
+    if not np.all(np.isfinite(vertices)):
+        raise _BadEntry("non-finite vertex coordinates")
+    if len(faces) and (faces.min() < 0 or faces.max() >= len(vertices)):
+        raise _BadEntry("face index out of range")
+    return vertices, faces, stats
+
+
+def disk_get(cache_file: Path, key: str, source_digest: str):
+    """A verified disk cache entry ``(vertices, faces, stats)``, or None.
+
+    Parameters
+    ----------
+    cache_file : pathlib.Path
+    key : str
+        The cache key the entry must have been written for.
+    source_digest : str
+        SHA-256 (hex) of the source mesh just read; the entry must record the same.
+
+    Returns
+    -------
+    tuple or None
+        None when there is no entry; also when the entry fails verification (see the
+        module docstring), after logging a warning: the caller re-parses the mesh.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
-        # open the file ourselves: np.load leaks its handle when the archive is corrupt
-        with open(cache_file, "rb") as fh, np.load(fh, allow_pickle=False) as npz:
-            meta = json.loads(str(npz["meta"][()]))
-            vertices = np.array(npz["vertices"], dtype=np.float64)
-            faces = np.array(npz["faces"], dtype=np.int64)
+        fd = os.open(cache_file, flags | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
-    except Exception as exc:  # corrupt, truncated, foreign file: re-parse
-        log.debug("ignoring unreadable mesh cache entry %s: %s", cache_file, exc)
+    except OSError as exc:
+        _warn_bad(cache_file, f"cannot open it ({exc.strerror or exc})")
         return None
-    if (
-        meta.get("key") != key
-        or vertices.ndim != 2
-        or vertices.shape[1:] != (3,)
-        or faces.ndim != 2
-        or faces.shape[1:] != (3,)
-    ):
-        return None
-    return vertices, faces, meta["stats"]
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise _BadEntry("not a regular file")
+            if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+                raise _BadEntry("owned by another user")
+            if st.st_size > _MAX_ENTRY_BYTES:
+                raise _BadEntry("larger than any entry geom3d writes")
+            return _read_entry(fh, key, source_digest)
+        except _BadEntry as exc:
+            _warn_bad(cache_file, str(exc))
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+            # corrupt, truncated or foreign file (ValueError covers bad JSON / .npy headers)
+            _warn_bad(cache_file, f"unreadable ({type(exc).__name__})")
+    return None
 
 
-def disk_put(cache_file: Path, key: str, vertices, faces, stats: dict) -> None:
+def _warn_bad(cache_file: Path, why: str) -> None:
+    log.warning(printable(f"geom3d: ignoring mesh cache entry {cache_file}: {why}; re-parsing"))
+
+
+def disk_put(cache_file: Path, key: str, source_digest: str, vertices, faces, stats: dict) -> None:
     """Write a disk cache entry atomically (temp file + rename); failures are logged."""
     tmp_name = None
+    meta = {"key": key, "source_sha256": source_digest, "stats": stats}
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(
             dir=cache_file.parent, prefix=f".{cache_file.stem}.", suffix=".tmp"
         )
         os.chmod(tmp_name, 0o644)  # mkstemp makes 0600; a shared cache should be readable
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(
-                fh,
-                vertices=vertices,
-                faces=faces,
-                meta=np.array(json.dumps({"key": key, "stats": stats})),
-            )
+        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
+            zf.writestr("meta.json", json.dumps(meta, sort_keys=True))
+            for name, arr, dtype in (("vertices", vertices, "<f8"), ("faces", faces, "<i8")):
+                with zf.open(f"{name}.npy", "w", force_zip64=True) as out:
+                    arr = np.ascontiguousarray(arr, dtype=dtype)
+                    np.lib.format.write_array(out, arr, version=(1, 0), allow_pickle=False)
         os.replace(tmp_name, cache_file)
         tmp_name = None
     except OSError as exc:
-        log.warning("could not write mesh cache %s: %s", cache_file, exc)
+        log.warning(printable(f"geom3d: could not write mesh cache {cache_file}: {exc}"))
     finally:
         if tmp_name is not None:
             try:

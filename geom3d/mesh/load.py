@@ -12,12 +12,20 @@ Nothing is merged, welded, re-wound or filled. Topology statistics (bodies, boun
 edges, non-manifold edges) are computed on a private copy in which vertices at the same
 position are identified, because STL and most scanner output share no indices at all.
 
+Only regular files of at most ``MAX_MESH_BYTES`` are read (no FIFO, device or symlink
+loop; a larger file is refused from its size, unread). A glTF/GLB file's external buffers
+are read by :func:`geom3d.mesh.digest.gltf_external_buffers` (inside the file's folder
+only) and handed to the parser as bytes: trimesh never opens a file itself. Coordinates
+beyond ``MAX_COORD_MM`` (after unit scaling) are an error, and a mesh whose size suggests
+the wrong ``mesh_units`` gets a note in its report.
+
 Parsing a large STL or PLY file is slow, so results are cached twice: in a small
 in-process LRU keyed by the file's SHA-256 (plus units and format; see
 :mod:`geom3d.mesh.digest` and :mod:`geom3d.mesh.cache`), and on disk as one
 ``.npz`` file per key in the cache directory (``cache_dir=``, else ``$GEOM3D_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/geom3d``, else ``~/.cache/geom3d``). Disk entries are written to a
-temporary file and renamed into place, so parallel workers never read a partial file.
+temporary file and renamed into place, so parallel workers never read a partial file, and
+are verified before use (:mod:`geom3d.mesh.cache`).
 
 Example
 -------
@@ -40,17 +48,19 @@ from pathlib import Path
 import numpy as np
 
 from geom3d.errors import MeshError
+from geom3d.inputfile import InputFileProblem, read_regular
+from geom3d.tolerances import MAX_COORD_MM, MAX_MESH_BYTES
 from geom3d.units import LENGTH_UNITS, MESH_UNITS
 
 from .cache import default_cache_dir, disk_get, disk_put, memory_get, memory_put
-from .digest import content_digest
+from .digest import content_digest, gltf_external_buffers
 from .report import LoadedMesh, MeshReport, plural
 from .topology import degenerate_faces, mesh_topology
 
 __all__ = ["CACHE_VERSION", "MESH_FORMATS", "cache_key", "load_mesh"]
 
 #: Bump when the parsing, repair or statistics change, so stale disk entries are ignored.
-CACHE_VERSION: int = 1
+CACHE_VERSION: int = 2
 
 #: File extension (lower case, with dot) -> format name.
 MESH_FORMATS: dict[str, str] = {
@@ -72,9 +82,37 @@ _SKIP_MATERIAL_FORMATS = frozenset({"obj", "ply", "glb", "gltf"})
 _Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 
-def cache_key(path: Path, data: bytes, fmt: str, units: str) -> str:
-    """The parse cache's key: content digest, format, units and :data:`CACHE_VERSION`."""
-    return f"{content_digest(path, data)}-{fmt}-{units}-v{CACHE_VERSION}"
+def cache_key(digest: str, fmt: str, units: str) -> str:
+    """The parse cache's key: content digest, format, units and :data:`CACHE_VERSION`.
+
+    ``digest`` is :func:`geom3d.mesh.digest.content_digest` of the file and its buffers.
+    """
+    return f"{digest}-{fmt}-{units}-v{CACHE_VERSION}"
+
+
+def _resolver(buffers: dict[str, bytes]):
+    """A trimesh resolver serving only ``buffers`` (already read and checked), no files."""
+    import trimesh
+
+    class _Buffers(trimesh.resolvers.Resolver):
+        def __init__(self, data: dict[str, bytes]) -> None:
+            self.data = data
+
+        def get(self, key):
+            if key not in self.data:
+                raise FileNotFoundError(f"no buffer {key!r}")
+            return self.data[key]
+
+        def write(self, name, data):
+            raise PermissionError("read-only")
+
+        def namespaced(self, namespace):
+            return _Buffers({})
+
+        def keys(self):
+            return iter(self.data)
+
+    return _Buffers(buffers)
 
 
 def _check_stl(data: bytes) -> str | None:
@@ -101,8 +139,13 @@ def _check_stl(data: bytes) -> str | None:
     )
 
 
-def _parse(path: Path, data: bytes, fmt: str) -> tuple[np.ndarray, np.ndarray]:
-    """Parse ``data`` raw with trimesh; bake scene transforms. Returns file-unit arrays."""
+def _parse(
+    path: Path, data: bytes, fmt: str, buffers: dict[str, bytes]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Parse ``data`` raw with trimesh; bake scene transforms. Returns file-unit arrays.
+
+    ``buffers``: a glTF/GLB file's external buffers by URI; no other file is read.
+    """
     import trimesh
 
     if fmt == "stl":
@@ -118,7 +161,7 @@ def _parse(path: Path, data: bytes, fmt: str) -> tuple[np.ndarray, np.ndarray]:
             scene = trimesh.load(
                 io.BytesIO(data),
                 file_type=fmt,
-                resolver=trimesh.resolvers.FilePathResolver(str(path)),
+                resolver=_resolver(buffers),
                 process=False,
                 force="scene",
                 **kwargs,
@@ -160,9 +203,9 @@ def _parse(path: Path, data: bytes, fmt: str) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(all_vertices), np.concatenate(all_faces)
 
 
-def _build(path: Path, data: bytes, fmt: str, units: str):
+def _build(path: Path, data: bytes, fmt: str, units: str, buffers: dict[str, bytes]):
     """Parse, convert, validate and measure. Returns (vertices, faces, stats dict)."""
-    vertices, faces = _parse(path, data, fmt)
+    vertices, faces = _parse(path, data, fmt, buffers)
     file = str(path)
     n_raw = len(faces)
     if n_raw == 0:
@@ -180,6 +223,13 @@ def _build(path: Path, data: bytes, fmt: str, units: str):
     if y_up:
         vertices = vertices @ _Y_UP_TO_Z_UP.T
     vertices = np.ascontiguousarray(vertices, dtype=np.float64)
+    reach = float(np.abs(vertices).max())
+    if reach > MAX_COORD_MM:
+        raise MeshError(
+            f"coordinates reach {reach:.3g} mm in {units}, beyond the {MAX_COORD_MM / 1e6:g} km "
+            "a scene may span (wrong mesh_units?)",
+            file=file,
+        )
 
     bad = degenerate_faces(vertices, faces)
     n_bad = int(np.count_nonzero(bad))
@@ -194,6 +244,8 @@ def _build(path: Path, data: bytes, fmt: str, units: str):
     faces = np.ascontiguousarray(faces, dtype=np.int64)
 
     topo = mesh_topology(vertices, faces)
+    used = vertices[np.unique(faces)]
+    extent = used.max(axis=0) - used.min(axis=0)
     stats = {
         "format": fmt,
         "units": units,
@@ -207,6 +259,7 @@ def _build(path: Path, data: bytes, fmt: str, units: str):
         "n_open_edges": topo.n_open_edges,
         "n_nonmanifold_edges": topo.n_nonmanifold_edges,
         "watertight": topo.watertight,
+        "extent_mm": [float(x) for x in extent],
     }
     return vertices, faces, stats
 
@@ -257,35 +310,36 @@ def load_mesh(
         what = f"extension {p.suffix!r}" if p.suffix else "no extension"
         raise MeshError(f"unknown mesh format: {what} (known: {known})", file=file)
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise MeshError("mesh file not found", file=file) from None
-    except IsADirectoryError:
-        raise MeshError("mesh path is a directory, not a file", file=file) from None
-    except OSError as exc:
-        raise MeshError(f"cannot read mesh file ({exc.strerror or exc})", file=file) from None
+        data = read_regular(p, MAX_MESH_BYTES)
+    except InputFileProblem as exc:
+        reason = "mesh file not found" if exc.missing else str(exc)
+        raise MeshError(reason, file=file) from None
     if not data:
         raise MeshError("mesh file is empty", file=file)
+    buffers = gltf_external_buffers(p, data)
+    digest = content_digest(p, data, buffers)
 
     cache_hit = False
     entry = None
     key = cache_file = None
     if use_cache:
-        key = cache_key(p, data, fmt, units)
+        key = cache_key(digest, fmt, units)
         cache_file = Path(cache_dir if cache_dir is not None else default_cache_dir())
         cache_file = cache_file / f"{key}.npz"
         entry = memory_get(key)
         if entry is None:
-            entry = disk_get(cache_file, key)
+            entry = disk_get(cache_file, key, digest)
             if entry is not None:
                 entry = (_readonly(entry[0]), _readonly(entry[1]), entry[2])
                 memory_put(key, *entry)
         cache_hit = entry is not None
     if entry is None:
-        vertices, faces, stats = _build(p, data, fmt, units)
+        vertices, faces, stats = _build(p, data, fmt, units, buffers)
+        if use_cache:
+            disk_put(cache_file, key, digest, vertices, faces, stats)
+        stats = {**stats, "extent_mm": tuple(stats["extent_mm"])}
         entry = (_readonly(vertices), _readonly(faces), stats)
         if use_cache:
-            disk_put(cache_file, key, vertices, faces, stats)
             memory_put(key, *entry)
 
     vertices, faces, stats = entry

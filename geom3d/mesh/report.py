@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.tolerances import MESH_HUGE_MM, MESH_TINY_MM
+
 __all__ = ["LoadedMesh", "MeshReport", "plural"]
 
 
@@ -52,6 +54,9 @@ class MeshReport:
         True when the parse was skipped (memory or disk cache).
     load_seconds : float
         Wall-clock time of this :func:`load_mesh` call, seconds.
+    extent_mm : (3,) tuple of float, mm
+        Size of the kept triangles' bounding box (after unit scaling). A largest extent
+        under ``MESH_TINY_MM`` or over ``MESH_HUGE_MM`` adds a "wrong units?" note.
     """
 
     path: str
@@ -69,6 +74,7 @@ class MeshReport:
     watertight: bool
     cache_hit: bool
     load_seconds: float
+    extent_mm: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def messages(self) -> list[str]:
         """Human-readable notes for every conversion, repair and defect, in load order.
@@ -81,6 +87,17 @@ class MeshReport:
             closed, single-body millimetre mesh.
         """
         notes = []
+        size = max(self.extent_mm)
+        if size and size < MESH_TINY_MM:
+            notes.append(
+                f"only {size:.3g} mm across in {self.units}: were its units larger "
+                "(mesh_units: m, cm or in)?"
+            )
+        elif size > MESH_HUGE_MM:
+            notes.append(
+                f"{size / 1000:.3g} m across in {self.units}: were its units smaller "
+                "(mesh_units: mm or cm)?"
+            )
         if self.scale_to_mm != 1.0:
             notes.append(f"scaled {self.units} -> mm (x{self.scale_to_mm:g})")
         if self.y_up_converted:

@@ -13,6 +13,7 @@ import math
 
 from geom3d.errors import UnknownIdError
 from geom3d.rules import RulesetData
+from geom3d.tolerances import MAX_BURST
 
 from .context import ParseContext
 from .model import AttackSpec, TrooperSpec
@@ -119,6 +120,12 @@ def parse_attacks(
                 f"must be strictly between -90 and 90 (got {float(a.pitch_deg):g})",
                 f"{where}.pitch_deg",
             )
+        if a.aro_burst is not None and not a.aro:
+            raise ctx.error(
+                "aro_burst needs aro: true (it is the Burst in ARO)", f"{where}.aro_burst"
+            )
+        if a.aro_burst is not None and not 1 <= a.aro_burst <= MAX_BURST:
+            raise ctx.error(f"must be between 1 and {MAX_BURST}", f"{where}.aro_burst")
         attacks.append(
             AttackSpec(
                 id=a.id,
@@ -138,6 +145,9 @@ def parse_attacks(
                 snap_shot=a.snap_shot,
                 charging=a.charging,
                 placements=_placements(a.placements, a.burst, trooper_ids, ctx, where),
+                aro=a.aro,
+                aro_burst=a.aro_burst,
+                ordnance=a.ordnance,
             )
         )
     return attacks

@@ -8,12 +8,13 @@ path), remembers ids that must be unique, and the module's helpers turn a pydant
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from geom3d.errors import ScenarioError
-from geom3d.tolerances import MAX_COORD_MM
+from geom3d.tolerances import MAX_COORD_MM, MAX_SCENARIO_DEPTH, MAX_SCENARIO_INT, MIN_BODY_MM
 from geom3d.units import LENGTH_UNITS
 
 __all__ = ["ParseContext", "check_finite", "first_error"]
@@ -44,7 +45,9 @@ class ParseContext:
         """A :class:`ScenarioError` in this file at ``path``."""
         return ScenarioError(message, file=self.file, path=path)
 
-    def length(self, v, where: str, limit: float = MAX_COORD_MM) -> float:
+    def length(
+        self, v, where: str, limit: float = MAX_COORD_MM, minimum: float | None = None
+    ) -> float:
         """A length in mm; absurd magnitudes (a unit slip, a typo) are errors.
 
         Parameters
@@ -55,6 +58,8 @@ class ParseContext:
             Field path for the error.
         limit : float, mm
             Largest magnitude allowed.
+        minimum : float, mm, optional
+            Smallest magnitude allowed (sizes of bodies: ``MIN_BODY_MM``).
         """
         mm = float(v) * self.k
         if abs(mm) > limit:
@@ -63,11 +68,23 @@ class ParseContext:
                 f"{float(v):g} {self.units} is too large: at most {most} here (wrong units?)",
                 where,
             )
+        if minimum is not None and abs(mm) < minimum:
+            raise self.error(
+                f"{float(v):g} {self.units} is too small: at least {minimum:g} mm here "
+                "(wrong units?)",
+                where,
+            )
         return mm
 
-    def lengths(self, values, where: str, limit: float = MAX_COORD_MM) -> tuple[float, ...]:
+    def size(self, v, where: str, limit: float) -> float:
+        """:meth:`length` of a body's size: between ``MIN_BODY_MM`` and ``limit`` mm."""
+        return self.length(v, where, limit, MIN_BODY_MM)
+
+    def lengths(
+        self, values, where: str, limit: float = MAX_COORD_MM, minimum: float | None = None
+    ) -> tuple[float, ...]:
         """:meth:`length` of each entry; paths ``where[i]``."""
-        return tuple(self.length(v, f"{where}[{i}]", limit) for i, v in enumerate(values))
+        return tuple(self.length(v, f"{where}[{i}]", limit, minimum) for i, v in enumerate(values))
 
     def unique(self, id_: str, where: str) -> None:
         """Reject an id already used by a scenery piece or a trooper."""
@@ -126,14 +143,45 @@ def first_error(err: ValidationError, file: str) -> ScenarioError:
     return ScenarioError(msg, file=file, path=_loc_to_path(loc))
 
 
-def check_finite(obj, path: str, file: str) -> None:
-    """Reject NaN/inf anywhere (also inside free-form dicts pydantic does not check)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_finite(obj, path: str, file: str, depth: int = 1) -> None:
+    """Reject values no field can use, anywhere (also in free-form mappings).
+
+    NaN/inf, integers beyond ``MAX_SCENARIO_INT`` (a float cannot hold them exactly;
+    a 4,000-digit one would overflow), strings and keys holding lone surrogates (not
+    Unicode text: no report could be written with them), and nesting deeper than
+    ``MAX_SCENARIO_DEPTH`` (for data handed to :func:`~geom3d.scenario.parse_scenario`
+    directly).
+    """
+    if depth > MAX_SCENARIO_DEPTH:
+        raise ScenarioError(
+            f"nested more than {MAX_SCENARIO_DEPTH} levels deep", file=file, path=path or None
+        )
     if isinstance(obj, float):
         if not math.isfinite(obj):
             raise ScenarioError("NaN or infinite number", file=file, path=path)
+    elif isinstance(obj, int) and not isinstance(obj, bool):
+        if abs(obj) > MAX_SCENARIO_INT:
+            raise ScenarioError(
+                f"integer too large (at most {MAX_SCENARIO_INT:.3g} in magnitude)",
+                file=file,
+                path=path,
+            )
+    elif isinstance(obj, str):
+        if _SURROGATE.search(obj):
+            raise ScenarioError(
+                "text holds a lone surrogate (not valid Unicode)", file=file, path=path
+            )
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            check_finite(v, f"{path}.{k}" if path else str(k), file)
+            where = f"{path}.{k}" if path else str(k)
+            if isinstance(k, str) and _SURROGATE.search(k):
+                raise ScenarioError(
+                    "key holds a lone surrogate (not valid Unicode)", file=file, path=where
+                )
+            check_finite(v, where, file, depth + 1)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            check_finite(v, f"{path}[{i}]", file)
+            check_finite(v, f"{path}[{i}]", file, depth + 1)

@@ -21,10 +21,18 @@ class SceneryItem:
     box_size : (3,) tuple of float, mm, or None
     mesh_path : pathlib.Path or None
     mesh_units : str
-    position : (3,) tuple of float, mm (z defaults to 0)
+    position : (3,) tuple of float, mm
+        Where the piece's own origin goes (after scaling and yawing about it). When
+        ``drop`` is true the z here is 0 and the scene lifts or lowers the piece so that its
+        lowest point rests on the highest surface beneath its footprint (SPEC 11.2).
     rotation_deg : float
-    scale : float
+    scale : (3,) tuple of float
+        Per-axis factors (a single number in the file gives three equal ones).
     blocks_lof : bool
+    solid : str
+        ``auto``, ``closed`` or ``surface`` (SPEC 11.1).
+    drop : bool
+        The file gave ``position: [x, y]`` (no z).
     """
 
     id: str
@@ -33,8 +41,10 @@ class SceneryItem:
     mesh_units: str
     position: tuple[float, float, float]
     rotation_deg: float
-    scale: float
+    scale: tuple[float, float, float]
     blocks_lof: bool
+    solid: str = "auto"
+    drop: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class TrooperSpec:
     engaged_with: tuple[str, ...]
     route: tuple[tuple[float, ...], ...] | None
     unit: str | None
+    flyer: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,9 @@ class AttackSpec:
     snap_shot: bool
     charging: bool
     placements: tuple[dict, ...] | None
+    aro: bool = False
+    aro_burst: int | None = None
+    ordnance: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +119,8 @@ class LofExpectation:
     visible: bool | None
     in_arc: bool | None
     reason: str | None
+    #: a number, or a tolerance mapping {min, max} / {approx, tol} (mm²)
+    visible_area_mm2: float | dict | None = None
 
 
 @dataclass(frozen=True)
@@ -121,12 +137,20 @@ class Scenario:
     table_size : (2,) tuple of float, mm, or None
     table_mesh : pathlib.Path or None
     table_mesh_units : str
+    table_item : SceneryItem or None
+        The table mesh as placed (id ``table``: scale, position, rotation, solid); None
+        without a table mesh.
     scenery : tuple of SceneryItem
     troopers : tuple of TrooperSpec
     attacks : tuple of AttackSpec
     expect_lof : tuple of LofExpectation
     expect_attacks : dict[str, dict]
     has_expect : bool
+    zones : tuple of (str, (4,) tuple of float mm)
+        ``zones:`` in file order: id and ``(x0, y0, x1, y1)`` (for ``geom3d survey``).
+    active : tuple of str
+        ``active:``: ids of the active troopers of the order (Infinity ARO, SPEC 11.4);
+        troopers with a ``route`` are active too (see :meth:`is_active`).
     """
 
     path: Path | None
@@ -141,10 +165,17 @@ class Scenario:
     expect_lof: tuple[LofExpectation, ...] = ()
     expect_attacks: dict = field(default_factory=dict)
     has_expect: bool = False
+    table_item: SceneryItem | None = None
+    zones: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+    active: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
         return self.path.name if self.path else "<scenario>"
+
+    def is_active(self, tid: str) -> bool:
+        """Whether trooper ``tid`` is active in this order: listed in ``active`` or moving."""
+        return tid in self.active or self.trooper(tid).route is not None
 
     def trooper(self, tid: str) -> TrooperSpec:
         for t in self.troopers:

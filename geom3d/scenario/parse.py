@@ -8,21 +8,21 @@ and checking references.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from geom3d.errors import ScenarioError, UnknownIdError
+from geom3d.inputfile import InputFileProblem, stat_regular
 from geom3d.rules import RulesetData, load_ruleset
-from geom3d.tolerances import MAX_BODY_MM
+from geom3d.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_MM, MIN_BODY_MM
 
 from .attack import parse_attacks
 from .context import ParseContext, check_finite, first_error
 from .model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
+from .reader import read_scenario_data
 from .schema import FORMAT, STATES, ScenarioModel
-from .shapes import scale_overrides
+from .shapes import check_overridden, check_override_types, scale_overrides
 
 __all__ = ["load_scenario", "parse_scenario"]
 
@@ -41,28 +41,7 @@ def load_scenario(path) -> Scenario:
     """
     p = Path(path)
     name = str(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError("file not found", file=name) from None
-    except IsADirectoryError:
-        raise ScenarioError("is a directory, not a scenario file", file=name) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read file ({exc.__class__.__name__})", file=name) from None
-    try:
-        if p.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:
-            data = yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(
-            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise ScenarioError(f"invalid YAML{where}: {problem}", file=name) from None
+    data = read_scenario_data(p)
     return parse_scenario(data, file=name, base_dir=p.resolve().parent, path=p)
 
 
@@ -82,9 +61,11 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
     except ValidationError as err:
         raise first_error(err, file) from None
     ctx = ParseContext(file, raw.units, Path(base_dir) if base_dir is not None else Path.cwd())
-    ruleset = load_ruleset(raw.ruleset, scale_overrides(raw.ruleset_overrides, ctx.k), file=file)
+    over = check_override_types(raw.ruleset_overrides, ctx)
+    ruleset = load_ruleset(raw.ruleset, scale_overrides(over, ctx.k), file=file)
+    check_overridden(ruleset, over, ctx)
 
-    table_size, table_mesh, table_mesh_units = _table(raw, ctx)
+    table_size, table_mesh, table_mesh_units, table_item = _table(raw, ctx)
     scenery = _scenery(raw, ctx)
     troopers = _troopers(raw, ruleset, ctx)
     attacks = parse_attacks(raw.attacks, ruleset, troopers, ctx)
@@ -102,24 +83,87 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
         expect_lof=tuple(expect_lof),
         expect_attacks=expect_attacks,
         has_expect=raw.expect is not None,
+        table_item=table_item,
+        zones=_zones(raw, ctx),
+        active=_active(raw, troopers, ctx),
     )
 
 
-def _check_file(p: Path, ctx: ParseContext, where: str) -> None:
-    if not p.is_file():
-        raise ctx.error(f"mesh file not found: {p}", where)
+def _active(raw: ScenarioModel, troopers: list[TrooperSpec], ctx: ParseContext) -> tuple:
+    """``active``: ids of the order's active troopers (Infinity ARO), references checked."""
+    ids = {t.id for t in troopers}
+    for i, tid in enumerate(raw.active):
+        if tid not in ids:
+            raise UnknownIdError(f"unknown trooper {tid!r}", file=ctx.file, path=f"active[{i}]")
+    return tuple(dict.fromkeys(raw.active))
+
+
+def _zones(raw: ScenarioModel, ctx: ParseContext) -> tuple:
+    """``zones``: ((id, (x0, y0, x1, y1) mm), ...) in file order (for ``geom3d survey``)."""
+    out, seen = [], set()
+    for i, z in enumerate(raw.zones):
+        if z.id in seen:
+            raise ctx.error(f"duplicate zone id {z.id!r}", f"zones[{i}].id")
+        seen.add(z.id)
+        out.append((z.id, ctx.lengths(z.rect, f"zones[{i}].rect")))
+    return tuple(out)
+
+
+def _mesh_path(value: str, ctx: ParseContext, where: str) -> Path:
+    """A mesh file named in the scenario, as an absolute path with symlinks resolved.
+
+    Relative paths resolve against the scenario's folder and may leave it with ``..``;
+    absolute paths are allowed (docs/paths-and-cache.md). The file must be a regular
+    file of at most ``MAX_MESH_BYTES`` (no FIFO, device or symlink loop).
+    """
+    p = ctx.base / value
+    try:
+        stat_regular(p, MAX_MESH_BYTES)
+    except InputFileProblem as exc:
+        if exc.missing:
+            raise ctx.error(f"mesh file not found: {p}", where) from None
+        raise ctx.error(f"mesh file {p}: {exc}", where) from None
+    return p.resolve()
 
 
 def _table(raw: ScenarioModel, ctx: ParseContext):
-    """``table``: (size (2,) mm or None, mesh path or None, mesh units)."""
-    size = ctx.lengths(raw.table.size, "table.size") if raw.table and raw.table.size else None
+    """``table``: (size (2,) mm or None, mesh path or None, mesh units, SceneryItem or None)."""
+    size = (
+        ctx.lengths(raw.table.size, "table.size", minimum=MIN_BODY_MM)
+        if raw.table and raw.table.size
+        else None
+    )
     mesh = None
     mesh_units = "mm"
-    if raw.table and raw.table.mesh:
-        mesh = (ctx.base / raw.table.mesh).resolve()
-        mesh_units = raw.table.mesh_units or raw.units
-        _check_file(mesh, ctx, "table.mesh")
-    return size, mesh, mesh_units
+    item = None
+    t = raw.table
+    if t and t.mesh:
+        mesh = _mesh_path(t.mesh, ctx, "table.mesh")
+        mesh_units = t.mesh_units or raw.units
+        pos = [*ctx.lengths(t.position, "table.position")] if t.position else [0.0, 0.0, 0.0]
+        item = SceneryItem(
+            id="table",
+            box_size=None,
+            mesh_path=mesh,
+            mesh_units=mesh_units,
+            position=(*pos, 0.0)[:3],
+            rotation_deg=float(t.rotation_deg),
+            scale=_scale3(t.scale),
+            blocks_lof=True,
+            solid=t.solid,
+        )
+    elif t:
+        for key in ("position", "scale", "rotation_deg", "solid"):
+            if key in t.model_fields_set:
+                raise ctx.error(f"'{key}' needs 'mesh' (it places the table mesh)", f"table.{key}")
+    return size, mesh, mesh_units, item
+
+
+def _scale3(scale) -> tuple[float, float, float]:
+    """A validated ``scale`` (number or three numbers) as three factors."""
+    if isinstance(scale, list):
+        return (float(scale[0]), float(scale[1]), float(scale[2]))
+    return (float(scale),) * 3
 
 
 def _scenery(raw: ScenarioModel, ctx: ParseContext) -> list[SceneryItem]:
@@ -132,22 +176,24 @@ def _scenery(raw: ScenarioModel, ctx: ParseContext) -> list[SceneryItem]:
             raise ctx.error("give exactly one of 'box' or 'mesh'", where)
         mesh_path = None
         if s.mesh is not None:
-            mesh_path = (ctx.base / s.mesh).resolve()
-            _check_file(mesh_path, ctx, f"{where}.mesh")
+            mesh_path = _mesh_path(s.mesh, ctx, f"{where}.mesh")
         pos = [*ctx.lengths(s.position, f"{where}.position")]
-        pos += [0.0] if len(s.position) == 2 else []
+        drop = len(s.position) == 2
+        pos += [0.0] if drop else []
         out.append(
             SceneryItem(
                 id=s.id,
-                box_size=ctx.lengths(s.box.size, f"{where}.box.size", MAX_BODY_MM)
+                box_size=ctx.lengths(s.box.size, f"{where}.box.size", MAX_BODY_MM, MIN_BODY_MM)
                 if s.box
                 else None,
                 mesh_path=mesh_path,
                 mesh_units=s.mesh_units or raw.units,
                 position=tuple(pos),
                 rotation_deg=float(s.rotation_deg),
-                scale=float(s.scale),
+                scale=_scale3(s.scale),
                 blocks_lof=s.blocks_lof,
+                solid=s.solid,
+                drop=drop,
             )
         )
     return out
@@ -175,8 +221,8 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
         d, h = ruleset.silhouettes[t.silhouette]
         label = t.silhouette
     else:
-        d = ctx.length(t.silhouette.diameter, f"{where}.silhouette.diameter", MAX_BODY_MM)
-        h = ctx.length(t.silhouette.height, f"{where}.silhouette.height", MAX_BODY_MM)
+        d = ctx.size(t.silhouette.diameter, f"{where}.silhouette.diameter", MAX_SILHOUETTE_MM)
+        h = ctx.size(t.silhouette.height, f"{where}.silhouette.height", MAX_SILHOUETTE_MM)
         label = None
     for j, st in enumerate(t.state):
         if st not in STATES:
@@ -198,6 +244,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
         engaged_with=tuple(t.engaged_with),
         route=route,
         unit=t.unit,
+        flyer=t.flyer,
     )
 
 
@@ -234,7 +281,9 @@ def _expect(
                 raise UnknownIdError(
                     f"unknown trooper {ref!r}", file=ctx.file, path=f"expect.lof[{i}].{key}"
                 )
-        expect_lof.append(LofExpectation(e.from_, e.to, e.lof, e.visible, e.in_arc, e.reason))
+        expect_lof.append(
+            LofExpectation(e.from_, e.to, e.lof, e.visible, e.in_arc, e.reason, e.visible_area_mm2)
+        )
     for aid, spec in raw.expect.attacks.items():
         if aid not in attack_ids:
             raise UnknownIdError(

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
+from geom3d.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
 from geom3d.units import MESH_UNITS, SCENARIO_UNITS
 
 __all__ = ["FORMAT", "STATES", "ScenarioModel"]
@@ -24,7 +25,9 @@ STATES = ("prone", "marker", "arc360")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=False)
+    # strict: ``silhouette: true`` is not silhouette 1, ``"12"`` is not a number, ``1`` is
+    # not ``true`` (ints are still accepted where a float is expected)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 Num = float
@@ -38,6 +41,32 @@ def _xy_or_xyz(v: list) -> list:
 
 #: A point: ``[x, y]`` (dropped onto the surface / z = 0) or ``[x, y, z]``.
 Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
+
+#: ``solid`` of a scenery item or the table (SPEC 11.1).
+Solid = Literal["auto", "closed", "surface"]
+
+
+def _check_scale(v):
+    """``scale``: a positive number or ``[sx, sy, sz]``, three positive numbers."""
+    bad = ValueError("expected a positive number or [sx, sy, sz], three positive numbers")
+    if isinstance(v, bool):
+        raise bad
+    if isinstance(v, int | float):
+        if not v > 0:
+            raise bad
+        return _scale_in_range(float(v))
+    if not isinstance(v, list) or len(v) != 3:
+        raise bad
+    if any(isinstance(x, bool) or not isinstance(x, int | float) or not x > 0 for x in v):
+        raise bad
+    return [_scale_in_range(float(x)) for x in v]
+
+
+def _scale_in_range(x: float) -> float:
+    """A scale factor within ``MIN_SCALE``..``MAX_SCALE`` (1e38 overflows float32)."""
+    if not MIN_SCALE <= x <= MAX_SCALE:
+        raise ValueError(f"scale {x:g} is outside {MIN_SCALE:g}..{MAX_SCALE:g} (wrong units?)")
+    return x
 
 
 class _Box(_Model):
@@ -58,21 +87,29 @@ class _Scenery(_Model):
     mesh_units: Literal[MESH_UNITS] | None = None
     position: Point = [0.0, 0.0, 0.0]
     rotation_deg: Num = 0.0
-    scale: Num = 1.0
+    scale: Any = 1.0
     blocks_lof: bool = True
+    solid: Solid = "auto"
 
     @field_validator("scale")
     @classmethod
     def _scale(cls, v):
-        if v <= 0:
-            raise ValueError("must be positive")
-        return v
+        return _check_scale(v)
 
 
 class _Table(_Model):
     size: list[Num] | None = None
     mesh: str | None = None
     mesh_units: Literal[MESH_UNITS] | None = None
+    scale: Any = 1.0
+    position: Point | None = None
+    rotation_deg: Num = 0.0
+    solid: Solid = "auto"
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, v):
+        return _check_scale(v)
 
     @field_validator("size")
     @classmethod
@@ -104,6 +141,7 @@ class _Trooper(_Model):
     engaged_with: list[str] = []
     route: list[Point] | None = None
     unit: str | None = None
+    flyer: bool = False  # 40k: no Wall of Death against Flyers
 
     @field_validator("route")
     @classmethod
@@ -130,23 +168,31 @@ class _Attack(_Model):
     snap_shot: bool = False
     charging: bool = False
     placements: list[dict[str, Any]] | None = None
+    aro: bool = False  # Infinity: the attack is an ARO (Update 1.3, Burst 1)
+    aro_burst: int | None = None  # Infinity: Burst in ARO when a rule modifies it
+    ordnance: bool = False  # 40k: Ordnance weapons cannot make snap shots
 
     @field_validator("burst")
     @classmethod
     def _burst(cls, v):
-        if v < 1:
-            raise ValueError("must be at least 1")
+        if not 1 <= v <= MAX_BURST:
+            raise ValueError(f"must be between 1 and {MAX_BURST}")
         return v
 
 
 class _LofExpect(_Model):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, allow_inf_nan=False, strict=True
+    )
     from_: str
     to: str
     lof: bool | None = None
     visible: bool | None = None
     in_arc: bool | None = None
     reason: str | None = None
+    # a number (within CHECK_NUMBER_TOL) or a tolerance {min, max} / {approx, tol}; the
+    # tolerance mapping is checked by geom3d check (geom3d/check/expectations.py)
+    visible_area_mm2: float | dict[str, float] | None = None
 
     def __init__(self, **data):
         if "from" in data:
@@ -157,6 +203,18 @@ class _LofExpect(_Model):
 class _Expect(_Model):
     lof: list[_LofExpect] = []
     attacks: dict[str, dict[str, Any]] = {}
+
+
+class _Zone(_Model):
+    id: str
+    rect: list[Num]
+
+    @field_validator("rect")
+    @classmethod
+    def _rect(cls, v):
+        if len(v) != 4 or not (v[0] < v[2] and v[1] < v[3]):
+            raise ValueError("expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1")
+        return v
 
 
 class ScenarioModel(_Model):
@@ -171,3 +229,5 @@ class ScenarioModel(_Model):
     troopers: list[_Trooper] = []
     attacks: list[_Attack] = []
     expect: _Expect | None = None
+    zones: list[_Zone] = []
+    active: list[str] = []  # Infinity: the active troopers of the order (ARO)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from geom3d.rules import RulesetData
 from geom3d.templates import TemplateSpecError, shape_from_spec
+from geom3d.tolerances import MAX_SILHOUETTE_MM, MIN_BODY_MM
 
 from .context import ParseContext
 
-__all__ = ["resolve_template", "scale_overrides"]
+__all__ = ["check_overridden", "check_override_types", "resolve_template", "scale_overrides"]
 
 
 def _is_length(key, value) -> bool:
@@ -48,7 +49,10 @@ def _shape_spec(spec, ctx: ParseContext, where: str, scale: float = 1.0) -> dict
         shape = shape_from_spec(spec, scale=scale)
     except TemplateSpecError as exc:
         raise ctx.error(exc.message, f"{where}.{exc.key}" if exc.key else where) from None
-    return shape.to_spec()
+    out = shape.to_spec()
+    if isinstance(spec, dict) and "kind" in spec:
+        out["kind"] = spec["kind"]  # validated above; decides 40k Wall of Death
+    return out
 
 
 def resolve_template(value, ruleset: RulesetData, ctx: ParseContext, where: str):
@@ -115,3 +119,62 @@ def scale_overrides(over: dict, k: float) -> dict:
     if isinstance(out.get("templates"), dict):
         out["templates"] = {key: _template_mm(spec, k) for key, spec in out["templates"].items()}
     return out
+
+
+#: ``ruleset_overrides`` keys whose value must be a mapping.
+_MAPPING_KEYS = ("silhouettes", "templates", "template_sources")
+
+
+def check_override_types(over: dict, ctx: ParseContext) -> dict:
+    """``ruleset_overrides`` with a mapping wherever the ruleset data has one, else an error.
+
+    Run before the overrides are merged into the ruleset, so a list where a mapping
+    belongs is one clear error, not a ``TypeError``. Returns ``over``.
+    """
+    for key in _MAPPING_KEYS:
+        if key in over and not isinstance(over[key], dict):
+            raise ctx.error(
+                f"expected a mapping, got {type(over[key]).__name__}", f"ruleset_overrides.{key}"
+            )
+    for key, spec in over.get("silhouettes", {}).items():
+        if not isinstance(spec, dict):
+            raise ctx.error(
+                "expected {diameter: <length>, height: <length>}",
+                f"ruleset_overrides.silhouettes.{key}",
+            )
+        for k, v in spec.items():
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ctx.error("expected a number", f"ruleset_overrides.silhouettes.{key}.{k}")
+    base = over.get("base_height")
+    if "base_height" in over and (isinstance(base, bool) or not isinstance(base, int | float)):
+        raise ctx.error("expected a number", "ruleset_overrides.base_height")
+    return over
+
+
+def check_overridden(ruleset: RulesetData, over: dict, ctx: ParseContext) -> None:
+    """The limits a scenario's own sizes obey, applied to what ``over`` changed.
+
+    Overridden silhouettes and the base height lie within ``MIN_BODY_MM`` ..
+    ``MAX_SILHOUETTE_MM``; every overridden template is a valid shape within the template
+    size limit (checked now, not only when an attack uses it).
+    """
+    if "base_height" in over:
+        _size(ruleset.base_height, ctx, "ruleset_overrides.base_height")
+    keys = {str(k) for k in over.get("silhouettes", {})}
+    for num, (d, h) in ruleset.silhouettes.items():
+        if str(num) in keys:
+            where = f"ruleset_overrides.silhouettes.{num}"
+            _size(d, ctx, f"{where}.diameter")
+            _size(h, ctx, f"{where}.height")
+    for name in over.get("templates", {}):
+        _shape_spec(ruleset.templates.get(name), ctx, f"ruleset_overrides.templates.{name}")
+
+
+def _size(mm: float, ctx: ParseContext, where: str) -> None:
+    """A body size already in mm, between ``MIN_BODY_MM`` and ``MAX_SILHOUETTE_MM``."""
+    if not MIN_BODY_MM <= mm <= MAX_SILHOUETTE_MM:
+        raise ctx.error(
+            f"{mm / ctx.k:g} {ctx.units} is outside {MIN_BODY_MM:g}..{MAX_SILHOUETTE_MM:g} mm "
+            "(wrong units?)",
+            where,
+        )

@@ -124,11 +124,11 @@ def test_failed_cache_write_leaves_nothing_behind(tmp_path, monkeypatch, caplog)
     path = _write(_box(), tmp_path / "box.stl", "stl")
     cache = tmp_path / "cache"
 
-    def broken_savez(fh, **arrays):
-        fh.write(b"PK\x03\x04 half a file")
+    def broken_write(fh, array, **kwargs):
+        fh.write(b"\x93NUMPY half an array")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache_module.np, "savez", broken_savez)
+    monkeypatch.setattr(cache_module.np.lib.format, "write_array", broken_write)
     mesh = load_mesh(path, cache_dir=cache)
     assert mesh.report.n_triangles == 12  # the load itself still works
     assert _files(cache) == []  # neither a half-written entry nor a temp file

@@ -262,7 +262,7 @@ def test_missing_file(tmp_path):
 def test_directory_is_not_a_mesh(tmp_path):
     folder = tmp_path / "dir.stl"
     folder.mkdir()
-    _raises(folder, r"mesh path is a directory, not a file$")
+    _raises(folder, r"is a directory, not a regular file$")
 
 
 def test_empty_file(tmp_path):

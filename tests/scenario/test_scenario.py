@@ -111,7 +111,7 @@ def test_minimal_scenario_parses():
         ),
         (
             {"attacks": [{"id": "x", "attacker": "a", "template": "circular", "burst": 0}]},
-            r"^s\.yaml: attacks\[0\]\.burst: must be at least 1$",
+            r"^s\.yaml: attacks\[0\]\.burst: must be between 1 and 20$",
         ),
         (
             {"scenery": [{"id": "w", "position": [0, 0]}]},
@@ -282,7 +282,7 @@ def test_every_bundled_scenario_loads():
                     }
                 ]
             },
-            r"^s\.yaml: troopers\[0\]\.silhouette\.height: 6000 mm is too large: at most 5000 mm",
+            r"^s\.yaml: troopers\[0\]\.silhouette\.height: 6000 mm is too large: at most 1000 mm",
         ),
         (
             {
