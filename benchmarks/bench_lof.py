@@ -56,7 +56,7 @@ def write_table(n_triangles: int, folder: Path) -> Path:
     return path
 
 
-def make_scene(table: Path, n_troopers: int, seed: int = 0) -> Scene:
+def make_scene(table: Path, n_troopers: int, seed: int = 0, solid: str = "auto") -> Scene:
     rng = np.random.default_rng(seed)
     spots = terrain.synthetic_trooper_spots(n_troopers, seed=seed)
     troopers = [
@@ -72,7 +72,7 @@ def make_scene(table: Path, n_troopers: int, seed: int = 0) -> Scene:
     data = {
         "format": "geom3d/1",
         "units": "mm",
-        "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm"},
+        "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm", "solid": solid},
         "troopers": troopers,
     }
     return build_scene(parse_scenario(data, file="bench.yaml", base_dir=table.parent))
@@ -131,6 +131,13 @@ def main(argv=None) -> int:
     ap.add_argument("--troopers", type=int, default=20)
     ap.add_argument("--naive-pairs", type=int, default=4)
     ap.add_argument("--scaling", action="store_true")
+    ap.add_argument(
+        "--solid",
+        choices=("auto", "closed", "surface"),
+        default="auto",
+        help="the table's solid mode (auto: closed as the top of a solid; surface: thin, "
+        "as before issue 10)",
+    )
     args = ap.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
@@ -141,14 +148,14 @@ def main(argv=None) -> int:
         gen_s = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        scene = make_scene(table, args.troopers)
+        scene = make_scene(table, args.troopers, solid=args.solid)
         cold_s = time.perf_counter() - t0
         n_tri = scene.scenery.n_triangles
         ls = scene.load_stats
         clear_memory_cache()
         clear_scene_cache()
         t0 = time.perf_counter()
-        scene = make_scene(table, args.troopers)
+        scene = make_scene(table, args.troopers, solid=args.solid)
         warm_s = time.perf_counter() - t0
 
         m_s, stats, res = matrix(scene, threads=1)
@@ -174,7 +181,10 @@ def main(argv=None) -> int:
         naive_s = (time.perf_counter() - t0) * len(unordered) / max(1, len(pick))
         naive_rays_total = naive_rays * len(unordered) / max(1, len(pick))
 
-        print(f"table: {n_tri:,} triangles (generated in {gen_s:.2f} s), {args.troopers} troopers")
+        print(
+            f"table: {n_tri:,} triangles (generated in {gen_s:.2f} s, solid: {args.solid}), "
+            f"{args.troopers} troopers"
+        )
         print(f"mesh load, cold (parse + topology report): {cold_s:.2f} s")
         print(f"  of which mesh {ls.mesh_seconds:.2f} s, BVH build {ls.bvh_seconds:.2f} s")
         print(f"mesh load, warm (.npz cache, fresh process state): {warm_s:.2f} s")

@@ -3,81 +3,36 @@
 Built from a validated :class:`~geom3d.scenario.Scenario` and its ruleset object
 (:func:`geom3d.api.build_scene` picks it from the registry). All blocking scenery becomes
 one triangle mesh with a per-triangle element id, behind one Embree BVH; non-blocking
-scenery is kept for drawing and for standing on. Troopers given as ``[x, y]`` are
-dropped onto the highest upward-facing surface under their base centre.
+scenery is kept for drawing and for standing on. Open scans and table meshes are closed
+into solids (:mod:`geom3d.solids`, SPEC 11.1). Troopers given as ``[x, y]`` rest on the
+highest surface point under their whole base disc (:mod:`geom3d.standing`, SPEC 11.2).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .bodies import cylinders_touch
-from .errors import MeshError, UnknownIdError
-from .mesh import box_mesh, file_digest, load_mesh
-from .raycast import RayEngine
+from .errors import UnknownIdError, printable
+from .mesh import file_digest
 from .ruleset import Ruleset
-from .scenario import AttackSpec, Scenario, SceneryItem, TrooperSpec
-from .tolerances import (
-    CONTACT_EPS_MM,
-    DROP_MAX_STEEP_FACES,
-    DROP_PROBE_HEIGHT_MM,
-    DROP_REFINE_MAX_MM,
-    DROP_STEEP_REL_EPS,
-    FAR_OFF_TABLE_MM,
-    STAND_INSET_MM,
-    UPWARD_NORMAL_MIN_Z,
-)
+from .scenario import AttackSpec, Scenario, TrooperSpec
+from .solids import BuiltScenery, SceneryMesh, build_scenery
+from .standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
+from .tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
 from .trooper import Trooper
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
 
-@dataclass(frozen=True)
-class SceneryMesh:
-    """Scenery as one triangle soup.
-
-    Attributes
-    ----------
-    vertices : (n, 3) float64, mm
-    faces : (m, 3) int64
-    element : (m,) int32
-        Index into ``names`` of the scenery element each triangle belongs to.
-    names : tuple of str
-        Element ids (``table`` for the table mesh).
-    """
-
-    vertices: np.ndarray
-    faces: np.ndarray
-    element: np.ndarray
-    names: tuple[str, ...]
-
-    @property
-    def n_triangles(self) -> int:
-        return len(self.faces)
-
-    def subset(self, mask: np.ndarray) -> SceneryMesh:
-        """The triangles where ``mask`` ((m,) bool) is true."""
-        return SceneryMesh(self.vertices, self.faces[mask], self.element[mask], self.names)
-
-
-def _transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
-    """Scale, then yaw about the piece's own origin, then move the origin to position."""
-    a = math.radians(item.rotation_deg)
-    c, s = math.cos(a), math.sin(a)
-    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    return (vertices * item.scale) @ rot.T + np.asarray(item.position)
-
-
 # Per-process caches: merged scenery and its BVH keyed by a digest of what went in, so a
 # batch of scenarios on the same table builds the BVH once per worker.
-_SCENERY_CACHE: OrderedDict[str, tuple] = OrderedDict()
+_SCENERY_CACHE: OrderedDict[str, BuiltScenery] = OrderedDict()
 _SCENERY_CACHE_SIZE = 4
 
 
@@ -88,13 +43,12 @@ def clear_scene_cache() -> None:
 
 def _scenery_key(scn: Scenario) -> str:
     h = hashlib.sha256()
-    if scn.table_mesh is not None:
-        h.update(f"table|{file_digest(scn.table_mesh)}|{scn.table_mesh_units}".encode())
-    for it in scn.scenery:
+    items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
+    for it in items:
         src = file_digest(it.mesh_path) if it.mesh_path else repr(it.box_size)
         h.update(
             f"{it.id}|{src}|{it.mesh_units}|{it.position!r}|{it.rotation_deg!r}|{it.scale!r}|"
-            f"{it.blocks_lof}".encode()
+            f"{it.blocks_lof}|{it.solid}|{it.drop}\n".encode()
         )
     return h.hexdigest()
 
@@ -106,66 +60,6 @@ class LoadStats:
     mesh_seconds: float = 0.0
     bvh_seconds: float = 0.0
     cache_hit: bool = False
-
-
-def _load_for(scn: Scenario, path: Path, units: str, where: str):
-    """Load a mesh named by a scenario; errors name the scenario file and field too."""
-    try:
-        return load_mesh(path, units=units)
-    except MeshError as exc:
-        raise MeshError(
-            f"{path.name}: {exc.message}",
-            file=scn.name if scn.path is None else str(scn.path),
-            path=where,
-        ) from None
-
-
-def _build_scenery(scn: Scenario, stats: LoadStats):
-
-    names: list[str] = []
-    blocks: list[bool] = []
-    parts_v: list[np.ndarray] = []
-    parts_f: list[np.ndarray] = []
-    reports = []
-    t0 = time.perf_counter()
-    if scn.table_mesh is not None:
-        lm = _load_for(scn, scn.table_mesh, scn.table_mesh_units, "table.mesh")
-        reports.append(("table", lm.report))
-        names.append("table")
-        blocks.append(True)
-        parts_v.append(lm.vertices)
-        parts_f.append(lm.faces)
-    for i, it in enumerate(scn.scenery):
-        if it.box_size is not None:
-            v, f = box_mesh(it.box_size)
-        else:
-            lm = _load_for(scn, it.mesh_path, it.mesh_units, f"scenery[{i}].mesh")
-            reports.append((it.id, lm.report))
-            v, f = lm.vertices, lm.faces
-        names.append(it.id)
-        blocks.append(it.blocks_lof)
-        parts_v.append(_transform(v, it))
-        parts_f.append(f)
-    offsets = np.cumsum([0] + [len(v) for v in parts_v])
-    if parts_v:
-        vertices = np.concatenate(parts_v)
-        faces = np.concatenate([f + o for f, o in zip(parts_f, offsets[:-1], strict=True)])
-        element = np.concatenate(
-            [np.full(len(f), i, dtype=np.int32) for i, f in enumerate(parts_f)]
-        )
-    else:
-        vertices = np.zeros((0, 3))
-        faces = np.zeros((0, 3), dtype=np.int64)
-        element = np.zeros(0, dtype=np.int32)
-    mesh = SceneryMesh(vertices, faces, element, tuple(names))
-    stats.mesh_seconds += time.perf_counter() - t0
-    t0 = time.perf_counter()
-    blocking_mask = np.asarray(blocks, dtype=bool)[element] if len(element) else np.zeros(0, bool)
-    blocking = mesh.subset(blocking_mask)
-    engine = RayEngine(blocking.vertices, blocking.faces)
-    all_engine = engine if blocking_mask.all() else RayEngine(mesh.vertices, mesh.faces)
-    stats.bvh_seconds += time.perf_counter() - t0
-    return mesh, blocking_mask, blocking, engine, all_engine, reports
 
 
 class Scene:
@@ -195,9 +89,13 @@ class Scene:
         Which triangles of ``scenery`` block Line of Fire.
     blocking : SceneryMesh
         The triangles that block Line of Fire (``scenery.subset(blocking_mask)``).
+    closing_mask : (scenery.n_triangles,) bool
+        Faces added by closing open scans and the table into solids (SPEC 11.1).
     engine : RayEngine
-        BVH over ``blocking``.
+        BVH over ``blocking`` (closing faces included).
     mesh_reports : list of (element id, MeshReport)
+    pieces : list of geom3d.solids.PieceReport
+        How each piece was placed and closed (:meth:`scan_report`).
     warnings : list of str
         Suspicious but legal input (overlaps, embedded troopers, far off the table).
     load_stats : LoadStats
@@ -218,35 +116,45 @@ class Scene:
             self.load_stats.cache_hit = True
             built = _SCENERY_CACHE[key]
         else:
-            built = _build_scenery(scenario, self.load_stats)
+            built = build_scenery(scenario, self.load_stats)
             _SCENERY_CACHE[key] = built
             while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
                 _SCENERY_CACHE.popitem(last=False)
-        (
-            self.scenery,
-            self.blocking_mask,
-            self.blocking,
-            self.engine,
-            self._surface_engine,
-            self.mesh_reports,
-        ) = built
-        for name, rep in self.mesh_reports:
-            for msg in rep.messages():
-                self.warnings.append(f"{name}: {msg}")
+        self.scenery: SceneryMesh = built.scenery
+        self.blocking_mask = built.blocking_mask
+        self.closing_mask = built.closing_mask
+        self.blocking = built.blocking
+        self.engine = built.engine
+        self.mesh_reports = built.mesh_reports
+        self.pieces = built.pieces
+        self._built = built
+        self._surface_engine = built.all_engine
+        if built.surface is None:  # shared by scenes on the same cached scenery
+            same = built.all_engine is built.engine
+            built.surface = Surface(
+                built.all_engine,
+                self.scenery.vertices,
+                self.blocking.faces if same else self.scenery.faces,
+                ~(self.closing_mask[self.blocking_mask] if same else self.closing_mask),
+                built.has_table_mesh,
+            )
+        self.surface: Surface = built.surface
+        self.warnings.extend(built.warnings)  # one line per piece (load, rest, closing)
         self.troopers: dict[str, Trooper] = {}
         specs = scenario.troopers
         drop_xy = [t for t in specs if len(t.position) == 2]
-        z_of = (
-            dict(
-                zip(
-                    [t.id for t in drop_xy],
-                    self.surface_z([t.position for t in drop_xy]),
-                    strict=True,
-                )
-            )
-            if drop_xy
-            else {}
+        z_drop, variation = self.surface.rest(
+            [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
         )
+        z_of = {t.id: float(z) for t, z in zip(drop_xy, z_drop, strict=True)}
+        for t, z, var in zip(drop_xy, z_drop, variation, strict=True):
+            r = self._base_radius(t)
+            if var > SLOPE_WARN_FRACTION * r:
+                self.warnings.append(
+                    f"trooper {t.id!r} stands on uneven ground: the surface under its base "
+                    f"varies by {var:.1f} mm, more than half its base radius ({r:g} mm); "
+                    f"placed on the highest point, z = {z:.1f} mm"
+                )
         engaged = {t.id: set(t.engaged_with) for t in specs}
         for t in specs:
             for o in t.engaged_with:
@@ -254,6 +162,8 @@ class Scene:
         for t in specs:
             self.troopers[t.id] = self._make_trooper(t, z_of, tuple(sorted(engaged[t.id])))
         self._check_warnings()
+        # ids and file names in warnings are the user's: never a raw control character
+        self.warnings = [printable(w) for w in self.warnings]
 
     # ------------------------------------------------------------------ construction
     def _make_trooper(self, t: TrooperSpec, z_of: dict, engaged: tuple) -> Trooper:
@@ -264,7 +174,7 @@ class Scene:
         route = None
         if t.route is not None:
             r2 = [p for p in t.route if len(p) == 2]
-            rz = iter(self.surface_z(r2)) if r2 else iter(())
+            rz = iter(self.surface.rest(r2, [self._base_radius(t)] * len(r2))[0])
             route = tuple(
                 (p[0], p[1], float(next(rz))) if len(p) == 2 else tuple(p) for p in t.route
             )
@@ -284,8 +194,13 @@ class Scene:
             dropped=len(t.position) == 2,
         )
 
+    @staticmethod
+    def _base_radius(t: TrooperSpec) -> float:
+        """Base radius (mm) a trooper stands on: its silhouette's."""
+        return 0.5 * t.diameter
+
     def surface_z(self, xy) -> np.ndarray:
-        """Height of the highest upward-facing scenery surface under each point.
+        """Height of the highest scenery surface straight under each point.
 
         Parameters
         ----------
@@ -296,43 +211,11 @@ class Scene:
         (n,) float, mm
             0 where no scenery lies under the point (the table top).
         """
-        pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
-        z = np.zeros(len(pts))
-        mesh = self.scenery
-        if not len(pts) or mesh.n_triangles == 0:
-            return z
-        top = float(self._surface_engine.bounds[1, 2]) + DROP_PROBE_HEIGHT_MM
-        bottom = float(self._surface_engine.bounds[0, 2]) - DROP_PROBE_HEIGHT_MM
-        start = np.column_stack([pts, np.full(len(pts), top)])
-        pending = np.arange(len(pts))
-        for _ in range(DROP_MAX_STEEP_FACES):
-            if not len(pending):
-                break
-            ends = start[pending].copy()
-            ends[:, 2] = bottom
-            dist, hit = self._surface_engine.first_hit(start[pending], ends)
-            miss = hit < 0
-            hz = start[pending, 2] - dist
-            # normals of the triangles hit only (scanned tables have millions)
-            tri = mesh.vertices[mesh.faces[np.maximum(hit, 0)]]
-            n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-            norm = np.linalg.norm(n, axis=1)
-            ok = norm > 0
-            nz = np.where(ok, np.abs(n[:, 2]) / np.where(ok, norm, 1.0), 0.0)
-            # refine in float64 on the triangle's plane (Embree works in float32)
-            steep = np.abs(n[:, 2]) <= DROP_STEEP_REL_EPS * np.maximum(norm, 1e-300)
-            p0 = tri[:, 0]
-            exact = p0[:, 2] - (
-                n[:, 0] * (pts[pending, 0] - p0[:, 0]) + n[:, 1] * (pts[pending, 1] - p0[:, 1])
-            ) / np.where(steep, 1.0, n[:, 2])
-            use = ~miss & ~steep & (np.abs(exact - np.where(miss, 0.0, hz)) < DROP_REFINE_MAX_MM)
-            hz = np.where(use, exact, hz)
-            good = ~miss & (nz >= UPWARD_NORMAL_MIN_Z)
-            z[pending[good]] = hz[good]
-            again = ~miss & ~good
-            start[pending[again], 2] = hz[again]
-            pending = pending[again]
-        return z
+        return self.surface.heights(xy)
+
+    def scan_report(self) -> list[dict]:
+        """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
+        return [p.as_dict() for p in self.pieces]
 
     def _check_warnings(self) -> None:
         ts = list(self.troopers.values())
@@ -347,9 +230,16 @@ class Scene:
                 )
                 if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
                     self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
-        for t, emb in zip(ts, self._embedded(ts), strict=True):
-            if emb:
-                self.warnings.append(f"trooper {t.id!r} is embedded in scenery")
+        closing = self.closing_mask[self.blocking_mask]
+        reasons = embedded_reasons(
+            ts, self.engine, self.blocking, closing, self._built.solid_of_element
+        )
+        for t, why in zip(ts, reasons, strict=True):
+            if why and not t.is_marker:
+                self.warnings.append(
+                    f"trooper {t.id!r} is embedded in scenery: {why} "
+                    f"(base at z = {t.position[2]:.1f} mm)"
+                )
         size = self.scenario.table_size
         lo = np.array([0.0, 0.0])
         hi = np.array(size) if size else None
@@ -365,53 +255,6 @@ class Scene:
                         f"trooper {t.id!r} is {float(np.max(off)) / 1000:.1f} m off the table "
                         f"(a unit mistake? the file says units: {self.scenario.units})"
                     )
-
-    def _embedded(self, troopers: list[Trooper]) -> list[bool]:
-        """Does scenery cut into each trooper's volume (shrunk by the standing inset)?"""
-        out = [False] * len(troopers)
-        if self.engine.n_triangles == 0 or not troopers:
-            return out
-        angles = np.radians(np.arange(0, 180, 22.5))
-        o, e, owner, mids = [], [], [], []
-        for k, t in enumerate(troopers):
-            c = t.cylinder
-            r = c.radius - STAND_INSET_MM
-            z0 = c.base[2] + STAND_INSET_MM
-            z1 = c.top_z - STAND_INSET_MM
-            if r <= 0 or z1 <= z0:
-                mids.append(None)
-                continue
-            bx, by = c.base[0], c.base[1]
-            for z in np.linspace(z0, z1, 4):
-                for a in angles:
-                    dx, dy = r * math.cos(a), r * math.sin(a)
-                    o.append((bx - dx, by - dy, z))
-                    e.append((bx + dx, by + dy, z))
-                    owner.append(k)
-            for a in angles:
-                dx, dy = 0.7 * r * math.cos(a), 0.7 * r * math.sin(a)
-                o.append((bx + dx, by + dy, z0))
-                e.append((bx + dx, by + dy, z1))
-                owner.append(k)
-            mids.append((bx, by, 0.5 * (z0 + z1)))
-        if o:
-            hit = self.engine.occluded(np.array(o), np.array(e))
-            for k in np.unique(np.asarray(owner)[hit]):
-                out[int(k)] = True
-        # wholly inside a closed element: the first surface straight above the centre
-        # faces up (seen from inside). Meshes with flipped winding may fool this check,
-        # which only decides a warning.
-        idx = [k for k, m in enumerate(mids) if m is not None and not out[k]]
-        if idx:
-            lo = np.array([mids[k] for k in idx])
-            hi = lo.copy()
-            hi[:, 2] = self.engine.bounds[1, 2] + 1.0
-            _, tri = self.engine.first_hit(lo, hi)
-            for k, f in zip(idx, tri, strict=True):
-                if f >= 0:
-                    v = self.blocking.vertices[self.blocking.faces[f]]
-                    out[k] = bool(np.cross(v[1] - v[0], v[2] - v[0])[2] > 0)
-        return out
 
     # ------------------------------------------------------------------ queries
     def trooper(self, tid: str) -> Trooper:
@@ -449,6 +292,10 @@ class Scene:
     def resolve_attack(self, attack_id: str, **kwargs):
         """Resolve one attack, by the ruleset (:func:`geom3d.attacks.resolve_attack`)."""
         return self.ruleset.resolve(self, attack_id, **kwargs)
+
+    def survey(self, **kwargs) -> dict:
+        """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6)."""
+        return self.ruleset.survey(self, **kwargs)
 
     def summary(self) -> dict:
         """Plain-data description of the scene (for ``geom3d demo`` and reports)."""

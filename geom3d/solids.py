@@ -1,0 +1,384 @@
+"""Scenery as solids (SPEC 11.1): placing pieces, closing open scans, the scan report.
+
+:func:`build_scenery` turns a scenario's table mesh and scenery items into the one
+triangle soup the scene casts rays against:
+
+1. every piece is loaded raw and placed: scale (per axis), yaw about its own origin, move
+   its origin to ``position``;
+2. a piece given ``position: [x, y]`` is dropped so that its lowest point rests on the
+   highest *ground* beneath its footprint; with an explicit z the gap or overlap with the
+   ground is measured and warned about beyond :data:`PIECE_REST_TOL_MM`. The ground is the
+   table mesh where there is one (z = 0 elsewhere), or the plane z = 0;
+3. ``solid: auto`` pieces get vertical curtains below their open (odd-use) edges down to
+   the ground (:func:`geom3d.mesh.closing.close_downward`): the ray engine then blocks
+   exactly where the upward-ray parity rule says a segment enters the solid. The table mesh
+   with ``solid: auto`` is closed as the top of a solid
+   (:func:`geom3d.mesh.closing.close_table`). ``closed`` trusts the mesh and ``surface``
+   keeps it paper-thin: neither adds anything.
+
+Closing faces are kept in the scene's scenery (``Scene.closing_mask`` marks them) so that
+viewers can draw the solid as the engine uses it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import MeshError
+from .mesh import box_mesh, load_mesh
+from .mesh.closing import ClosingReport, close_downward, close_table
+from .raycast import RayEngine
+from .scenario import Scenario, SceneryItem
+from .tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
+
+__all__ = [
+    "BuiltScenery",
+    "PieceReport",
+    "SceneryMesh",
+    "build_scenery",
+    "transform",
+]
+
+
+@dataclass(frozen=True)
+class SceneryMesh:
+    """Scenery as one triangle soup.
+
+    Attributes
+    ----------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+    element : (m,) int32
+        Index into ``names`` of the scenery element each triangle belongs to.
+    names : tuple of str
+        Element ids (``table`` for the table mesh).
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    element: np.ndarray
+    names: tuple[str, ...]
+
+    @property
+    def n_triangles(self) -> int:
+        return len(self.faces)
+
+    def subset(self, mask: np.ndarray) -> SceneryMesh:
+        """The triangles where ``mask`` ((m,) bool) is true."""
+        return SceneryMesh(self.vertices, self.faces[mask], self.element[mask], self.names)
+
+
+@dataclass
+class PieceReport:
+    """How one piece was placed and closed (the scan report, issue 10 item 4).
+
+    Attributes
+    ----------
+    id : str
+    solid : str
+        ``auto``, ``closed`` or ``surface``.
+    triangles : int
+        Triangles of the piece as loaded.
+    closing : ClosingReport or None
+        None when nothing was examined (``closed``/``surface``, boxes, non-blocking).
+    dropped_mm : float or None
+        For ``position: [x, y]``: the z given to the piece's origin (mm).
+    rest_gap_mm : float or None
+        Lowest point minus the ground beneath (mm; negative: sunk into the ground).
+    messages : list of str
+        Load notes (judged at the placed size), resting and closing notes: one warning line.
+    """
+
+    id: str
+    solid: str
+    triangles: int
+    closing: ClosingReport | None = None
+    dropped_mm: float | None = None
+    rest_gap_mm: float | None = None
+    messages: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """JSON-ready record (mm, rounded to 1e-3)."""
+        d = {"id": self.id, "solid": self.solid, "triangles": self.triangles}
+        if self.closing is not None:
+            c = self.closing.as_dict()
+            c.pop("notes", None)
+            d.update(c)
+        for k in ("dropped_mm", "rest_gap_mm"):
+            v = getattr(self, k)
+            d[k] = None if v is None else round(v, 3)
+        d["messages"] = list(self.messages)
+        return d
+
+
+@dataclass
+class BuiltScenery:
+    """Everything the scene keeps from building its scenery (cached per process)."""
+
+    scenery: SceneryMesh
+    blocking_mask: np.ndarray
+    closing_mask: np.ndarray
+    blocking: SceneryMesh
+    engine: object
+    all_engine: object
+    mesh_reports: list
+    pieces: list[PieceReport]
+    solid_of_element: tuple[str, ...]
+    has_table_mesh: bool
+    warnings: list[str]
+    surface: object = None  # geom3d.standing.Surface, made by the first scene using it
+
+
+def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
+    """Scale (per axis), then yaw about the piece's own origin, then move it to position.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float, mm
+    item : SceneryItem
+
+    Returns
+    -------
+    (n, 3) float64, mm
+    """
+    v = np.asarray(vertices, np.float64)
+    scale = np.broadcast_to(np.asarray(item.scale, dtype=np.float64), (3,))
+    if item.rotation_deg == 0.0:  # the common case, and exact: no 3 x 3 product
+        if np.all(scale == 1.0) and not any(item.position):
+            return v
+        return v * scale + np.asarray(item.position)
+    a = math.radians(item.rotation_deg)
+    c, s = math.cos(a), math.sin(a)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return (v * scale) @ rot.T + np.asarray(item.position)
+
+
+def _load_for(scn: Scenario, item: SceneryItem, where: str):
+    try:
+        return load_mesh(item.mesh_path, units=item.mesh_units)
+    except MeshError as exc:
+        raise MeshError(
+            f"{item.mesh_path.name}: {exc.message}",
+            file=scn.name if scn.path is None else str(scn.path),
+            path=where,
+        ) from None
+
+
+class _Ground:
+    """Height of the ground (table mesh, z = 0 elsewhere / without one) under points."""
+
+    def __init__(self, v: np.ndarray | None, f: np.ndarray | None) -> None:
+        self.engine = RayEngine(v, f) if v is not None and len(f) else None
+
+    def __call__(self, xy: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        z = np.zeros(len(xy))
+        if self.engine is None or not len(xy):
+            return z
+        b = self.engine.bounds
+        top, bot = b[1, 2] + DROP_PROBE_HEIGHT_MM, b[0, 2] - DROP_PROBE_HEIGHT_MM
+        o = np.column_stack([xy, np.full(len(xy), top)])
+        e = np.column_stack([xy, np.full(len(xy), bot)])
+        dist, tri = self.engine.first_hit(o, e)
+        hit = tri >= 0
+        z[hit] = top - dist[hit]
+        return z
+
+
+def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground):
+    """(piece's lowest z, ground z) at the piece's vertices and a grid over its footprint."""
+    xy = v[:, :2]
+    low = v[:, 2]
+    if ground.engine is None:  # flat ground z = 0: the vertices say it all, exactly
+        return low, np.zeros(len(low))
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    n = PIECE_FOOTPRINT_SAMPLES
+    gx = np.linspace(lo[0], hi[0], n)
+    gy = np.linspace(lo[1], hi[1], n)
+    g = np.stack(np.meshgrid(gx, gy, indexing="ij"), axis=-1).reshape(-1, 2)
+    eng = RayEngine(v, f)
+    zb, zt = eng.bounds[0, 2] - 1.0, eng.bounds[1, 2] + 1.0
+    dist, tri = eng.first_hit(
+        np.column_stack([g, np.full(len(g), zb)]), np.column_stack([g, np.full(len(g), zt)])
+    )
+    hit = tri >= 0
+    pts = np.concatenate([xy, g[hit]])
+    low = np.concatenate([low, zb + dist[hit]])
+    return low, ground(pts)
+
+
+def _place_piece(item: SceneryItem, v, f, ground: _Ground, rep: PieceReport) -> np.ndarray:
+    """Drop a ``[x, y]`` piece onto the ground, or measure how an explicit-z piece rests."""
+    if not len(f):
+        return v
+    low, gz = _footprint(v, f, ground)
+    if item.drop:
+        dz = float(np.max(gz - low))
+        v = v + np.array([0.0, 0.0, dz])
+        rep.dropped_mm = float(item.position[2] + dz)
+        rep.rest_gap_mm = 0.0
+        return v
+    gap = float(np.min(low - gz))
+    sink = float(np.max(gz - low))
+    rep.rest_gap_mm = gap if sink <= PIECE_REST_TOL_MM else -sink
+    if sink > PIECE_REST_TOL_MM:
+        rep.messages.append(
+            f"sinks {sink:.1f} mm into the surface under it (explicit z = "
+            f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+        )
+    elif gap > PIECE_REST_TOL_MM:
+        rep.messages.append(
+            f"floats {gap:.1f} mm above the surface under it (explicit z = "
+            f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+        )
+    return v
+
+
+def _closing_message(c: ClosingReport, table: bool) -> str | None:
+    if c.method == "none" and not c.floating_fragments:
+        return None
+    loops = f"{c.loops} open boundary loop{'s' if c.loops != 1 else ''}"
+    hole = f"largest hole {c.largest_hole_mm:.1f} mm across"
+    if table:
+        return (
+            f"open table mesh closed as the top of a solid: {loops} ({hole}), "
+            f"{c.curtain_triangles} curtain and {c.cap_triangles} bottom-cap triangles at "
+            f"z = {c.floor_z_mm:.1f} mm"
+        )
+    msg = (
+        f"open scan closed as a solid: {loops} ({hole}) closed by "
+        f"{c.curtain_triangles} curtain triangles down to the surface beneath"
+    )
+    if c.gap_under_mm > 0:
+        msg += f"; its open rim rises up to {c.gap_under_mm:.1f} mm above that surface"
+    if c.floating_fragments:
+        msg += (
+            f"; {c.floating_fragments} floating fragment"
+            f"{'s' if c.floating_fragments != 1 else ''} (each a column down to the surface)"
+        )
+    return msg
+
+
+def _load_notes(report, item: SceneryItem, closed: bool) -> list[str]:
+    """The mesh file's load notes, judged at the placed size (``scale`` applied): a DEM in
+    metres scaled 1:6000 is not "too large"; an open surface that closing handled is left
+    to the closing line."""
+    ext = tuple(float(e) * float(k) for e, k in zip(report.extent_mm, item.scale, strict=True))
+    changes = {"extent_mm": ext}
+    if closed:
+        changes["n_open_edges"] = 0
+    return dataclasses.replace(report, **changes).messages()
+
+
+def build_scenery(scn: Scenario, stats) -> BuiltScenery:
+    """Place, close and merge the table mesh and scenery of ``scn``.
+
+    Parameters
+    ----------
+    scn : Scenario
+    stats : geom3d.scene.LoadStats
+        ``mesh_seconds`` and ``bvh_seconds`` are added to.
+
+    Returns
+    -------
+    BuiltScenery
+    """
+    names, blocks, solids, parts, reports, pieces = [], [], [], [], [], []
+    t0 = time.perf_counter()
+    table_v = table_f = None
+    if scn.table_item is not None:
+        it = scn.table_item
+        lm = _load_for(scn, it, "table.mesh")
+        reports.append(("table", lm.report))
+        table_v, table_f = transform(lm.vertices, it), np.asarray(lm.faces, np.int64)
+        rep = PieceReport("table", it.solid, len(table_f))
+        ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+        if it.solid == "auto":
+            ev, ef, rep.closing = close_table(table_v, table_f, below_z=0.0)
+            msg = _closing_message(rep.closing, table=True)
+            if msg:
+                rep.messages.append(msg)
+        closed = rep.closing is not None and rep.closing.method != "none"
+        rep.messages[:0] = _load_notes(lm.report, it, closed)
+        pieces.append(rep)
+        names.append("table")
+        blocks.append(True)
+        solids.append(it.solid)
+        parts.append((table_v, table_f, ev, ef))
+    ground = None
+    for i, it in enumerate(scn.scenery):
+        if it.box_size is not None:
+            v, f = box_mesh(it.box_size)
+        else:
+            lm = _load_for(scn, it, f"scenery[{i}].mesh")
+            reports.append((it.id, lm.report))
+            v, f = lm.vertices, lm.faces
+        v, f = transform(v, it), np.asarray(f, np.int64)
+        rep = PieceReport(it.id, it.solid, len(f))
+        if ground is None:
+            ground = _Ground(table_v, table_f)
+        v = _place_piece(it, v, f, ground, rep)
+        ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+        if it.solid == "auto" and it.blocks_lof and it.box_size is None:
+            ev, ef, rep.closing = close_downward(v, f, ground)
+            msg = _closing_message(rep.closing, table=False)
+            if msg:
+                rep.messages.append(msg)
+        if it.box_size is None:
+            closed = rep.closing is not None and rep.closing.method != "none"
+            rep.messages[:0] = _load_notes(lm.report, it, closed)
+        pieces.append(rep)
+        names.append(it.id)
+        blocks.append(it.blocks_lof)
+        solids.append(it.solid)
+        parts.append((v, f, ev, ef))
+    mesh, closing_mask = _merge(parts, names)
+    warnings = [f"{rep.id}: {'; '.join(rep.messages)}" for rep in pieces if rep.messages]
+    stats.mesh_seconds += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    el = mesh.element
+    blocking_mask = np.asarray(blocks, dtype=bool)[el] if len(el) else np.zeros(0, bool)
+    blocking = mesh.subset(blocking_mask)
+    engine = RayEngine(blocking.vertices, blocking.faces)
+    all_engine = engine if blocking_mask.all() else RayEngine(mesh.vertices, mesh.faces)
+    stats.bvh_seconds += time.perf_counter() - t0
+    return BuiltScenery(
+        scenery=mesh,
+        blocking_mask=blocking_mask,
+        closing_mask=closing_mask,
+        blocking=blocking,
+        engine=engine,
+        all_engine=all_engine,
+        mesh_reports=reports,
+        pieces=pieces,
+        solid_of_element=tuple(solids),
+        has_table_mesh=table_v is not None,
+        warnings=warnings,
+    )
+
+
+def _merge(parts, names) -> tuple[SceneryMesh, np.ndarray]:
+    """One soup: per piece its own faces, then its closing faces; closing mask alongside."""
+    vs, fs, els, cl = [], [], [], []
+    off = 0
+    for k, (v, f, ev, ef) in enumerate(parts):
+        vs += [v, ev]
+        fs += [f + off, ef + off + len(v)]
+        off += len(v) + len(ev)
+        els.append(np.full(len(f) + len(ef), k, dtype=np.int32))
+        cl += [np.zeros(len(f), bool), np.ones(len(ef), bool)]
+    if not parts:
+        empty = SceneryMesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64), np.zeros(0, np.int32), ())
+        return empty, np.zeros(0, bool)
+    mesh = SceneryMesh(
+        np.concatenate(vs),
+        np.concatenate(fs).astype(np.int64),
+        np.concatenate(els),
+        tuple(names),
+    )
+    return mesh, np.concatenate(cl)

@@ -1,0 +1,172 @@
+"""Standing on terrain (geom3d.standing; SPEC 11.2, issue 10 item 2), on meshes built here.
+
+Expected heights and thresholds are computed by hand in each test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from support import box, make_scene, trooper
+
+from geom3d.standing import disc_samples
+
+
+def write_obj(path, v, f):
+    lines = [f"v {x:.17g} {y:.17g} {z:.17g}" for x, y, z in np.asarray(v, float)]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in np.asarray(f, int)]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def ramp(tmp_path, slope, size=400.0, name="ramp.obj"):
+    """A table sheet z = slope * x over [0, size]^2 (two triangles)."""
+    v = [[0, 0, 0], [size, 0, slope * size], [size, size, slope * size], [0, size, 0]]
+    return write_obj(tmp_path / name, v, [[0, 1, 2], [0, 2, 3]])
+
+
+def slope_warnings(scene):
+    return [w for w in scene.warnings if "uneven ground" in w]
+
+
+def test_disc_samples_cover_the_disc_at_1mm_and_reach_the_rim():
+    s = disc_samples(12.5)
+    r = np.hypot(s[:, 0], s[:, 1])
+    assert r.max() == pytest.approx(12.5) and r.min() == 0.0
+    assert np.all(r <= 12.5 + 1e-9)
+    # 1 mm grid: 489 lattice points with x^2 + y^2 <= 156.25, plus ceil(2 pi 12.5 / 0.25)
+    # rim points
+    assert len(s) == 489 + math.ceil(2 * math.pi * 12.5 / 0.25)
+
+
+@pytest.mark.parametrize(
+    ("slope", "warns"),
+    # S2 base: r = 12.5 mm. Variation under the disc = 2 r slope = 25 slope; half the
+    # radius is 6.25 mm, so the threshold is slope 0.25
+    [(0.24, False), (0.26, True)],
+)
+def test_slope_warning_threshold(tmp_path, slope, warns):
+    scene = make_scene([trooper("a", [200, 200])], table={"mesh": ramp(tmp_path, slope)})
+    # rests on the highest point of the disc: z = slope * (200 + 12.5)
+    assert scene.trooper("a").position[2] == pytest.approx(slope * 212.5, abs=1e-6)
+    got = slope_warnings(scene)
+    if warns:
+        assert got == [
+            "trooper 'a' stands on uneven ground: the surface under its base varies by "
+            f"{25 * slope:.1f} mm, more than half its base radius (12.5 mm); placed on the "
+            f"highest point, z = {slope * 212.5:.1f} mm"
+        ]
+    else:
+        assert got == []
+    assert not [w for w in scene.warnings if "embedded" in w]
+
+
+def test_steep_face_does_not_fall_through(tmp_path):
+    # 75 degree slope: the old centre drop skipped faces steeper than 60 degrees and fell to
+    # z = 0; now the base rests on the highest point, tan(75) * (100 + 12.5)
+    s = math.tan(math.radians(75))
+    scene = make_scene([trooper("a", [100, 200])], table={"mesh": ramp(tmp_path, s)})
+    assert scene.trooper("a").position[2] == pytest.approx(s * 112.5, abs=1e-6)
+    assert len(slope_warnings(scene)) == 1
+    assert not [w for w in scene.warnings if "embedded" in w]
+
+
+def test_base_overlapping_a_wall_stands_on_top(tmp_path):
+    # box 50 tall spanning x 90..110; a 25 mm base centred at x = 80 reaches x = 92.5
+    scene = make_scene(
+        [trooper("a", [80, 100]), trooper("b", [40, 100])],
+        [box("w", [20, 100, 50], [100, 100])],
+    )
+    assert scene.trooper("a").position[2] == 50.0
+    assert scene.trooper("b").position[2] == 0.0
+    assert slope_warnings(scene) == [
+        "trooper 'a' stands on uneven ground: the surface under its base varies by 50.0 mm, "
+        "more than half its base radius (12.5 mm); placed on the highest point, z = 50.0 mm"
+    ]
+
+
+def test_flat_table_and_box_tops_give_todays_heights():
+    scene = make_scene(
+        [trooper("a", [10, 10]), trooper("b", [100, 100])], [box("r", [60, 60, 30], [100, 100])]
+    )
+    assert scene.trooper("a").position == (10.0, 10.0, 0.0)
+    assert scene.trooper("b").position == (100.0, 100.0, 30.0)
+    assert scene.warnings == []
+
+
+def test_route_points_rest_like_positions(tmp_path):
+    scene = make_scene(
+        [trooper("a", [100, 100], route=[[100, 100], [300, 100], [200, 50, 7]])],
+        table={"mesh": ramp(tmp_path, 0.1)},
+    )
+    t = scene.trooper("a")
+    assert t.route[0][2] == pytest.approx(t.position[2])
+    assert t.route[0][2] == pytest.approx(0.1 * 112.5, abs=1e-6)
+    assert t.route[1][2] == pytest.approx(0.1 * 312.5, abs=1e-6)
+    assert t.route[2] == (200.0, 50.0, 7.0)
+
+
+def test_true_embedding_is_warned_terrain_is_not(tmp_path):
+    scene = make_scene(
+        [
+            trooper("inside", [100, 100, 5], silhouette={"diameter": 10, "height": 10}),
+            trooper("under", [300, 100, 0]),
+            trooper("free", [500, 100]),
+        ],
+        [
+            box("solid", [60, 60, 40], [100, 100]),
+            box("roof", [60, 60, 5], [300, 100, 20]),  # overhang 20 mm up, S2 is 40 tall
+        ],
+    )
+    emb = [w for w in scene.warnings if "embedded" in w]
+    assert emb == [
+        "trooper 'inside' is embedded in scenery: it stands inside the solid 'solid' "
+        "(base at z = 5.0 mm)",
+        "trooper 'under' is embedded in scenery: scenery 'roof' cuts into its volume "
+        "(a wall or an overhang) (base at z = 0.0 mm)",
+    ]
+
+
+def test_inside_parity_ignores_surface_pieces():
+    scene = make_scene(
+        [trooper("in", [100, 100, 5], silhouette={"diameter": 10, "height": 10})],
+        [box("thin", [60, 60, 40], [100, 100], solid="surface")],
+    )
+    assert not [w for w in scene.warnings if "embedded" in w]
+
+
+def test_scenery_xy_is_dropped_onto_the_table_mesh(tmp_path):
+    # a 20 x 20 box at x = 100 on z = 0.2 x: footprint x 90..110, highest ground 22 mm
+    scene = make_scene(
+        [], [box("b", [20, 20, 10], [100, 100])], table={"mesh": ramp(tmp_path, 0.2)}
+    )
+    el = scene.scenery.names.index("b")
+    v = scene.scenery.vertices[np.unique(scene.scenery.faces[scene.scenery.element == el])]
+    assert v[:, 2].min() == pytest.approx(22.0, abs=1e-3)
+    rec = next(p for p in scene.scan_report() if p["id"] == "b")
+    assert rec["dropped_mm"] == pytest.approx(22.0, abs=1e-3)
+    assert not [w for w in scene.warnings if w.startswith("b:")]
+
+
+@pytest.mark.parametrize(
+    ("z", "message"),
+    [
+        (1.0, None),  # exactly at the 1 mm tolerance: fine
+        (0.9, None),
+        (1.5, "floats 1.5 mm above"),
+        (-1.0, None),
+        (-2.0, "sinks 2.0 mm into"),
+    ],
+)
+def test_explicit_z_float_and_sink_warnings(z, message):
+    scene = make_scene([], [box("b", [20, 20, 10], [100, 100, z])])
+    got = [w for w in scene.warnings if w.startswith("b:")]
+    if message is None:
+        assert got == []
+    else:
+        assert got == [
+            f"b: {message} the surface under it (explicit z = {z:g} mm; give position "
+            "[x, y] to rest it on the surface)"
+        ]
