@@ -17,7 +17,7 @@ from __future__ import annotations
 from .outcomes import AttackResult, PlacementSpec
 from .scenario import AttackSpec
 
-__all__ = ["placement_specs", "resolve_attack"]
+__all__ = ["effective_burst", "placement_specs", "resolve_attack"]
 
 #: PlacementSpec fields an attack gives and ``placements[j]`` may override.
 _FIELDS = ("heading_deg", "contact_deg", "focus", "pitch_deg", "main_target")
@@ -38,11 +38,24 @@ def placement_specs(scene, attack: AttackSpec) -> list[PlacementSpec]:
     Returns
     -------
     list of PlacementSpec
-        ``attack.burst`` entries, ``index`` 0, 1, ...
+        :func:`effective_burst` entries, ``index`` 0, 1, ...
     """
     base = {f: getattr(attack, f) for f in _FIELDS}
-    overrides = attack.placements or ({},) * attack.burst
+    overrides = list(attack.placements or ({},) * attack.burst)
+    n = effective_burst(attack)
+    overrides = (overrides + [{}] * n)[:n]
     return [PlacementSpec(j, **{**base, **p}) for j, p in enumerate(overrides)]
+
+
+def effective_burst(attack: AttackSpec) -> int:
+    """Templates placed: ``burst``; in ARO 1, or ``aro_burst`` when given (rule 002).
+
+    In ARO the first placements of ``placements`` are used (missing ones take the
+    attack's own values).
+    """
+    if getattr(attack, "aro", False):
+        return int(attack.aro_burst or 1)
+    return attack.burst
 
 
 def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:

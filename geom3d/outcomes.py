@@ -11,8 +11,11 @@ Outcomes and reasons (attack level and per placement)
 ``failed``
     ``main_target_outside``: the main target is not in the area of effect (not touching
     the volume, or in Total Cover from the Blast Focus); nothing is affected.
-    ``no_lof``: an impact template whose main target the attacker has no Line of Fire to
-    (and the weapon is not speculative).
+    ``no_lof``: a direct or impact template whose main target the attacker has no Line
+    of Fire to (arc included; speculative impact templates excepted): the main target is
+    not a valid target (SPEC 11.4).
+    ``engaged``: the attacker is engaged in close combat and the main target is not a
+    trooper it is engaged with.
     ``no_wall_of_death`` (40k snap shots): the Wall of Death condition does not hold.
 ``cancelled``
     ``allied_in_area``: an allied or neutral trooper would be affected (Infinity) and the
@@ -66,6 +69,7 @@ OUTCOMES: tuple[str, ...] = ("resolved", "failed", "cancelled", "invalid")
 REASONS: tuple[str, ...] = (
     "main_target_outside",
     "no_lof",
+    "engaged",
     "no_wall_of_death",
     "allied_in_area",
     "through_attacker",

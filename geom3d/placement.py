@@ -9,7 +9,7 @@
   at the contact point before the template cuts into the base.
 * :func:`solve_heading`: the Warhammer 40k placement solver behind ``heading_deg: auto``
   (plan view: maximise the models of the target unit under the template without touching
-  a friendly model).
+  a friendly model), exact: :mod:`geom3d.placement_search`.
 
 All lengths are millimetres, angles degrees counter-clockwise from +x.
 """
@@ -23,6 +23,7 @@ import numpy as np
 
 from .bodies import Cylinder
 from .errors import InputError
+from .placement_search import evaluate, radial_sweep, rotation_sweep, search_placements
 from .templates import (
     CircleShape,
     TeardropShape,
@@ -31,18 +32,18 @@ from .templates import (
     volume_touches_cylinder,
 )
 from .tolerances import (
+    CLEAR_BISECT_MM,
     COINCIDENT_EPS_MM,
     CONTACT_EPS_MM,
     PENETRATION_TOL_MM,
-    SOLVER_CONTACT_FRACTIONS,
-    SOLVER_FINE_DEG,
-    SOLVER_GRID_DEG,
     SOLVER_TIE_DECIMALS,
 )
 
 __all__ = [
     "SolverResult",
     "base_edge_point",
+    "best_run",
+    "clear_of_silhouette",
     "default_heading",
     "direct_teardrop_volume",
     "heading_towards",
@@ -135,13 +136,63 @@ def passes_through(
     ``tol`` is not. Exact (:func:`geom3d.templates.volume_touches_cylinder`).
 
     Note that a template pitched *up* from a base edge leans its Blast Focus segment
-    (the plane's normal) back into the base, so such a direct placement passes through
-    the attacker; pitching down does not.
+    (the plane's normal) back into the base; :func:`clear_of_silhouette` slides such a
+    placement out until it only touches. Pitching down does not lean back.
     """
     inner = _shrunk(cylinder, tol)
     if inner is None:
         return False
     return volume_touches_cylinder(volume, inner, eps=0.0)
+
+
+def clear_of_silhouette(volume: TemplateVolume, trooper, contact_deg: float):
+    """A pitched direct teardrop moved out until it only touches the attacker (SPEC 11.4).
+
+    A template pitched up from a base edge leans its narrow end (the Blast Focus segment,
+    along the tilted normal) back over the base. The placement rule only forbids a volume
+    that *enters* the silhouette, so the template is slid outward along the contact
+    direction, on its placement plane, by the smallest distance (bisection to
+    ``CLEAR_BISECT_MM``, exact contact tests) after which it no longer passes through:
+    its narrow end then touches the silhouette's edge.
+
+    Only when the same placement level (pitch 0) is legal: a template that cuts into the
+    base in plan stays ``through_attacker``.
+
+    Parameters
+    ----------
+    volume : TemplateVolume
+        Pitched, narrow end on the base edge at ``contact_deg``.
+    trooper : geom3d.trooper.Trooper
+        The attacker.
+    contact_deg : float
+
+    Returns
+    -------
+    TemplateVolume or None
+        None when the level placement is not legal either, or nothing within the
+        template's own height clears the silhouette.
+    """
+    cyl = trooper.cylinder
+    level = TemplateVolume(volume.shape, volume.focus, volume.heading_deg, 0.0)
+    if passes_through(level, cyl):
+        return None
+    a = math.radians(contact_deg)
+    d = np.array([math.cos(a), math.sin(a), 0.0])
+    f0 = np.asarray(volume.focus, dtype=np.float64)
+
+    def moved(s: float) -> TemplateVolume:
+        return TemplateVolume(volume.shape, f0 + s * d, volume.heading_deg, volume.pitch_deg)
+
+    lo, hi = 0.0, volume.height + 2.0 * trooper.radius
+    if passes_through(moved(hi), cyl):
+        return None
+    while hi - lo > CLEAR_BISECT_MM:
+        mid = 0.5 * (lo + hi)
+        if passes_through(moved(mid), cyl):
+            lo = mid
+        else:
+            hi = mid
+    return moved(hi)
 
 
 def touches_within(volume: TemplateVolume, cylinder: Cylinder, tol: float) -> bool:
@@ -184,13 +235,20 @@ class SolverResult:
     Attributes
     ----------
     found : bool
-        False when no examined placement avoids every friendly model.
+        False when no placement avoids every friendly model.
     heading_deg, contact_deg : float or None
         The chosen placement (degrees in [0, 360)).
     count : int
-        Models of the target set under the template there.
+        Models of the target set under the template there (the maximum).
     examined : int
         Placements evaluated.
+    events : int
+        Critical headings found (the exact search's slab boundaries).
+    heading_interval_deg : (float, float) or None
+        The headings reaching ``count`` at the chosen contact point (closed interval,
+        degrees, ``lo <= heading <= hi``, ``lo`` in [0, 360)).
+    runner_up : int or None
+        The best count of any admissible placement below ``count`` (None: none).
     """
 
     found: bool
@@ -198,34 +256,47 @@ class SolverResult:
     contact_deg: float | None
     count: int
     examined: int
+    events: int = 0
+    heading_interval_deg: tuple[float, float] | None = None
+    runner_up: int | None = None
 
 
-def _plan_sd(shape: TemplateShape, fx, fy, theta_deg, cx, cy) -> np.ndarray:
-    """Signed plan distance from disc centres (m,) to K placements: (K, m)."""
-    th = np.radians(theta_deg)[:, None]
-    c, s = np.cos(th), np.sin(th)
-    dx = cx[None, :] - fx[:, None]
-    dy = cy[None, :] - fy[:, None]
-    lu = c * dx + s * dy
-    lv = -s * dx + c * dy
-    return shape.signed_distance_xy(lu, lv)
+def best_run(theta: np.ndarray, good: np.ndarray) -> tuple[float, float, float] | None:
+    """The widest run of consecutive ``good`` samples of a circular sweep.
 
+    Parameters
+    ----------
+    theta : (P,) float, radians, increasing in [0, 2 pi)
+    good : (P,) bool
 
-def _evaluate(shape, center, radius, theta, phi, targets, friends, eps):
-    """(K,) target counts, (K,) valid flags, (K, n) hit matrix, (K, m) touch matrix."""
-    fx = center[0] + radius * np.cos(np.radians(phi))
-    fy = center[1] + radius * np.sin(np.radians(phi))
-    tx, ty, tr = targets
-    gx, gy, gr = friends
-    if len(tx):
-        hit = _plan_sd(shape, fx, fy, theta, tx, ty) <= tr[None, :] + eps
-    else:
-        hit = np.zeros((len(theta), 0), dtype=bool)
-    if len(gx):
-        touch = _plan_sd(shape, fx, fy, theta, gx, gy) <= gr[None, :] + eps
-    else:
-        touch = np.zeros((len(theta), 0), dtype=bool)
-    return hit.sum(axis=1), ~touch.any(axis=1), hit, touch
+    Returns
+    -------
+    (start, end, middle) radians (``end`` may exceed 2 pi), or None when nothing is good.
+    """
+    n = len(theta)
+    if not good.any():
+        return None
+    if good.all():
+        return (0.0, 2.0 * math.pi, 0.0)
+    first_bad = int(np.flatnonzero(~good)[0])
+    order = (np.arange(n) + first_bad) % n
+    th = theta[order]
+    th = np.where(np.arange(n) > 0, th + 2.0 * math.pi * (th < th[0]), th)
+    g = good[order]
+    best = None
+    k = 0
+    while k < n:
+        if not g[k]:
+            k += 1
+            continue
+        j = k
+        while j + 1 < n and g[j + 1]:
+            j += 1
+        w = th[j] - th[k]
+        if best is None or w > best[1] - best[0] + 1e-12:
+            best = (float(th[k]), float(th[j]))
+        k = j + 1
+    return (best[0], best[1], 0.5 * (best[0] + best[1]))
 
 
 def solve_heading(
@@ -236,26 +307,21 @@ def solve_heading(
     friends,
     *,
     eps: float = CONTACT_EPS_MM,
-    grid_deg: float = SOLVER_GRID_DEG,
-    fine_deg: float = SOLVER_FINE_DEG,
 ) -> SolverResult:
-    """Find a direct-template placement covering the most target models (40k, plan view).
+    """Find the direct-template placement covering the most target models (40k, plan).
 
     The narrow end touches the firer's base (centre ``center_xy``, radius ``radius``) at
     contact angle ``phi``; the axis points along ``theta``. A model is under the template
-    when any part of its base disc is (touching counts, :func:`footprint_hits_disc`);
-    a placement is admissible when no friendly base is under it and the template does not
-    cut into the firer's base (``|theta - phi| <= max_contact_offset_deg``).
+    when any part of its base disc is (touching counts); a placement is admissible when
+    no friendly base is under it and the template does not cut into the firer's base
+    (``|theta - phi| <= max_contact_offset_deg``).
 
-    Search (deterministic): headings on a ``grid_deg`` grid from 0, each with the contact
-    offsets ``SOLVER_CONTACT_FRACTIONS`` x the largest admissible offset; every grid
-    interval across which the set of covered targets or touched friendlies changes (an
-    *event*) is re-sampled at ``fine_deg``. The best admissible count wins; ties go to the
-    smallest ``|offset|`` (the radial placement first), then the smallest heading in
-    [0, 360), then the smallest offset. Only evaluated placements are ever returned, so
-    the answer is always admissible; a better placement that exists only inside a grid
-    interval with no visible event (narrower than ``grid_deg`` for every model involved)
-    can be missed.
+    Exact (:func:`geom3d.placement_search.search_placements`): every cell of the
+    arrangement of event curves (where a model enters or leaves the template) is
+    evaluated, so the maximum is the true maximum. Choice among the optimal placements
+    (deterministic): a radial one (contact angle = heading) when one is optimal, at the
+    middle of the widest run of optimal radial headings; otherwise the optimal placement
+    inside a cell with the smallest ``|phi - theta|``, then the smallest heading.
 
     Parameters
     ----------
@@ -270,44 +336,77 @@ def solve_heading(
     -------
     SolverResult
     """
-    c = np.asarray(center_xy, dtype=np.float64)[:2]
     t = np.asarray(targets, dtype=np.float64).reshape(-1, 3)
     g = np.asarray(friends, dtype=np.float64).reshape(-1, 3)
-    tt = (t[:, 0], t[:, 1], t[:, 2])
-    gg = (g[:, 0], g[:, 1], g[:, 2])
+    discs = np.vstack((t, g))
+    nt = len(t)
     dmax = max_contact_offset_deg(shape)
-    fracs = SOLVER_CONTACT_FRACTIONS if dmax > 0.0 else (0.0,)
-    n_grid = max(1, round(360.0 / grid_deg))
-    grid = np.arange(n_grid) * (360.0 / n_grid)
-    sub = max(1, round((360.0 / n_grid) / fine_deg))
-    cands_theta: list[np.ndarray] = []
-    cands_off: list[np.ndarray] = []
-    examined = 0
-    for f in fracs:
-        off = f * dmax
-        cnt, ok, hit, touch = _evaluate(shape, c, radius, grid, grid + off, tt, gg, eps)
-        examined += len(grid)
-        cands_theta.append(grid)
-        cands_off.append(np.full(len(grid), off))
-        # events: the covered set or the touched set differs between neighbours
-        nxt = np.roll(np.arange(n_grid), -1)
-        changed = (hit != hit[nxt]).any(axis=1) | (touch != touch[nxt]).any(axis=1)
-        idx = np.flatnonzero(changed)
-        if len(idx):
-            steps = np.arange(1, sub) * (360.0 / n_grid / sub)
-            fine = (grid[idx][:, None] + steps[None, :]).ravel()
-            cands_theta.append(fine)
-            cands_off.append(np.full(len(fine), off))
-    theta = np.concatenate(cands_theta)
-    offs = np.concatenate(cands_off)
-    cnt, ok, _, _ = _evaluate(shape, c, radius, theta, theta + offs, tt, gg, eps)
-    examined += len(theta) - n_grid * len(fracs)
-    if not ok.any():
-        return SolverResult(False, None, None, 0, int(examined))
-    best = int(cnt[ok].max())
-    sel = np.flatnonzero(ok & (cnt == best))
-    heading = np.round(theta[sel] % 360.0, SOLVER_TIE_DECIMALS)
-    order = np.lexsort((offs[sel], heading, np.round(np.abs(offs[sel]), SOLVER_TIE_DECIMALS)))
-    k = sel[order[0]]
-    h = float(theta[k] % 360.0)
-    return SolverResult(True, h, float((theta[k] + offs[k]) % 360.0), best, int(examined))
+    cand = search_placements(shape, center_xy, radius, discs, dmax)
+    rth, rhit, _ = radial_sweep(shape, center_xy, radius, discs)
+    examined = len(cand.theta) + len(rth)
+    cnt = cand.hit[:, :nt].sum(axis=1)
+    ok = ~cand.hit[:, nt:].any(axis=1)
+    rcnt = rhit[:, :nt].sum(axis=1)
+    rok = ~rhit[:, nt:].any(axis=1)
+    if not ok.any() and not rok.any():
+        return SolverResult(False, None, None, 0, examined, cand.events)
+    best = int(max(cnt[ok].max(initial=-1), rcnt[rok].max(initial=-1)))
+    below = np.concatenate((cnt[ok & (cnt < best)], rcnt[rok & (rcnt < best)]))
+    runner = int(below.max()) if len(below) else None
+    run = best_run(rth, rok & (rcnt == best))
+    heading = None
+    if run is not None:
+        h = run[2]
+        chk = evaluate(shape, np.asarray(center_xy, float)[:2], radius, discs, [h], [0.0])[0]
+        if chk[:nt].sum() == best and not chk[nt:].any():
+            heading, offset = h, 0.0
+        else:
+            k = np.flatnonzero(rok & (rcnt == best))[0]
+            heading, offset = float(rth[k]), 0.0
+    if heading is None:
+        sel = np.flatnonzero(ok & (cnt == best))
+        key_h = np.round(np.degrees(cand.theta[sel]) % 360.0, SOLVER_TIE_DECIMALS)
+        key_d = np.round(np.abs(np.degrees(cand.delta[sel])), SOLVER_TIE_DECIMALS)
+        order = np.lexsort((key_h, key_d, ~cand.interior[sel]))
+        k = sel[order[0]]
+        heading, offset = float(cand.theta[k]), float(cand.delta[k])
+    phi = heading + offset
+    ith, ihit, icut = rotation_sweep(
+        shape, center_xy, radius, discs, phi, math.radians(dmax), include=[heading]
+    )
+    igood = (ihit[:, :nt].sum(axis=1) == best) & ~ihit[:, nt:].any(axis=1)
+    interval = _run_around(ith, igood, icut, heading)
+    return SolverResult(
+        True,
+        math.degrees(heading) % 360.0,
+        math.degrees(phi) % 360.0,
+        best,
+        examined,
+        cand.events,
+        interval,
+        runner,
+    )
+
+
+def _run_around(theta, good, is_cut, h: float) -> tuple[float, float] | None:
+    """The closure of the run of ``good`` samples (increasing ``theta``) containing ``h``.
+
+    A run that starts or ends inside a cell (the crossing beyond it is not good: a
+    friendly model touched there) extends to that crossing.
+    """
+    if not good.any():
+        return None
+    k = int(np.argmin(np.abs((theta - h + math.pi) % (2.0 * math.pi) - math.pi)))
+    if not good[k]:
+        return None
+    lo = hi = k
+    while lo > 0 and good[lo - 1]:
+        lo -= 1
+    while hi + 1 < len(theta) and good[hi + 1]:
+        hi += 1
+    if not is_cut[lo] and lo > 0:
+        lo -= 1
+    if not is_cut[hi] and hi + 1 < len(theta):
+        hi += 1
+    a = math.degrees(theta[lo])
+    return (a % 360.0, a % 360.0 + math.degrees(theta[hi] - theta[lo]))

@@ -114,6 +114,14 @@ class Ruleset(ABC):
     def resolve(self, scene, attack_id: str, **kwargs):
         """Resolve the attack ``attack_id`` of ``scene`` (an ``AttackResult``)."""
 
+    def survey(self, scene, **kwargs) -> dict:
+        """Survey the whole table of ``scene`` (SPEC 11.6; :func:`geom3d.survey.survey`).
+
+        Rulesets using the standard visibility core get it from
+        :class:`geom3d.rules.base.StandardRuleset`.
+        """
+        raise NotImplementedError(f"ruleset {self.name!r} does not survey tables")
+
     @abstractmethod
     def resolve_attack(self, scene, attack, specs, **kwargs):
         """Adjudicate one attack.

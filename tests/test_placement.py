@@ -114,18 +114,33 @@ def test_solve_heading_covers_the_target_and_avoids_the_friend():
     r = solve_heading(TEAR, (0.0, 0.0), 12.5, [[100.0, 0.0, 12.5]], [])
     assert r.found and r.count == 1 and r.heading_deg == 0.0 and r.contact_deg == 0.0
     # a friend beside the axis at (60, -18) is under the heading-0 template (half-width
-    # about 8.5 there): the solver turns left just enough, to the 0.01-degree grid
+    # about 8.5 there): the solver turns left, to the middle of the widest run of
+    # radial headings that cover the target and clear the friend
     friend = (60.0, -18.0)
     r = solve_heading(TEAR, (0.0, 0.0), 12.5, [[150.0, 0.0, 12.5]], [[*friend, 12.5]])
-    assert r.found and r.count == 1 and 0.0 < r.heading_deg < 10.0
+    assert r.found and r.count == 1 and 0.0 < r.heading_deg < 20.0 and r.runner_up == 0
     assert r.contact_deg == r.heading_deg  # the radial placement
 
-    def under(heading, xy):
-        tip = base_edge_point((0.0, 0.0), 12.5, heading)
+    def under(heading, xy, contact=None):
+        tip = base_edge_point((0.0, 0.0), 12.5, heading if contact is None else contact)
         return footprint_hits_disc(TEAR, tip, heading, xy, 12.5)
 
     assert under(r.heading_deg, (150.0, 0.0)) and not under(r.heading_deg, friend)
-    assert under(r.heading_deg - 0.01, friend) and under(0.0, friend)
+    assert under(0.0, friend)
+    # the reported interval: turning about the chosen contact point, the ends still
+    # cover the target and clear the friend (touching the friend counts, so the friend
+    # end is a hair inside); 0.01 degree beyond, the target is lost, the friend touched
+    # or the template cuts into the base (|heading - contact| > the largest offset)
+    lo, hi = r.heading_interval_deg
+    c = r.contact_deg
+    for h, step in ((lo, -0.01), (hi, 0.01)):
+        inside = h - step * 0.1
+        assert under(inside, (150.0, 0.0), c) and not under(inside, friend, c)
+        assert (
+            not under(h + step, (150.0, 0.0), c)
+            or under(h + step, friend, c)
+            or abs(h + step - c) > max_contact_offset_deg(TEAR)
+        )
     # friends all round the firer: no admissible placement
     ring = [[30.0 * math.cos(a), 30.0 * math.sin(a), 12.5] for a in np.radians(range(0, 360, 20))]
     r = solve_heading(TEAR, (0.0, 0.0), 12.5, [[150.0, 0.0, 12.5]], ring)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from geom3d.attacks import resolve_attack
 from geom3d.lof import line_of_fire, lof_matrix
 from geom3d.ruleset import Ruleset
+from geom3d.survey import survey
 
 __all__ = ["StandardRuleset"]
 
@@ -31,3 +32,7 @@ class StandardRuleset(Ruleset):
     def resolve(self, scene, attack_id: str, **kwargs):
         """See :func:`geom3d.attacks.resolve_attack`."""
         return resolve_attack(scene, attack_id, **kwargs)
+
+    def survey(self, scene, **kwargs) -> dict:
+        """See :func:`geom3d.survey.survey`."""
+        return survey(scene, **kwargs)

@@ -10,11 +10,12 @@ circles are centred)
 ---------------------------------------------------------------------------------------
 * Template (teardrop): the narrow end touches the firer's base at ``contact_deg``
   (default: the heading's direction), the axis points along ``heading_deg``.
-  ``heading_deg: auto`` runs the solver (:func:`geom3d.placement.solve_heading`): the most
-  models of the target unit under the template without touching a friendly model,
-  deterministic, ties to the radial placement (contact angle = heading), then to the
-  smallest heading; the choice is reported under ``solver``.
-  No heading: aimed at the main target's base centre. A template cutting into the firer's
+  ``heading_deg: auto``, or no heading (with no ``contact_deg`` or ``focus``: "as many
+  models as possible" is compulsory), runs the exact solver
+  (:func:`geom3d.placement.solve_heading`): the most models of the target unit under the
+  template without touching a friendly model, deterministic; the choice, the runner-up
+  count and the interval of optimal headings are reported under ``solver``. With only a
+  ``focus``: aimed at the main target's base centre. A template cutting into the firer's
   base is ``invalid``/``through_attacker``; an explicit ``focus`` must touch the base
   within ``PLACEMENT_TOL_MM`` (``not_touching_attacker``).
 * Blast (circle): centred on ``focus`` or on the main target's base centre.
@@ -30,11 +31,13 @@ unit under it (decision: models of other units under the template are listed in
 ``hits_total`` = their sum.
 
 Wall of Death (``snap_shot: true``): no template is placed; ``wall_of_death`` =
-``{applies, reason, hits}`` where ``applies`` holds when a model of the target unit is
-within 8" (203.2 mm, base edge to base edge in plan) of the firer (``reason:
-within_8in``) or the attack is ``charging`` (``reason: charging``); ``hits`` is ``D6``
-for the ``hellstorm`` template, else ``D3``. The attack is ``resolved`` when it applies,
-else ``failed``/``no_wall_of_death``.
+``{applies, reason, hits}``. The template's kind decides (:func:`template_kind`):
+``flame`` D3, ``hellstorm`` D6, ``blast`` never (``reason: not_a_template_weapon``,
+``hits: null``). Not with an ``ordnance`` weapon (``reason: ordnance``), nor against a
+target unit of ``flyer`` models (``reason: flyer``). Otherwise ``applies`` holds when a
+model of the target unit is within 8" (203.2 mm, base edge to base edge in plan) of the
+firer (``reason: within_8in``) or the attack is ``charging`` (``reason: charging``).
+The attack is ``resolved`` when it applies, else ``failed``/``no_wall_of_death``.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ __all__ = [
     "Wh40k7eRuleset",
     "resolve",
     "target_set",
+    "template_kind",
     "wall_of_death",
 ]
 
@@ -79,11 +83,33 @@ def target_set(scene, attack, main_target: str | None) -> list[str]:
     return [t.id for t in ts if t.side not in (firer.side, "neutral")]
 
 
+def template_kind(attack) -> str:
+    """``flame``, ``hellstorm`` or ``blast``: the template spec's ``kind``, else by shape
+    (a teardrop is a flame template, a circle a blast)."""
+    kind = attack.template.get("kind")
+    if kind is not None:
+        return kind
+    return "blast" if attack.template.get("shape") == "circle" else "flame"
+
+
+def _flyer(scene, tid: str) -> bool:
+    return bool(getattr(scene.scenario.trooper(tid), "flyer", False))
+
+
 def wall_of_death(scene, attack) -> dict:
-    """The Wall of Death block for a snap shot."""
+    """The Wall of Death block for a snap shot (see the module docstring)."""
     firer = scene.trooper(attack.attacker)
+    kind = template_kind(attack)
+    hits = {"flame": "D3", "hellstorm": "D6"}.get(kind)
+    targets = target_set(scene, attack, attack.main_target)
+    if kind == "blast":
+        return {"applies": False, "reason": "not_a_template_weapon", "hits": None}
+    if attack.ordnance:
+        return {"applies": False, "reason": "ordnance", "hits": hits}
+    if targets and all(_flyer(scene, t) for t in targets):
+        return {"applies": False, "reason": "flyer", "hits": hits}
     within = False
-    for tid in target_set(scene, attack, attack.main_target):
+    for tid in targets:
         t = scene.troopers[tid]
         gap = math.hypot(t.position[0] - firer.position[0], t.position[1] - firer.position[1])
         if gap - t.radius - firer.radius <= WALL_OF_DEATH_RANGE_MM + CONTACT_EPS_MM:
@@ -95,11 +121,7 @@ def wall_of_death(scene, attack) -> dict:
         reason = "charging"
     else:
         reason = None
-    return {
-        "applies": reason is not None,
-        "reason": reason,
-        "hits": "D6" if attack.template_name == "hellstorm" else "D3",
-    }
+    return {"applies": reason is not None, "reason": reason, "hits": hits}
 
 
 def _discs(scene, ids) -> np.ndarray:
@@ -108,6 +130,26 @@ def _discs(scene, ids) -> np.ndarray:
          for i in ids],
         dtype=np.float64,
     ).reshape(-1, 3)  # fmt: skip
+
+
+def _solver_entry(index: int, sol) -> dict:
+    """The ``solver`` section entry of one placement (degrees rounded to 1e-3)."""
+
+    def r3(v):
+        return None if v is None else round(v, 3)
+
+    iv = sol.heading_interval_deg
+    return {
+        "placement": index,
+        "found": sol.found,
+        "heading_deg": r3(sol.heading_deg),
+        "contact_deg": r3(sol.contact_deg),
+        "count": sol.count,
+        "runner_up": sol.runner_up,
+        "heading_interval_deg": None if iv is None else [r3(iv[0]), r3(iv[1])],
+        "events": sol.events,
+        "examined": sol.examined,
+    }
 
 
 def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_log):
@@ -130,7 +172,7 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
     else:
         heading = spec.heading_deg
         contact = spec.contact_deg
-        if heading == "auto":
+        if heading == "auto" or (heading is None and contact is None and spec.focus is None):
             sol = solve_heading(
                 shape,
                 firer.position[:2],
@@ -138,16 +180,7 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
                 _discs(scene, targets),
                 _discs(scene, friends),
             )
-            solver_log.append(
-                {
-                    "placement": spec.index,
-                    "found": sol.found,
-                    "heading_deg": None if sol.heading_deg is None else round(sol.heading_deg, 3),
-                    "contact_deg": None if sol.contact_deg is None else round(sol.contact_deg, 3),
-                    "count": sol.count,
-                    "examined": sol.examined,
-                }
-            )
+            solver_log.append(_solver_entry(spec.index, sol))
             if not sol.found:
                 return invalid_placement(spec, "no_valid_placement", pitch_deg=0.0)
             heading, contact = sol.heading_deg, sol.contact_deg

@@ -29,6 +29,7 @@ from ._hull import DiscHull
 
 __all__ = [
     "SHAPE_KINDS",
+    "TEMPLATE_KINDS",
     "CircleShape",
     "TeardropShape",
     "TemplateShape",
@@ -40,6 +41,10 @@ __all__ = [
 
 #: Shape names accepted by :func:`shape_from_spec`.
 SHAPE_KINDS: tuple[str, ...] = ("circle", "teardrop")
+
+#: Optional ``kind`` of a template spec (40k: decides Wall of Death, SPEC 11.5); it does
+#: not change the shape.
+TEMPLATE_KINDS: tuple[str, ...] = ("flame", "hellstorm", "blast")
 
 
 @dataclass(frozen=True)
@@ -257,8 +262,10 @@ def shape_from_spec(spec: Mapping, *, scale: float = 1.0) -> TemplateShape:
     spec : mapping
         ``{shape: circle, diameter: D}`` or
         ``{shape: teardrop, length: L, width: W, narrow_width: w0}`` (``narrow_width``
-        optional, default 0, ``0 <= w0 <= W <= L``). Every value is a length. There is no
-        ``height`` key (SPEC 2.2: the height is the radius, or half the width).
+        optional, default 0, ``0 <= w0 <= W <= L``), each optionally with
+        ``kind: flame | hellstorm | blast`` (not a length; checked, not part of the shape).
+        Every other value is a length. There is no ``height`` key (SPEC 2.2: the
+        height is the radius, or half the width).
     scale : float
         Millimetres per unit of the spec's lengths (the scenario's unit factor); the
         limits below apply after scaling.
@@ -293,6 +300,13 @@ def shape_from_spec(spec: Mapping, *, scale: float = 1.0) -> TemplateShape:
     for key in spec:
         if key == "height":
             raise TemplateSpecError(_NO_HEIGHT, "height")
+        if key == "kind":
+            if spec[key] not in TEMPLATE_KINDS:
+                raise TemplateSpecError(
+                    f"unknown template kind {spec[key]!r} (known: {', '.join(TEMPLATE_KINDS)})",
+                    "kind",
+                )
+            continue
         if key != "shape" and key not in allowed:
             raise TemplateSpecError(
                 f"unknown key {key!r} for a {kind} template (allowed: {', '.join(allowed)})",

@@ -138,6 +138,7 @@ def test_contact_angle_limit(contact, outcome):
 
 
 def test_heading_defaults_to_the_main_target_and_auto_does_too():
+    # auto: the radial placements touching t form one run symmetric about 45 degrees
     troopers = [trooper("a", [100, 100]), trooper("t", [200, 200], side="red")]
     for heading in (None, "auto"):
         kw = {} if heading is None else {"heading_deg": heading}
@@ -156,11 +157,26 @@ def test_heading_defaults_to_the_main_target_and_auto_does_too():
 
 
 def test_pitched_direct_teardrop():
+    # small_teardrop, height 19.05. Pitched up 10 deg from the edge of a (r 12.5, centre
+    # x 100) the narrow end leans back by 19.05 sin 10 = 3.3080 mm: the template slides out
+    # along the contact direction until it only touches, focus x = 112.5 + 3.3080.
     troopers = [trooper("a", [100, 100]), trooper("t", [200, 100], side="red")]
     up = scene_with(troopers, [attack("x", "a", "small_teardrop", heading_deg=0, pitch_deg=10)])
-    assert up.resolve_attack("x").reason == "through_attacker"  # the focus leans into a
+    r = up.resolve_attack("x")
+    assert (r.outcome, r.affected) == ("resolved", ["t"])
+    shift = 19.05 * math.sin(math.radians(10.0))
+    assert r.placements[0].focus == pytest.approx((112.5 + shift, 100.0, 0.0), abs=1e-5)
+    assert dict(r.excluded)["a"] == "attacker"  # it touches its attacker, as it must
+    # a placement that cuts into the base in plan stays invalid, pitched or not
+    bad = scene_with(
+        troopers,
+        [attack("x", "a", "small_teardrop", heading_deg=0, contact_deg=100, pitch_deg=10)],
+    )
+    assert bad.resolve_attack("x").reason == "through_attacker"
+    # pitched down the volume leans away: the narrow end stays on the base edge
     down = scene_with(troopers, [attack("x", "a", "small_teardrop", heading_deg=0, pitch_deg=-5)])
-    assert down.resolve_attack("x").outcome == "resolved"
+    rd = down.resolve_attack("x")
+    assert rd.outcome == "resolved" and rd.placements[0].focus == pytest.approx((112.5, 100, 0))
 
 
 def test_explicit_focus_touching_the_attacker():
@@ -247,7 +263,7 @@ def test_allied_and_neutral_cancel_unless_harmless():
         trooper("a", [100, 100]),
         trooper("t", [200, 100], side="red"),
         trooper("pal", [180, 110], side="blue"),
-        trooper("civ", [100, 200], side="neutral"),
+        trooper("civ", [115, 200], side="neutral"),  # beside a's line of fire to t2
         trooper("t2", [100, 280], side="red"),
     ]
     s = scene_with(

@@ -141,24 +141,41 @@ def test_auto_heading_finds_the_line():
     r2 = s.resolve_attack("f")
     assert r1.hits == [5] and r1.to_dict() == r2.to_dict()  # deterministic
     h = r1.placements[0].heading_deg
-    # the flame is wide: every heading from about 17.5 to 42.5 degrees covers all five;
-    # ties go to the radial placement with the smallest heading, the start of that range
+    # the flame is wide: a range of radial headings about 30 covers all five, symmetric
+    # about the line; ties go to the radial placement in the middle of that range
     assert r1.placements[0].contact_deg == h
-    assert 15.0 < h < 30.0
+    assert h == pytest.approx(30.0, abs=1e-6)
     assert r1.affected == [f"m{k}" for k in range(5)]
+    sol = r1.solver[0]
+    assert sol["count"] == 5 and sol["runner_up"] == 4
+    lo, hi = sol["heading_interval_deg"]  # turning about the chosen contact point
 
-    def covered(heading):
+    def covered(heading, contact):
         foc = (
-            100 + 16 * math.cos(math.radians(heading)),
-            100 + 16 * math.sin(math.radians(heading)),
+            100 + 16 * math.cos(math.radians(contact)),
+            100 + 16 * math.sin(math.radians(contact)),
         )
         return sum(
             footprint_hits_disc(FLAME, foc, heading, s.troopers[f"m{k}"].position[:2], 12.5)
             for k in range(5)
         )
 
-    assert covered(h) == 5
-    assert covered(h - 0.01) < 5  # one fine step less loses a model
+    assert covered(lo + 0.001, 30.0) == 5 and covered(hi - 0.001, 30.0) == 5
+    assert covered(lo - 0.01, 30.0) < 5 and covered(hi + 0.01, 30.0) < 5
+
+
+def test_flame_without_heading_uses_the_solver():
+    # "as many models as possible" is compulsory: no heading_deg -> the solver. Aiming at
+    # the main target m (due east) would cover 1; the three in a line due north are all
+    # under the template at heading 90 (runner-up: 2 of them).
+    models = [firer(), model("m", (250, 100))]
+    models += [model(f"n{k}", (100, 100 + d)) for k, d in enumerate((60, 100, 140))]
+    s = scene40k(
+        models, [{"id": "f", "attacker": "firer", "template": "flame", "main_target": "m"}]
+    )
+    r = s.resolve_attack("f")
+    assert r.hits == [3] and r.affected == ["n0", "n1", "n2"]
+    assert r.solver[0]["count"] == 3 and r.solver[0]["runner_up"] == 2
 
 
 def test_no_valid_placement():
@@ -246,3 +263,45 @@ def test_wall_of_death_8_inches_edge_to_edge(gap, applies):
           "snap_shot": True}],
     )  # fmt: skip
     assert s.resolve_attack("w").wall_of_death["applies"] is applies
+
+
+def _wod(template, *, models=None, **kw):
+    models = models or [firer(), model("m", (250, 100))]
+    atk = {"id": "w", "attacker": "firer", "template": template, "target_unit": "cultists",
+           "snap_shot": True, **kw}  # fmt: skip
+    return scene40k(models, [atk]).resolve_attack("w")
+
+
+def test_wall_of_death_by_template_kind():
+    # the model is 250 - 100 - 16 - 12.5 = 121.5 mm (< 8") from the firer
+    hell = {"shape": "teardrop", "length": 254, "width": 101.6, "kind": "hellstorm"}
+    assert _wod(hell).wall_of_death == {"applies": True, "reason": "within_8in", "hits": "D6"}
+    # the same shape without a kind is a flame template: D3 (no longer keyed on the name)
+    plain = {"shape": "teardrop", "length": 254, "width": 101.6}
+    assert _wod(plain).wall_of_death["hits"] == "D3"
+    # blasts never: Wall of Death is for template weapons
+    r = _wod("blast")
+    assert (r.outcome, r.reason) == ("failed", "no_wall_of_death")
+    assert r.wall_of_death == {"applies": False, "reason": "not_a_template_weapon", "hits": None}
+    circle = {"shape": "circle", "diameter": 76.2, "kind": "blast"}
+    assert _wod(circle).wall_of_death["applies"] is False
+
+
+def test_wall_of_death_not_against_flyers_nor_with_ordnance():
+    flyer = {**model("m", (250, 100)), "flyer": True}
+    r = _wod("flame", models=[firer(), flyer])
+    assert r.wall_of_death == {"applies": False, "reason": "flyer", "hits": "D3"}
+    # one non-flyer in the target unit makes it a legal target again
+    r = _wod("flame", models=[firer(), flyer, model("g", (260, 140))])
+    assert r.wall_of_death["applies"] is True
+    r = _wod("flame", ordnance=True)
+    assert r.wall_of_death == {"applies": False, "reason": "ordnance", "hits": "D3"}
+
+
+def test_template_kind_is_checked():
+    from geom3d.errors import ScenarioError
+
+    bad = {"shape": "teardrop", "length": 254, "width": 101.6, "kind": "lava"}
+    with pytest.raises(ScenarioError, match="unknown template kind") as ei:
+        _wod(bad)
+    assert ei.value.path == "attacks[0].template.kind"

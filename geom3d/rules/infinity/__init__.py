@@ -55,20 +55,27 @@ Thin occluders narrower than the 1 mm sample spacing can be missed (as for LoF).
 Rules applied per placement (outcome precedence: invalid, then failed, then cancelled)
 --------------------------------------------------------------------------------------
 * direct teardrop: narrow end on the attacker's base edge at ``contact_deg`` (default:
-  the heading's direction), axis along ``heading_deg`` (``auto``/absent: towards the main
-  target's base centre), placement plane at the attacker's base underside. Passing
-  through the attacker's silhouette is ``invalid``/``through_attacker``; an explicit
+  the heading's direction), axis along ``heading_deg`` (absent: towards the main target's
+  base centre; ``auto``: the exact search of :mod:`geom3d.rules.infinity.auto`),
+  placement plane at the attacker's base underside. Passing through the attacker's
+  silhouette is ``invalid``/``through_attacker`` (a template pitched up is first slid
+  out until it only touches, :func:`geom3d.placement.clear_of_silhouette`); an explicit
   ``focus`` must touch the attacker's silhouette within ``PLACEMENT_TOL_MM``
   (``not_touching_attacker``). Direct circular: centred on the attacker's base centre.
 * impact: circular template centred on the underside of the main target's base (or on
-  ``focus``); ``failed``/``no_lof`` when the attacker has no LoF to the main target and
-  the weapon is not speculative.
+  ``focus``).
+* valid main target (direct and impact, :mod:`~geom3d.rules.infinity.validity`):
+  ``failed``/``engaged`` when the attacker is engaged and the main target is not one it
+  is engaged with; ``failed``/``no_lof`` when the attacker has no LoF to the main target
+  (arc included; speculative impact templates excepted).
 * deployable: placed at ``focus`` (``[x, y]`` drops onto the surface).
 * main target not in the area of effect (including Total Cover from the Blast Focus: the
   rule text says the area of effect "may be determined by the presence of scenery") ->
   ``failed``/``main_target_outside``. Note: the rule text's Fusilier example calls this
   attack "cancelled"; the SPEC's contract (followed here) calls it ``failed`` and keeps
-  ``cancelled`` for allied/neutral troopers in the area.
+  ``cancelled`` for allied/neutral troopers in the area. In ARO (``aro: true``) an active
+  trooper (a ``route``, or listed in ``active``) in the area counts as a main target for
+  this check (Update 1.3), and only the first placement (or ``aro_burst``) is made.
 * close combat: when any trooper of an engaged group (a connected component of
   ``engaged_with``) is in the area, every trooper of the group is (witness kind
   ``engaged``). Decision: "touching" in the SPEC is read as "in the area of effect"
@@ -90,8 +97,9 @@ Rules applied per placement (outcome precedence: invalid, then failed, then canc
 Per affected trooper: ``role`` (``main`` for the main target of a resolved placement that
 affects it), ``dodge`` (``PH``; ``PH-3`` when it has no LoF to the attacker, by
 ``scene.line_of_fire(trooper, attacker)``, or the weapon is deployable),
-``face_to_face`` (impact only), ``critical_applies`` (main target only),
-``partial_cover_bonus`` (always false).
+``face_to_face`` (impact templates, enemies only: the only roll to hit),
+``critical_applies`` (the main target of an impact template only: direct templates and
+deployables make no attack roll), ``partial_cover_bonus`` (always false).
 """
 
 from __future__ import annotations

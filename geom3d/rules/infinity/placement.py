@@ -10,6 +10,7 @@ from __future__ import annotations
 from geom3d.blastfocus import t3 as _t3
 from geom3d.outcomes import PlacementSpec, invalid_placement
 from geom3d.placement import (
+    clear_of_silhouette,
     default_heading,
     direct_teardrop_volume,
     passes_through,
@@ -62,6 +63,8 @@ def place(scene, attack, shape, attacker, spec: PlacementSpec):
             vol = direct_teardrop_volume(
                 shape, attacker.position, attacker.radius, heading, contact, pitch
             )
+            if pitch != 0.0 and passes_through(vol, attacker.cylinder):
+                vol = clear_of_silhouette(vol, attacker, contact) or vol
         if passes_through(vol, attacker.cylinder):
             return invalid_placement(spec, "through_attacker", vol, heading, contact)
         return vol, heading, contact

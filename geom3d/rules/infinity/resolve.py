@@ -10,8 +10,10 @@ from geom3d.outcomes import PlacementResult, PlacementSpec, combine
 from geom3d.templates import shape_from_spec
 
 from .area import area_status
+from .auto import choose_auto
 from .groups import engaged_groups
 from .placement import place
+from .validity import target_problem
 
 __all__ = ["resolve"]
 
@@ -49,13 +51,11 @@ def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, 
         excluded=excluded,
         witnesses=witnesses,
     )
-    if attack.mode == "impact" and main is not None and not attack.speculative:
-        if main not in lof_cache:
-            lof_cache[main] = scene.line_of_fire(attacker.id, main).lof
-        if not lof_cache[main]:
-            res.outcome, res.reason = "failed", "no_lof"
-            return res
-    if main is not None and not mtia:
+    problem = target_problem(scene, attack, attacker, main, lof_cache)
+    if problem is not None:
+        res.outcome, res.reason = "failed", problem
+        return res
+    if main is not None and not mtia and not _aro_main_in_area(scene, attack, in_area):
         res.outcome, res.reason = "failed", "main_target_outside"
         return res
     friendly = [
@@ -68,6 +68,11 @@ def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, 
         return res
     res.affected = list(in_area)
     return res
+
+
+def _aro_main_in_area(scene, attack, in_area: list[str]) -> bool:
+    """In ARO an active trooper in the area counts as a main target (Update 1.3)."""
+    return bool(attack.aro) and any(scene.scenario.is_active(t) for t in in_area)
 
 
 def _dodge(scene, attack, tid: str, attacker_id: str, cache: dict) -> str:
@@ -100,11 +105,13 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
     shape = shape_from_spec(attack.template)
     attacker = scene.trooper(attack.attacker)
     groups = engaged_groups(scene)
-    lof_cache: dict[str, bool] = {}
-    placements = [
-        _resolve_placement(scene, attack, shape, attacker, s, groups, lof_cache, stats)
-        for s in specs
-    ]
+    lof_cache: dict = {}
+
+    def judge(spec):
+        return _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats)
+
+    specs, log = choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache)
+    placements = [judge(s) for s in specs]
     mains = {p.main_target for p in placements if p.outcome == "resolved" and p.main_target}
     dodge_cache: dict[str, bool] = {}
     troopers = {}
@@ -121,8 +128,18 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
             troopers[tid] = {
                 "role": "main" if is_main else "secondary",
                 "dodge": _dodge(scene, attack, tid, attacker.id, dodge_cache),
-                "face_to_face": attack.mode == "impact",
-                "critical_applies": is_main,
+                # a roll exists only for impact templates: against the main target (its
+                # critical), opposed face to face by each affected enemy; an ally under a
+                # harmless template rolls nothing
+                "face_to_face": attack.mode == "impact" and _is_enemy(scene, attacker, tid),
+                "critical_applies": attack.mode == "impact" and is_main,
                 "partial_cover_bonus": False,
             }
+    if log:
+        return combine(scene, attack, placements, troopers, solver=log, fields=("solver",))
     return combine(scene, attack, placements, troopers)
+
+
+def _is_enemy(scene, attacker, tid: str) -> bool:
+    side = scene.troopers[tid].side
+    return side != attacker.side and side != "neutral"

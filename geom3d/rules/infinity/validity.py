@@ -1,0 +1,29 @@
+"""Is a main target a valid target of the attack? (SPEC 11.4; rule text 000: the main
+target "must be able [to be] designated as a valid target for the BS Attack").
+"""
+
+from __future__ import annotations
+
+__all__ = ["target_problem"]
+
+
+def target_problem(scene, attack, attacker, main: str | None, lof_cache: dict) -> str | None:
+    """Why ``main`` is not a valid main target of the attack (SPEC 11.4), or None.
+
+    ``engaged``: the attacker is engaged and ``main`` is not one it is engaged with;
+    ``no_lof``: a direct or (non-speculative) impact template whose attacker has no Line
+    of Fire to ``main`` (arc included; ``engaged`` when the Line of Fire engine says so).
+    Deployables and attacks without a main target: None.
+    """
+    if main is None or attack.mode == "deployable":
+        return None
+    if attacker.engaged_with and main not in attacker.engaged_with:
+        return "engaged"
+    if attack.mode == "impact" and attack.speculative:
+        return None
+    if main not in lof_cache:
+        lof_cache[main] = scene.line_of_fire(attacker.id, main)
+    lof = lof_cache[main]
+    if lof.lof:
+        return None
+    return "engaged" if lof.reason == "engaged" else "no_lof"
