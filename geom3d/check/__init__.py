@@ -10,29 +10,46 @@ Modules, in the order a run goes through them:
 - :mod:`.expectations`: the per-field comparisons of an ``expect`` block;
 - :mod:`.record`: one scenario -> its report record (status pass | fail | error | skip),
   and :class:`BatchResult`;
-- :mod:`.executors`: in-process, a process pool, or a Dask cluster (:func:`run_batch`);
-- :mod:`.reports`: the ``--json`` document, JUnit XML and the terminal summary;
-- :mod:`.command`: the ``geom3d check`` command (:func:`run_check_cli`).
+- :mod:`.executors`: in-process, a process pool (:mod:`.pool`: time limits, dead
+  workers) or a Dask cluster (:mod:`.cluster`) (:func:`run_batch`);
+- :mod:`.reports`: the ``--json`` document, JUnit XML, GitHub annotations and the
+  terminal summary;
+- :mod:`.command`: the ``geom3d check`` command (:func:`add_arguments`,
+  :func:`run_check_cli`).
+
+The names below are imported on first use, so that the command line can build its
+parser (:func:`add_arguments`) without loading the engine.
 """
 
 from __future__ import annotations
 
-from .command import run_check_cli
-from .discover import ScenarioFile, expand_paths
-from .executors import run_batch
-from .record import BatchResult, check_scenario, exit_code
-from .reports import REPORT_FORMAT, json_report, junit_report, summary_text
+import importlib
 
-__all__ = [
-    "REPORT_FORMAT",
-    "BatchResult",
-    "ScenarioFile",
-    "check_scenario",
-    "exit_code",
-    "expand_paths",
-    "json_report",
-    "junit_report",
-    "run_batch",
-    "run_check_cli",
-    "summary_text",
-]
+_EXPORTS = {
+    "REPORT_FORMAT": "reports",
+    "BatchResult": "record",
+    "ScenarioFile": "discover",
+    "add_arguments": "command",
+    "check_scenario": "record",
+    "exit_code": "record",
+    "expand_paths": "discover",
+    "json_report": "reports",
+    "junit_report": "reports",
+    "run_batch": "executors",
+    "run_check_cli": "command",
+    "summary_text": "reports",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from geom3d.errors import UsageError
+from geom3d.output import safe_text
 
 __all__ = ["SCENARIO_SUFFIXES", "ScenarioFile", "expand_paths"]
 
@@ -38,13 +40,23 @@ def _display(p: str) -> str:
     return Path(os.path.normpath(p)).as_posix()
 
 
+def _is_regular(p: Path) -> bool:
+    """A regular file (after following links): never a FIFO, device, socket or folder,
+    which could block the batch or be read without end."""
+    try:
+        return stat.S_ISREG(os.stat(p).st_mode)
+    except (OSError, ValueError):  # dangling link, link loop, unreadable, NUL in the name
+        return False
+
+
 def _folder_files(folder: Path) -> list[Path]:
     out = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in files:
             if not name.startswith(".") and name.lower().endswith(SCENARIO_SUFFIXES):
-                out.append(Path(root) / name)
+                if _is_regular(Path(root) / name):  # a FIFO named x.yaml is skipped
+                    out.append(Path(root) / name)
     return out
 
 
@@ -57,6 +69,8 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
         Files (taken whatever their extension), folders (searched recursively for
         ``*.yaml``, ``*.yml``, ``*.json``; hidden files and folders skipped) and globs
         (``*``, ``?``, ``[...]``; ``**`` recurses; a folder a glob matches is searched).
+        Only regular files are taken: FIFOs, devices and sockets found in folders or by
+        globs are skipped (they could hang the batch), and naming one is a usage error.
     exclude : iterable of str
         Files never to take (the report files being written).
 
@@ -68,8 +82,8 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
     Raises
     ------
     UsageError
-        A PATH that does not exist, a glob that matches nothing, a folder with no
-        scenario files.
+        A PATH that does not exist, a named file that is not a regular file, a glob that
+        matches nothing, a folder with no scenario files.
     """
     skip = {os.path.realpath(e) for e in exclude}
     found: dict[str, str] = {}
@@ -85,17 +99,22 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
     for arg in paths:
         if not arg:
             raise UsageError("PATH: empty path")
+        shown = safe_text(arg)
+        if "\x00" in arg:
+            raise UsageError(f"{shown}: no such file or folder")
         p = Path(arg)
         if p.is_dir():
             files = _folder_files(p)
             if not files:
                 raise UsageError(
-                    f"{arg}: no scenario files ({', '.join('*' + s for s in SCENARIO_SUFFIXES)}) "
+                    f"{shown}: no scenario files ({', '.join('*' + s for s in SCENARIO_SUFFIXES)}) "
                     "in this folder"
                 )
             for f in files:
                 take(f)
         elif p.exists():
+            if not _is_regular(p):
+                raise UsageError(f"{shown}: not a regular file (a FIFO, device or socket)")
             take(p)
         elif _GLOB_CHARS & set(arg):
             n = 0
@@ -105,13 +124,13 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
                     for f in _folder_files(mp):
                         take(f)
                         n += 1
-                elif mp.is_file():
+                elif _is_regular(mp):
                     take(mp)
                     n += 1
             if n == 0:
-                raise UsageError(f"{arg}: the pattern matches no scenario files")
+                raise UsageError(f"{shown}: the pattern matches no scenario files")
         else:
-            raise UsageError(f"{arg}: no such file or folder")
+            raise UsageError(f"{shown}: no such file or folder")
     files = [ScenarioFile(disp, real) for real, disp in found.items()]
     if not files:
         raise UsageError("no scenario files to check")

@@ -1,162 +1,167 @@
 """Where the checks run: in-process, a local process pool, or a Dask cluster.
 
-``workers=1`` runs in-process; ``workers=N`` (default ``os.cpu_count()``, never more than
-there are scenarios) uses a process pool (``forkserver`` where available, else ``spawn``:
-safe with Embree's threads); ``scheduler="tcp://HOST:PORT"`` runs on an existing Dask
-cluster (scenario and mesh files must be readable at the same absolute paths on the
-workers). Worker processes are long-lived, so the per-process caches of parsed meshes (by
-content hash) and of merged scenery + BVH (by content digest) make a table shared by many
+- ``workers=1``: in this process, one scenario after the other.
+- ``workers=N`` (N >= 2): a pool of N worker processes (:mod:`.pool`): a scenario past the
+  time limit is stopped by killing its worker, a dead worker costs only the scenario it
+  held, an interrupted batch leaves no process behind.
+- ``workers=None`` (the default): starts in this process and grows into a pool of one
+  process per CPU only when the batch turns out to be long: after
+  :data:`AUTO_INPROCESS_S` seconds in-process, if the scenarios left are estimated to
+  take more than :data:`AUTO_POOL_PAYS_S` seconds (worker start-up costs about a second
+  each and every worker builds its own scenery caches, so a pool only pays for long
+  batches).
+- ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`.cluster`).
+
+Time limit (``timeout``, seconds per scenario, None for none): in a pool, a hard limit
+(the worker is killed); the clock starts when the scenario is handed to a worker, so a
+fresh worker's start-up (a second or two) counts against its first scenario.
+In-process (``workers=1``, and the first scenarios of the default mode), a SIGALRM
+timer interrupts the scenario: this stops Python code and blocking system calls (a FIFO,
+a slow disk), but one long call into native code (a ray cast) runs to its end first, and
+it is only available in the main thread of the process (elsewhere no limit applies
+in-process). Use ``--workers 2`` or more when a hard limit matters.
+
+Worker processes are long-lived, so the per-process caches of parsed meshes (by content
+hash) and of merged scenery + BVH (by content digest) make a table shared by many
 scenarios load once per worker; each record's ``timing.cache_hit`` and
-``timing.meshes_parsed`` show it. Within a process, scenarios are evaluated one at a time
-(Dask workers are best run with one thread and several processes). Records always come back
-in the order of the files, whatever the scheduling.
+``timing.meshes_parsed`` show it. Records always come back in the order of the files,
+whatever the scheduling, so the reports do not depend on it.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 
 from geom3d.errors import UsageError
 
+from .cluster import check_address, run_dask
 from .discover import ScenarioFile
-from .record import BatchResult, check_scenario, error_record
+from .pool import Terminated, run_pool, timeout_message
+from .record import BatchResult, apply_strict, check_scenario, error_record
 
-__all__ = ["OnResult", "check_address", "run_batch"]
+__all__ = [
+    "AUTO_INPROCESS_S",
+    "AUTO_POOL_PAYS_S",
+    "BatchInterrupted",
+    "OnResult",
+    "Terminated",
+    "check_address",
+    "run_batch",
+]
 
 #: ``on_result(index, record)``: called as each scenario finishes (completion order).
 OnResult = Callable[[int, dict], None]
 
-#: Imported once in the fork server instead of once per worker.
-_PRELOAD = (
-    "geom3d.check",
-    "geom3d.mesh",
-    "trimesh",
-    "scipy.sparse.csgraph",
-)
-
-_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
-#: How long ``--scheduler`` waits for the scheduler to answer.
-_CONNECT_TIMEOUT = "15s"
+#: Default mode: seconds spent in-process before a pool is considered.
+AUTO_INPROCESS_S = 3.0
+#: Default mode: a pool is started only when the scenarios left are estimated to take
+#: longer than this in-process (s).
+AUTO_POOL_PAYS_S = 4.0
 
 
-def _check_task(path: str, display: str) -> dict:
-    """Module-level task for process pools and Dask (picklable by reference)."""
-    return check_scenario(path, display)
+class BatchInterrupted(KeyboardInterrupt):
+    """The batch was interrupted (SIGINT, or SIGTERM under ``geom3d check``).
+
+    Attributes
+    ----------
+    result : BatchResult
+        Every finished record; the unfinished ones are ``error`` records saying so.
+    signal_name : str
+        ``SIGINT`` or ``SIGTERM``.
+    """
+
+    def __init__(self, result: BatchResult, signal_name: str):
+        super().__init__(signal_name)
+        self.result = result
+        self.signal_name = signal_name
 
 
-def _mp_context():
-    import multiprocessing as mp
-
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(list(_PRELOAD))
-        return ctx
-    return mp.get_context("spawn")
+class _ScenarioTimeout(BaseException):
+    """Raised by the in-process SIGALRM timer (a BaseException: nothing catches it on the
+    way up but :func:`_check_in_process`)."""
 
 
-def _init_worker(environ: dict, cwd: str) -> None:
-    # forkserver children inherit the server's environment, which may be older than ours
-    for k in list(os.environ):
-        if k not in environ:
-            del os.environ[k]
-    os.environ.update(environ)
+class _Alarm:
+    """The SIGALRM handler: notes that it fired, then raises :class:`_ScenarioTimeout`.
+
+    Raised inside a numba or C call, the exception may come back wrapped (a SystemError
+    the scenario reports as an internal error): the note says what really happened.
+    """
+
+    def __init__(self):
+        self.fired = False
+
+    def __call__(self, signum, frame):
+        self.fired = True
+        raise _ScenarioTimeout
+
+
+def _can_alarm() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _check_in_process(f: ScenarioFile, timeout: float | None) -> dict:
+    if timeout is None or not _can_alarm():
+        return check_scenario(f.path, f.display)
+    alarm = _Alarm()
+    old = signal.signal(signal.SIGALRM, alarm)
     try:
-        os.chdir(cwd)
-    except OSError:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            rec = check_scenario(f.path, f.display)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _ScenarioTimeout:
         pass
-
-
-def _run_local(files: Sequence[ScenarioFile], on_result: OnResult) -> list[dict]:
-    out = []
-    for i, f in enumerate(files):
-        rec = check_scenario(f.path, f.display)
-        out.append(rec)
-        on_result(i, rec)
-    return out
-
-
-def _run_pool(files: Sequence[ScenarioFile], workers: int, on_result: OnResult) -> list[dict]:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    records: list[dict | None] = [None] * len(files)
-    ex = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=_mp_context(),
-        initializer=_init_worker,
-        initargs=(dict(os.environ), os.getcwd()),
-    )
-    try:
-        futs = {ex.submit(_check_task, f.path, f.display): i for i, f in enumerate(files)}
-        for fut in as_completed(futs):
-            i = futs[fut]
-            try:
-                rec = fut.result()
-            except Exception as exc:  # a worker died (BrokenProcessPool) or could not start
-                rec = error_record(files[i].display, f"worker failed: {type(exc).__name__}: {exc}")
-            records[i] = rec
-            on_result(i, rec)
-    except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    ex.shutdown(wait=True)
-    return records  # type: ignore[return-value]
-
-
-def check_address(address: str) -> None:
-    """Raise :class:`UsageError` unless ``address`` looks like a Dask scheduler address."""
-    bad = UsageError(f"--scheduler: bad address {address!r} (expected tcp://HOST:PORT)")
-    scheme, sep, rest = address.partition("://")
-    if not sep:
-        scheme, rest = "tcp", address
-    if scheme not in _SCHEMES or not rest or any(c.isspace() for c in address):
-        raise bad
-    if scheme in ("tcp", "tls", "ws", "wss"):
-        host, colon, port = rest.rpartition(":")
-        if not colon or not host or host in ("[", "[]"):
-            raise bad
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            raise bad
-
-
-def _run_dask(
-    files: Sequence[ScenarioFile], address: str, on_result: OnResult
-) -> tuple[list[dict], int]:
-    check_address(address)
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise UsageError(
-            "--scheduler needs Dask: install geom3d[dask] (pip install 'geom3d[dask]')"
-        ) from None
-    try:
-        client = Client(address, timeout=_CONNECT_TIMEOUT, set_as_default=False)
-    except Exception as exc:
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"--scheduler: cannot connect to {address}: {detail}") from None
-    records: list[dict | None] = [None] * len(files)
-    try:
-        n_workers = len(client.scheduler_info().get("workers", {}))
-        futs = client.map(
-            _check_task,
-            [f.path for f in files],
-            [f.display for f in files],
-            pure=False,
-        )
-        index = {f.key: i for i, f in enumerate(futs)}
-        for fut in as_completed(futs, loop=client.loop):
-            i = index[fut.key]
-            try:
-                rec = fut.result()
-            except Exception as exc:  # KilledWorker, import errors on the worker, ...
-                rec = error_record(files[i].display, f"worker failed: {type(exc).__name__}: {exc}")
-            fut.release()
-            records[i] = rec
-            on_result(i, rec)
     finally:
-        client.close()
-    return records, n_workers  # type: ignore[return-value]
+        signal.signal(signal.SIGALRM, old)
+    if alarm.fired:
+        return error_record(f.display, timeout_message(timeout))
+    return rec
+
+
+class _Run:
+    """The records of one batch as they come in (in file order, None until finished)."""
+
+    def __init__(self, files: Sequence[ScenarioFile], on_result: OnResult, strict: bool):
+        self.files = files
+        self.records: list[dict | None] = [None] * len(files)
+        self.on_result = on_result
+        self.strict = strict
+
+    def finish(self, index: int, rec: dict) -> None:
+        if self.strict:
+            rec = apply_strict(rec)
+        self.records[index] = rec
+        self.on_result(index, rec)
+
+    def local(self, indices: Sequence[int], timeout: float | None) -> None:
+        for i in indices:
+            self.finish(i, _check_in_process(self.files[i], timeout))
+
+    def auto(self, timeout: float | None, cpus: int) -> int:
+        """The default mode; returns the most processes used (0: in-process only)."""
+        n = len(self.files)
+        t0 = time.monotonic()
+        for i in range(n):
+            self.finish(i, _check_in_process(self.files[i], timeout))
+            left, spent = n - i - 1, time.monotonic() - t0
+            if left >= 2 and cpus > 1 and spent >= AUTO_INPROCESS_S:
+                if spent / (i + 1) * left > AUTO_POOL_PAYS_S:
+                    k = min(cpus, left)
+                    run_pool(self.files, range(i + 1, n), k, timeout, self.finish)
+                    return k
+        return 0
+
+    def filled(self, why: str) -> list[dict]:
+        return [
+            r if r is not None else error_record(f.display, f"not finished: {why}")
+            for f, r in zip(self.files, self.records, strict=True)
+        ]
 
 
 def run_batch(
@@ -165,6 +170,8 @@ def run_batch(
     workers: int | None = None,
     scheduler: str | None = None,
     on_result: OnResult | None = None,
+    timeout: float | None = None,
+    strict: bool = False,
 ) -> BatchResult:
     """Check scenarios; see the module docstring.
 
@@ -172,33 +179,67 @@ def run_batch(
     ----------
     files : sequence of ScenarioFile, or of str (taken as paths, in the order given)
     workers : int, optional
-        Local processes; 1 runs in-process; default ``os.cpu_count()``. Never more than
-        there are scenarios.
+        Local processes; 1 runs in-process; default: start in-process and grow into one
+        process per CPU for long batches. Never more than there are scenarios.
     scheduler : str, optional
         Dask scheduler address; the batch runs on that cluster.
     on_result : callable(index, record), optional
         Called as each scenario finishes (in completion order).
+    timeout : float, optional
+        Seconds one scenario may take (default: no limit); past it the scenario is an
+        ``error`` and the batch goes on.
+    strict : bool
+        Scene warnings fail a scenario that would pass (see :func:`.record.apply_strict`).
 
     Returns
     -------
     BatchResult
         Records in the order of ``files``.
+
+    Raises
+    ------
+    BatchInterrupted
+        On SIGINT (or :class:`Terminated`): carries the finished records; every worker
+        has been stopped.
+    UsageError
+        Bad ``workers``, ``timeout`` or ``scheduler``; a cluster that cannot be reached
+        or has no workers.
     """
     files = [
         f if isinstance(f, ScenarioFile) else ScenarioFile(str(f), os.path.abspath(f))
         for f in files
     ]
-    cb = on_result or (lambda i, r: None)
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"--timeout: must be a positive number of seconds (got {timeout})")
+    run = _Run(files, on_result or (lambda i, r: None), strict)
     t0 = time.perf_counter()
-    if scheduler is not None:
-        records, n = _run_dask(files, scheduler, cb)
-        return BatchResult(records, time.perf_counter() - t0, "dask", n, scheduler)
-    n = workers if workers is not None else (os.cpu_count() or 1)
-    if n < 1:
-        raise UsageError(f"--workers: must be at least 1 (got {n})")
-    n = max(1, min(n, len(files)))
-    if n == 1:
-        records = _run_local(files, cb)
-        return BatchResult(records, time.perf_counter() - t0, "in-process", 1)
-    records = _run_pool(files, n, cb)
-    return BatchResult(records, time.perf_counter() - t0, "processes", n)
+    executor, n = "in-process", 1
+    try:
+        if scheduler is not None:
+            executor = "dask"
+            n = run_dask(files, scheduler, timeout, run.finish)
+        elif workers is None:
+            cpus = os.cpu_count() or 1
+            k = run.auto(timeout, cpus) if files else 0
+            executor, n = ("mixed", k) if k else ("in-process", 1)
+        else:
+            if workers < 1:
+                raise UsageError(f"--workers: must be at least 1 (got {workers})")
+            n = max(1, min(workers, len(files)))
+            if n == 1:
+                run.local(range(len(files)), timeout)
+            else:
+                executor = "processes"
+                run_pool(files, range(len(files)), n, timeout, run.finish)
+    except KeyboardInterrupt as exc:
+        name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        result = BatchResult(
+            run.filled(f"check was interrupted ({name})"),
+            time.perf_counter() - t0,
+            executor,
+            n,
+            scheduler,
+            interrupted=name,
+        )
+        raise BatchInterrupted(result, name) from None
+    return BatchResult(run.filled("no result"), time.perf_counter() - t0, executor, n, scheduler)

@@ -9,6 +9,14 @@
   :data:`~geom3d.tolerances.CHECK_NUMBER_TOL`, lists in order, mappings on the keys the
   expectation writes (extra keys in the result are fine).
 
+- ``lof[A->B].visible_area_mm2``: the witness's visible area (None when there is no LoF).
+
+Tolerance expectations: wherever a number is expected, a mapping ``{min: X}``,
+``{max: Y}``, ``{min: X, max: Y}`` (bounds included) or ``{approx: V, tol: T}``
+(``|actual - V| <= T``; ``tol`` defaults to CHECK_NUMBER_TOL) may stand instead, e.g.
+``visible_area_mm2: {min: 20}``. A malformed one (unknown combination, a bound that is
+not a finite number, ``min > max``, ``tol < 0``) makes that check an ``error``.
+
 A check is a dict ``{check, status, expected, actual}`` (``status`` pass | fail) or
 ``{check, status: "error", message[, expected]}`` when it could not be evaluated.
 """
@@ -17,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -37,11 +46,65 @@ __all__ = [
 ]
 
 _MISSING = object()
+_TOL_KEYS = frozenset({"min", "max", "approx", "tol"})
+
+
+def is_tolerance(v) -> bool:
+    """Is ``v`` a tolerance expectation (a non-empty mapping of min/max/approx/tol only)?"""
+    return isinstance(v, dict) and bool(v) and set(v) <= _TOL_KEYS
+
+
+def _number(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def tolerance_problem(spec: dict) -> str | None:
+    """Why ``spec`` is not a valid tolerance expectation, or None."""
+    keys = set(spec)
+    if keys not in ({"min"}, {"max"}, {"min", "max"}, {"approx"}, {"approx", "tol"}):
+        return (
+            f"a tolerance is {{min}}, {{max}}, {{min, max}} or {{approx[, tol]}} "
+            f"(got keys {', '.join(sorted(keys))})"
+        )
+    for k, v in sorted(spec.items()):
+        if not _number(v):
+            return f"tolerance {k}: expected a finite number (got {show(v)})"
+    if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
+        return f"tolerance: min {spec['min']:g} is greater than max {spec['max']:g}"
+    if spec.get("tol", 0) < 0:
+        return f"tolerance tol: must not be negative (got {spec['tol']:g})"
+    return None
+
+
+def _tolerance_problems(v) -> str | None:
+    if is_tolerance(v):
+        return tolerance_problem(v)
+    children = v.values() if isinstance(v, dict) else v if isinstance(v, list | tuple) else ()
+    for c in children:
+        problem = _tolerance_problems(c)
+        if problem:
+            return problem
+    return None
+
+
+def within(spec: dict, actual) -> bool:
+    """Does the number ``actual`` meet the (valid) tolerance ``spec``? Bounds included."""
+    if not _number(actual):
+        return False
+    if "approx" in spec:
+        tol = spec.get("tol", CHECK_NUMBER_TOL)
+        return abs(actual - spec["approx"]) <= tol * (1 + 1e-12) + 1e-12
+    return ("min" not in spec or actual >= spec["min"]) and (
+        "max" not in spec or actual <= spec["max"]
+    )
 
 
 def same(expected, actual) -> bool:
-    """Deep equality of what is expected: numbers within CHECK_NUMBER_TOL, bools only equal
-    bools, lists in order, mappings on the keys the expectation writes."""
+    """Deep equality of what is expected: numbers within CHECK_NUMBER_TOL (or a tolerance
+    mapping, see the module docstring), bools only equal bools, lists in order, mappings
+    on the keys the expectation writes."""
+    if is_tolerance(expected):
+        return within(expected, actual)
     if isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
@@ -78,12 +141,28 @@ def show(v) -> str:
 
 @dataclass
 class Checks:
-    """Accumulates check results for one scenario."""
+    """Accumulates check results for one scenario.
+
+    ``seconds[k]`` is the time spent answering ``items[k]``: each evaluation (one Line of
+    Fire, one attack) is timed once and shared evenly by the checks it answers.
+    """
 
     items: list[dict] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+
+    def timed(self, since: int, t0: float) -> None:
+        """Share the time since ``t0`` among the checks added since ``len(items) == since``."""
+        k = len(self.items) - since
+        if k > 0:
+            share = (time.perf_counter() - t0) / k
+            self.seconds.extend([share] * k)
 
     def compare(self, name: str, expected, actual, equal: Callable | None = None) -> None:
         """One check: ``expected`` against ``actual`` (by :func:`same` unless ``equal``)."""
+        problem = _tolerance_problems(expected)
+        if problem:
+            self.error(name, problem, expected)
+            return
         ok = (equal or same)(expected, actual)
         self.items.append(
             {
@@ -158,53 +237,72 @@ def check_lof(scene, checks: Checks) -> None:
                 ("visible", e.visible),
                 ("in_arc", e.in_arc),
                 ("reason", e.reason),
+                ("visible_area_mm2", getattr(e, "visible_area_mm2", None)),
             )
             if v is not None
         }
+        since, t0 = len(checks.items), time.perf_counter()
         if not asked:
             checks.error(
-                base, "this expectation asks nothing (give lof, visible, in_arc or reason)"
+                base,
+                "this expectation asks nothing (give lof, visible, in_arc, reason or "
+                "visible_area_mm2)",
             )
+            checks.timed(since, t0)
             continue
         try:
             result = line_of_fire(scene, e.from_id, e.to_id).to_dict()
         except Geom3dError as exc:
             for k, v in asked.items():
                 checks.error(f"{base}.{k}", f"Line of Fire failed: {exc}", v)
+            checks.timed(since, t0)
             continue
         for k, v in asked.items():
-            checks.compare(f"{base}.{k}", v, result.get(k))
+            if k == "visible_area_mm2":
+                actual = (result.get("witness") or {}).get("visible_area_mm2")
+            else:
+                actual = result.get(k)
+            checks.compare(f"{base}.{k}", v, actual)
+        checks.timed(since, t0)
 
 
 def check_attacks(scene, checks: Checks) -> None:
     """Every ``expect.attacks`` entry of ``scene``'s scenario."""
     for aid, spec in scene.scenario.expect_attacks.items():
         base = f"attacks.{aid}"
-        if not isinstance(spec, dict) or not spec:
-            checks.error(base, "expected a mapping of expected fields (outcome, affected, ...)")
-            continue
+        since, t0 = len(checks.items), time.perf_counter()
         try:
-            result = resolve_attack(scene, aid).to_dict()
-        except Geom3dError as exc:
-            for k, v in spec.items():
-                checks.error(f"{base}.{k}", f"resolving the attack failed: {exc}", v)
-            continue
+            _check_attack(scene, checks, aid, base, spec)
+        finally:
+            checks.timed(since, t0)
+
+
+def _check_attack(scene, checks: Checks, aid: str, base: str, spec) -> None:
+    if not isinstance(spec, dict) or not spec:
+        checks.error(base, "expected a mapping of expected fields (outcome, affected, ...)")
+        return
+    try:
+        result = resolve_attack(scene, aid).to_dict()
+    except Geom3dError as exc:
         for k, v in spec.items():
-            name = f"{base}.{k}"
-            if k not in result:
-                checks.error(
-                    name,
-                    f"the attack result has no field {k!r} (fields: {', '.join(sorted(result))})",
-                    v,
-                )
-            elif k == "affected":
-                check_affected(checks, name, v, result[k])
-            elif k == "excluded":
-                check_excluded(checks, name, v, result[k])
-            elif k == "troopers":
-                _check_attack_troopers(checks, name, v, result[k] or {})
-            else:
-                checks.compare(name, v, result[k])
+            checks.error(f"{base}.{k}", f"resolving the attack failed: {exc}", v)
+        return
+    for k, v in spec.items():
+        name = f"{base}.{k}"
+        if k not in result:
+            checks.error(
+                name,
+                f"the attack result has no field {k!r} (fields: {', '.join(sorted(result))})",
+                v,
+            )
+        elif k == "affected":
+            check_affected(checks, name, v, result[k])
+        elif k == "excluded":
+            check_excluded(checks, name, v, result[k])
+        elif k == "troopers":
+            _check_attack_troopers(checks, name, v, result[k] or {})
+        else:
+            checks.compare(name, v, result[k])
 
 
 def _check_attack_troopers(checks: Checks, base: str, expected, actual: dict) -> None:

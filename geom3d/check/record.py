@@ -12,6 +12,9 @@ Statuses (one per scenario):
     error). The batch goes on.
 ``skip``
     the scenario loads and builds, but asks nothing: no ``expect`` block, or an empty one.
+
+Under ``--strict`` (:func:`apply_strict`), a scenario whose scene has warnings (a buried
+or floating trooper, overlapping bases, ...) and would pass or be skipped is ``fail``.
 """
 
 from __future__ import annotations
@@ -29,7 +32,14 @@ from geom3d.scenario import load_scenario
 
 from .expectations import Checks, check_attacks, check_lof
 
-__all__ = ["STATUSES", "BatchResult", "check_scenario", "error_record", "exit_code"]
+__all__ = [
+    "STATUSES",
+    "BatchResult",
+    "apply_strict",
+    "check_scenario",
+    "error_record",
+    "exit_code",
+]
 
 STATUSES = ("pass", "fail", "error", "skip")
 
@@ -60,6 +70,7 @@ def _timing(**kw) -> dict:
         "total_seconds": 0.0,
         "cache_hit": False,
         "meshes_parsed": 0,
+        "check_seconds": [],
         "worker": _worker_id(),
     }
     base.update(kw)
@@ -107,8 +118,9 @@ def check_scenario(path: str, display: str | None = None) -> dict:
         from the cache), ``build_seconds`` (the whole scene: cache lookup, load, dropping
         troopers onto surfaces, sanity warnings), ``compute_seconds`` (the checks),
         ``total_seconds``, ``cache_hit`` (scenery and BVH from this process's cache),
-        ``meshes_parsed`` (mesh files parsed from source, not from a cache), ``worker``
-        (``host:pid``).
+        ``meshes_parsed`` (mesh files parsed from source, not from a cache),
+        ``check_seconds`` (one per entry of ``results``: its share of the evaluation that
+        answered it), ``worker`` (``host:pid``).
     """
     display = path if display is None else display
     with _EVAL_LOCK:
@@ -180,6 +192,7 @@ def _check_scenario(path: str, display: str) -> dict:
         "results": results,
         "error": _relabel(error, path, display) if error else None,
         "warnings": list(scene.warnings),
+        "scan_report": scene.scan_report(),
         "timing": _timing(
             parse_seconds=t_parsed - t_start,
             mesh_seconds=stats.mesh_seconds,
@@ -190,6 +203,7 @@ def _check_scenario(path: str, display: str) -> dict:
             total_seconds=t_done - t_start,
             cache_hit=bool(stats.cache_hit),
             meshes_parsed=meshes_parsed,
+            check_seconds=list(checks.seconds),
         ),
     }
     if status == "skip":
@@ -209,9 +223,13 @@ class BatchResult:
         One per scenario, in path order (see :func:`check_scenario`).
     wall_seconds : float
     executor : str
-        ``in-process``, ``processes`` or ``dask``.
+        ``in-process``, ``processes``, ``mixed`` (the default mode: in-process, then a
+        pool of ``workers`` processes) or ``dask``.
     workers : int
     scheduler : str or None
+    interrupted : str or None
+        ``SIGINT`` / ``SIGTERM`` when the batch was stopped before the end (the records
+        not finished are ``error`` records saying so).
     """
 
     records: list[dict]
@@ -219,6 +237,7 @@ class BatchResult:
     executor: str
     workers: int
     scheduler: str | None = None
+    interrupted: str | None = None
 
     def counts(self) -> dict[str, int]:
         """Number of scenarios per status (every status present)."""
@@ -226,6 +245,21 @@ class BatchResult:
         for r in self.records:
             c[r["status"]] += 1
         return c
+
+
+def apply_strict(rec: dict) -> dict:
+    """``--strict``: a record with scene warnings that would pass (or be skipped) fails.
+
+    Returns a new record: status ``fail`` and ``strict_failure`` (the reason) set; the
+    warnings themselves stay in ``warnings``.
+    """
+    if not rec.get("warnings") or rec["status"] not in ("pass", "skip"):
+        return rec
+    n = len(rec["warnings"])
+    out = dict(rec)
+    out["status"] = "fail"
+    out["strict_failure"] = f"{n} scene warning{'s' if n != 1 else ''} (--strict)"
+    return out
 
 
 def exit_code(result: BatchResult) -> int:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from support import REPO
 
-from geom3d.check import executors, exit_code, expand_paths, expectations, json_report, run_batch
+from geom3d.check import cluster, exit_code, expand_paths, expectations, json_report, run_batch
 from geom3d.cli import main
 from geom3d.errors import Geom3dError, ScenarioError
 from geom3d.mesh import clear_memory_cache
@@ -144,6 +144,7 @@ def test_expand_paths_errors(mixed, monkeypatch, arg, words):
 def test_mixed_batch_statuses_reports_and_exit_code(mixed, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(mixed.parent)
     out_json, out_xml = tmp_path / "r" / "report.json", tmp_path / "r" / "report.xml"
+    out_json.parent.mkdir()  # reports never create folders
     rc = main(
         ["check", "batch", "--workers", "1", "--json", str(out_json), "--junit", str(out_xml)]
     )
@@ -179,6 +180,7 @@ def test_mixed_batch_statuses_reports_and_exit_code(mixed, tmp_path, monkeypatch
         "skip": 1,
         "checks": 5,
         "mismatches": 1,
+        "warnings": 0,
         "exit_code": 1,
     }
     for r in doc["records"]:
@@ -190,8 +192,10 @@ def test_mixed_batch_statuses_reports_and_exit_code(mixed, tmp_path, monkeypatch
     assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     # terminal: the table, the problems, the totals; plain progress lines on stderr
     assert "batch/sub/fail.yaml: lof[a->b].lof: expected true, got false" in captured.out
-    assert "batch/broken.yaml: error: batch/broken.yaml: colour: unknown key" in captured.out
-    assert "4 scenarios: 1 pass, 1 fail, 1 error, 1 skip; 5 checks, 1 mismatches" in captured.out
+    # the path once per line, never repeated inside the message
+    assert "batch/broken.yaml: error: colour: unknown key 'colour'" in captured.out
+    assert captured.out.count("batch/broken.yaml") == 2  # its table row and its problem line
+    assert "4 scenarios: 1 pass, 1 fail, 1 error, 1 skip; 5 checks, 1 mismatch, " in captured.out
     lines = [ln for ln in captured.err.splitlines() if ln.startswith("[")]
     assert len(lines) == 4 and lines[0].startswith("[1/4] batch/")
     assert any(ln.endswith("batch/sub/fail.yaml: fail") for ln in lines)
@@ -211,7 +215,8 @@ def test_mixed_batch_statuses_reports_and_exit_code(mixed, tmp_path, monkeypatch
         assert el.get("failures") == "1"
         assert el.get("errors") == "1"
         assert el.get("skipped") == "1"
-    assert failures[0].get("classname") == "batch/sub/fail.yaml"
+    assert failures[0].get("classname") == "batch/sub/fail"  # no extension: CI splits on dots
+    assert failures[0].get("file") == "batch/sub/fail.yaml"
     assert failures[0].get("name") == "lof[a->b].lof"
     assert failures[0].find("failure").get("message") == "expected true, got false"
     assert errors[0].get("name") == "load"
@@ -258,7 +263,7 @@ def test_unreachable_scheduler_exit_2(mixed, monkeypatch, capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     monkeypatch.chdir(mixed.parent)
-    monkeypatch.setattr(executors, "_CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr(cluster, "_CONNECT_TIMEOUT", "2s")
     assert main(["check", "batch/pass.yaml", "--scheduler", f"tcp://127.0.0.1:{port}"]) == 2
     assert "cannot connect to" in capsys.readouterr().err
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from geom3d.check.expectations import Checks, check_affected, check_excluded, plain, same, show
 
 
@@ -59,3 +61,38 @@ def test_excluded_ids_or_id_reason_pairs():
         "expected": ["beta"],
         "actual": ["beta", "t3"],
     }
+
+
+def test_tolerance_bounds_are_inclusive():
+    from geom3d.check.expectations import same
+
+    assert same({"min": 20}, 20) and same({"min": 20}, 20.5)
+    assert not same({"min": 20}, 19.999)
+    assert same({"max": 5}, 5) and not same({"max": 5}, 5.001)
+    assert same({"min": 1, "max": 2}, 1) and same({"min": 1, "max": 2}, 2)
+    assert not same({"min": 1, "max": 2}, 2.001) and not same({"min": 1, "max": 2}, 0.999)
+    assert same({"approx": 10, "tol": 0.5}, 10.5) and same({"approx": 10, "tol": 0.5}, 9.5)
+    assert not same({"approx": 10, "tol": 0.5}, 10.501)
+    assert same({"approx": 10}, 10.001) and not same({"approx": 10}, 10.002)  # CHECK_NUMBER_TOL
+    # a tolerance never matches something that is not a number
+    assert not same({"min": 0}, None) and not same({"min": 0}, True) and not same({"min": 0}, "1")
+    # inside lists and mappings too
+    assert same([{"x": {"approx": 100, "tol": 1}}], [{"x": 100.9, "y": 3}])
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ({"min": 1, "approx": 2}, "a tolerance is"),
+        ({"tol": 1}, "a tolerance is"),
+        ({"min": "a"}, "tolerance min: expected a finite number"),
+        ({"max": True}, "tolerance max: expected a finite number"),
+        ({"min": 3, "max": 2}, "min 3 is greater than max 2"),
+        ({"approx": 3, "tol": -1}, "must not be negative"),
+    ],
+)
+def test_malformed_tolerance_is_an_error_check(spec, words):
+    c = Checks()
+    c.compare("x", spec, 1.0)
+    (item,) = c.items
+    assert item["status"] == "error" and words in item["message"], item

@@ -1,0 +1,479 @@
+"""``geom3d check`` under hostile conditions (issue 14): stuck scenarios, dead workers,
+SIGTERM, report paths that must not be written, write failures, control characters.
+
+Every test is bounded: in-process runs by ``--timeout`` / pytest-timeout, subprocesses by
+an explicit wait, and the process trees they start are checked for leftovers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from support import REPO
+
+from geom3d.check import run_batch
+from geom3d.check.executors import BatchInterrupted
+from geom3d.cli import main
+
+GEOM3D = [sys.executable, "-m", "geom3d.cli"]
+
+
+def _trooper(id_, pos, facing=0.0, **kw):
+    return {"id": id_, "side": kw.pop("side", "blue"), "position": list(pos),
+            "facing_deg": facing, "silhouette": 2, **kw}  # fmt: skip
+
+
+def _doc(troopers, scenery=(), expect=None):
+    doc = {"format": "geom3d/1", "units": "mm", "ruleset": "infinity",
+           "table": {"size": [1200, 1200]}, "scenery": list(scenery),
+           "troopers": troopers}  # fmt: skip
+    if expect is not None:
+        doc["expect"] = expect
+    return doc
+
+
+def _write(path: Path, doc) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(doc if isinstance(doc, str) else yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+OPEN = [_trooper("a", (100, 600, 0)), _trooper("b", (400, 600, 0), 180, side="red")]
+PASS_EXPECT = {"lof": [{"from": "a", "to": "b", "lof": True}]}
+# A 100 mm wall hides b from a wherever b walks along x = 400: the route never gives LoF,
+# so it is sampled to its end (every 10 mm of ~600 m of travel: minutes of work).
+WALL = [{"id": "wall", "box": {"size": [10, 1100, 100]}, "position": [250, 600, 0]}]
+ROUTE = [[400, 200] if i % 2 else [400, 1000] for i in range(750)]
+
+
+def _quick(d: Path, name: str) -> Path:
+    return _write(d / name, _doc(OPEN, expect=PASS_EXPECT))
+
+
+def _heavy(d: Path, name: str = "a_heavy.yaml") -> Path:
+    troopers = [OPEN[0], _trooper("b", (400, 600, 0), 180, side="red", route=ROUTE)]
+    expect = {"lof": [{"from": "a", "to": "b", "lof": False}]}
+    return _write(d / name, _doc(troopers, WALL, expect=expect))
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    out, todo = set(), [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for p in pids:
+        try:
+            st = Path(f"/proc/{p}/stat").read_text()
+        except OSError:
+            continue
+        if st.rsplit(")", 1)[1].split()[0] != "Z":
+            alive.add(p)
+    return alive
+
+
+linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+# --------------------------------------------------------------------------- time limit
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_stuck_scenario_times_out_others_pass(tmp_path, workers):
+    files = [_heavy(tmp_path), *(_quick(tmp_path, f"q{i}.yaml") for i in range(3))]
+    t0 = time.monotonic()
+    res = run_batch(files, workers=workers, timeout=10.0)
+    took = time.monotonic() - t0
+    heavy, *quick = res.records
+    assert heavy["status"] == "error"
+    assert heavy["error"].startswith("timed out after 10 s")
+    assert [r["status"] for r in quick] == ["pass"] * 3
+    assert took < 60  # the route alone takes minutes
+
+
+@pytest.mark.timeout(120)
+def test_timeout_option_through_the_cli(tmp_path, capsys):
+    _heavy(tmp_path / "b")
+    _quick(tmp_path / "b", "q.yaml")
+    rc = main(["check", str(tmp_path / "b"), "--workers", "2", "--timeout", "10", "--quiet"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert out.strip().endswith("a_heavy.yaml: error: timed out after 10 s (--timeout); the "
+                                "scenario was stopped")  # fmt: skip
+    assert len(out.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon"])
+def test_bad_timeout_is_usage_error(tmp_path, capsys, value):
+    _quick(tmp_path, "q.yaml")
+    with pytest.raises(SystemExit) as exc:
+        main(["check", str(tmp_path), "--timeout", value])
+    assert exc.value.code == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
+@linux_only
+@pytest.mark.timeout(60)
+def test_fifo_named_yaml_never_hangs(tmp_path, capsys):
+    d = tmp_path / "b"
+    _quick(d, "q.yaml")
+    os.mkfifo(d / "pipe.yaml")
+    assert main(["check", str(d), "--workers", "1", "--quiet"]) == 0  # skipped in folders
+    assert main(["check", str(d / "pipe.yaml")]) == 2  # named explicitly: usage error
+    assert "not a regular file" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- dead workers
+@linux_only
+@pytest.mark.timeout(180)
+def test_killed_worker_costs_exactly_one_scenario(tmp_path):
+    files = [_heavy(tmp_path), *(_quick(tmp_path, f"q{i}.yaml") for i in range(6))]
+    killed: list[int] = []
+
+    def on_result(i, rec):
+        # the first quick result: the other worker is stuck in the heavy scenario; kill it
+        if killed:
+            return
+        quick_worker = int(rec["timing"]["worker"].rsplit(":", 1)[1])
+        # workers are the fork server's children: this process's grandchildren
+        grandchildren = {g for k in _descendants(os.getpid()) for g in _descendants(k)}
+        stuck = _alive(grandchildren - {quick_worker})
+        assert len(stuck) == 1, stuck
+        os.kill(stuck.pop(), signal.SIGKILL)
+        killed.append(1)
+        killed.append(quick_worker)
+
+    res = run_batch(files, workers=2, timeout=None, on_result=on_result)
+    heavy, *quick = res.records
+    assert killed
+    assert heavy["status"] == "error"
+    assert heavy["error"] == "worker died (killed by SIGKILL) while checking this scenario"
+    assert [r["status"] for r in quick] == ["pass"] * 6  # no cascade, nothing lost
+    # a new worker replaced the dead one: the quick scenarios ran on two processes at most
+    assert len({r["timing"]["worker"] for r in quick}) <= 2
+
+
+# --------------------------------------------------------------------------- SIGTERM
+def _read_until(stream, needle: str, deadline: float) -> str:
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(stream, selectors.EVENT_READ)
+    seen = ""
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not sel.select(left):
+            raise AssertionError(f"never saw {needle!r}; got {seen!r}")
+        chunk = os.read(stream.fileno(), 4096).decode()
+        if not chunk:
+            raise AssertionError(f"stream closed before {needle!r}; got {seen!r}")
+        seen += chunk
+    return seen
+
+
+@linux_only
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_writes_reports_and_leaves_no_process(tmp_path, workers):
+    d = tmp_path / "b"
+    _heavy(d, "z_heavy.yaml")  # sorted last: the quick ones finish first
+    for i in range(2):
+        _quick(d, f"q{i}.yaml")
+    out_json, out_xml = tmp_path / "r.json", tmp_path / "r.xml"
+    cmd = [*GEOM3D, "check", str(d), "--workers", workers, "--json", str(out_json),
+           "--junit", str(out_xml)]  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        _read_until(proc.stderr, "[2/3]", time.monotonic() + 150)
+        time.sleep(0.5)  # the heavy scenario is under way
+        tree = _descendants(proc.pid)
+        if workers == "2":
+            assert tree, "a pool has worker processes"
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(30)
+        err = proc.stderr.read().decode()
+        assert rc == 143, err
+        assert "Traceback" not in err
+        assert "interrupted (SIGTERM): 2 of 3 scenarios finished" in err
+        deadline = time.monotonic() + 10
+        while _alive(tree) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(tree), "orphan processes left behind"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    doc = json.loads(out_json.read_text())
+    status = {Path(r["path"]).name: r["status"] for r in doc["records"]}
+    assert status == {"q0.yaml": "pass", "q1.yaml": "pass", "z_heavy.yaml": "error"}
+    heavy = doc["records"][2]
+    assert heavy["error"] == "not finished: check was interrupted (SIGTERM)"
+    assert doc["summary"]["interrupted"] == "SIGTERM"
+    ET.parse(out_xml)  # well-formed
+
+
+@pytest.mark.timeout(60)
+def test_keyboard_interrupt_keeps_finished_records(tmp_path):
+    files = [_quick(tmp_path, f"q{i}.yaml") for i in range(3)]
+
+    def stop_after_first(i, rec):
+        raise KeyboardInterrupt
+
+    with pytest.raises(BatchInterrupted) as exc:
+        run_batch(files, workers=1, on_result=stop_after_first)
+    recs = exc.value.result.records
+    assert exc.value.signal_name == "SIGINT"
+    assert [r["status"] for r in recs] == ["pass", "error", "error"]
+    assert recs[1]["error"] == "not finished: check was interrupted (SIGINT)"
+
+
+# --------------------------------------------------------------------------- report paths
+@pytest.fixture
+def batch(tmp_path, monkeypatch):
+    """b/wall.yaml references b/wall.stl; b/q.yaml is plain; cwd = tmp_path."""
+    from geom3d.mesh import box_mesh
+
+    d = tmp_path / "b"
+    v, f = box_mesh((10.0, 300.0, 60.0))
+    lines = ["solid w"]
+    for tri in f:
+        lines += ["facet normal 0 0 0", "outer loop"]
+        lines += [f"vertex {v[i][0]:g} {v[i][1]:g} {v[i][2]:g}" for i in tri]
+        lines += ["endloop", "endfacet"]
+    d.mkdir()
+    (d / "wall.stl").write_text("\n".join([*lines, "endsolid w", ""]))
+    scenery = [{"id": "wall", "mesh": "wall.stl", "position": [250, 600, 0]}]
+    _write(d / "wall.yaml", _doc(OPEN, scenery, expect={"lof": [{"from": "a", "to": "b",
+                                                                   "lof": False}]}))  # fmt: skip
+    _quick(d, "q.yaml")
+    (tmp_path / "reports").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return d
+
+
+def _snapshot(d: Path) -> dict:
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--json", "b/q.yaml"], "--json: b/q.yaml is one of the scenarios being checked"),
+        (["--junit", "b/wall.stl"], "--junit: b/wall.stl is a mesh file that"),
+        (["--json", "b"], "--json: b is a folder, not a regular file"),
+        (["--junit", "/dev/null"], "--junit: /dev/null is a character device"),
+        (["--json", "reports/r", "--junit", "reports/r"], "--json and --junit name the same"),
+        (["--json", "reports/x/../r", "--junit", "reports/r"], "name the same file"),
+        (["--json", "missing/r.json"], "the folder missing does not exist"),
+        (["--json", "b/q.yaml/r.json"], "cannot write b/q.yaml/r.json: Not a directory"),
+    ],
+)
+def test_report_path_rules(batch, capsys, extra, words):
+    before = _snapshot(batch.parent)
+    assert main(["check", "b", "--workers", "1", *extra]) == 2
+    err = capsys.readouterr().err
+    assert words in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert _snapshot(batch.parent) == before  # nothing written, nothing created
+    assert not Path("missing").exists()
+
+
+@linux_only
+def test_report_path_fifo_and_links(batch, capsys):
+    os.mkfifo("reports/fifo")
+    os.symlink(batch, "reports/to-folder")
+    os.symlink(batch / "q.yaml", "reports/to-scenario")
+    os.symlink("reports/nowhere", "reports/dangling")
+    for target, words in (
+        ("reports/fifo", "is a FIFO"),
+        ("reports/to-folder", "is a folder"),
+        ("reports/to-scenario", "one of the scenarios"),
+        ("reports/dangling", "symbolic link to nothing"),
+    ):
+        assert main(["check", "b/q.yaml", "--workers", "1", "--json", target]) == 2
+        assert words in capsys.readouterr().err
+    assert Path("reports/fifo").is_fifo() and Path("reports/to-folder").is_symlink()
+    # a link to an ordinary file is written through: the link stays, the file is replaced
+    Path("reports/real.json").write_text("old")
+    os.symlink("real.json", "reports/link.json")
+    assert main(["check", "b/q.yaml", "--workers", "1", "--json", "reports/link.json"]) == 0
+    assert Path("reports/link.json").is_symlink()
+    assert json.loads(Path("reports/real.json").read_text())["summary"]["pass"] == 1
+    capsys.readouterr()
+
+
+def test_existing_report_is_replaced(batch, capsys):
+    Path("reports/r.json").write_text("old report")
+    assert main(["check", "b", "--workers", "1", "--json", "reports/r.json", "--quiet"]) == 0
+    assert json.loads(Path("reports/r.json").read_text())["summary"]["scenarios"] == 2
+
+
+# --------------------------------------------------------------------------- write failures
+def _run_cli(args, *, preexec=None, stdout=subprocess.PIPE, shell_redirect=None, cwd=None):
+    cmd = [*GEOM3D, *args]
+    if shell_redirect:
+        cmd = ["sh", "-c", " ".join(f"'{c}'" for c in cmd) + " " + shell_redirect]
+    return subprocess.run(cmd, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=120, preexec_fn=preexec, check=False)  # fmt: skip
+
+
+@linux_only
+@pytest.mark.timeout(150)
+def test_report_write_failure_is_one_line_exit_2(batch):
+    import resource
+
+    def small_files():  # the JSON report is larger than this: the write fails with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    Path("reports/r.json").write_text("old")
+    p = _run_cli(["check", "b/q.yaml", "--workers", "1", "--json", "reports/r.json"],
+                 preexec=small_files, cwd=batch.parent)  # fmt: skip
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines()[-1] == (
+        "geom3d: error: cannot write reports/r.json: File too large"
+    )
+    assert "Traceback" not in p.stderr
+    assert Path("reports/r.json").read_text() == "old"  # untouched
+    assert sorted(os.listdir("reports")) == ["r.json"]  # no temporary file left
+
+
+@linux_only
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("redirect", [">&-", "> /dev/full"])
+def test_closed_or_full_stdout_is_no_traceback(batch, redirect):
+    p = _run_cli(["check", "b/q.yaml", "--workers", "1"], shell_redirect=redirect,
+                 stdout=None, cwd=batch.parent)  # fmt: skip
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 0, p.stderr
+
+
+# --------------------------------------------------------------------------- control chars
+def test_control_characters_and_surrogates_never_raw(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    evil = "x\x1b[31m\x9b\x07"
+    troopers = [_trooper(evil, (100, 600, 0)), _trooper("b", (400, 600, 0), 180, side="red")]
+    doc = _doc(troopers, expect={"lof": [{"from": evil, "to": "b", "lof": False}]})
+    Path("b").mkdir()
+    Path("b/evil\x1b]0;title\x07.json").write_text(json.dumps(doc))
+    sur = _doc([_trooper("\ud800", (100, 600, 0)), OPEN[1]],
+               expect={"lof": [{"from": "\ud800", "to": "b", "lof": True}]})  # fmt: skip
+    Path("b/surrogate.json").write_text(json.dumps(sur))  # ASCII: "\ud800" escaped
+    _quick(Path("b"), "q.yaml")
+    Path("r").mkdir()
+    rc = main(["check", "b", "--workers", "1", "--json", "r/r.json", "--junit", "r/r.xml",
+               "--format", "github"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert rc == 1
+    for text in (out, err):
+        assert not any(c in text for c in "\x1b\x9b\x07"), text
+        text.encode("utf-8")  # no lone surrogate
+    assert "\\x1b" in out  # shown, escaped
+    raw = Path("r/r.json").read_bytes()
+    assert not any(b in raw for b in (b"\x1b", b"\x07", "\x9b".encode()))
+    doc = json.loads(raw)
+    assert len(doc["records"]) == 3  # the surrogate did not lose the batch report
+    # the JSON escapes give the exact strings back
+    assert "b/evil\x1b]0;title\x07.json" in [r["path"] for r in doc["records"]]
+    root = ET.parse("r/r.xml").getroot()  # well-formed XML 1.0
+    assert root.get("tests") == str(sum(int(s.get("tests")) for s in root.iter("testsuite")))
+
+
+# --------------------------------------------------------------------------- Dask
+@pytest.mark.dask
+@pytest.mark.timeout(120)
+def test_dask_without_workers_fails_in_bounded_time(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from geom3d.check import cluster
+    from geom3d.errors import UsageError
+
+    monkeypatch.setattr(cluster, "WORKER_WAIT_S", 2.0)
+    with distributed.LocalCluster(n_workers=0, dashboard_address=None) as lc:
+        t0 = time.monotonic()
+        with pytest.raises(UsageError, match="no Dask workers connected to"):
+            run_batch([_quick(tmp_path, "q.yaml")], scheduler=lc.scheduler_address)
+        assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.dask
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_dask_timeout_stops_the_scenario_and_frees_the_worker(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    files = [_heavy(tmp_path), *(_quick(tmp_path, f"q{i}.yaml") for i in range(2))]
+    with distributed.LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as lc:
+        res = run_batch(files, scheduler=lc.scheduler_address, timeout=10.0)
+    heavy, *quick = res.records
+    assert heavy["status"] == "error" and heavy["error"].startswith("timed out after 10 s")
+    assert [r["status"] for r in quick] == ["pass", "pass"]
+
+
+# --------------------------------------------------------------------------- default workers
+@pytest.mark.timeout(180)
+def test_default_mode_stays_in_process_for_short_batches_and_grows_for_long(tmp_path, monkeypatch):
+    from geom3d.check import executors, json_report
+
+    files = [_quick(tmp_path, f"q{i}.yaml") for i in range(4)]
+    short = run_batch(files)  # a few quick scenarios: never worth a pool
+    assert (short.executor, short.workers) == ("in-process", 1)
+    # pretend the batch is long: after the first scenario the rest go to a pool
+    monkeypatch.setattr(executors, "AUTO_INPROCESS_S", 0.0)
+    monkeypatch.setattr(executors, "AUTO_POOL_PAYS_S", 0.0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    grown = run_batch(files)
+    assert (grown.executor, grown.workers) == ("mixed", 2)
+    pids = [int(r["timing"]["worker"].rsplit(":", 1)[1]) for r in grown.records]
+    assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+
+    def strip(doc):
+        doc.pop("timing")
+        for r in doc["records"]:
+            r.pop("timing")
+        return doc
+
+    assert strip(json_report(short)) == strip(json_report(grown))
+
+
+def test_previous_report_in_the_folder_is_not_a_scenario(batch, capsys):
+    args = ["check", "b", "--workers", "1", "--json", "b/report.json", "--quiet"]
+    assert main(args) == 0
+    assert main(args) == 0  # the report of the first run is not taken as a scenario
+    doc = json.loads(Path("b/report.json").read_text())
+    assert doc["summary"]["scenarios"] == 2
+    # but a scenario in that place is never overwritten
+    Path("b/report.json").write_text(json.dumps({"format": "geom3d/1"}))
+    assert main(args) == 2
+    assert "one of the scenarios being checked" in capsys.readouterr().err

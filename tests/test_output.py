@@ -1,0 +1,96 @@
+"""geom3d/output.py: deterministic JSON, safe text, and atomic writes that never replace
+what they must not (issue 14)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from geom3d.errors import UsageError
+from geom3d.output import atomic_write, check_writable, dumps_json, safe_text
+
+
+def test_dumps_json_escapes_controls_and_surrogates_losslessly():
+    value = {"k": "a\x1b[31m\x9b\x7f\ud800é\u2028"}
+    text = dumps_json(value)
+    assert not any(c in text for c in "\x1b\x9b\x7f\ud800\u2028")
+    assert "é" in text  # ordinary non-ASCII stays UTF-8
+    text.encode("utf-8")
+    assert json.loads(text) == value
+
+
+def test_safe_text():
+    assert safe_text("a\x1b[0m\nb\t\x9b\ud800") == "a\\x1b[0m\\nb\\t\\x9b\\ud800"
+    assert safe_text("plain é/ü") == "plain é/ü"
+
+
+def test_atomic_write_writes_and_replaces(tmp_path):
+    p = tmp_path / "r.json"
+    assert atomic_write(p, "one") == p
+    atomic_write(p, b"two")
+    assert p.read_text() == "two"
+    assert os.listdir(tmp_path) == ["r.json"]  # no temporary left
+    assert p.stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def test_atomic_write_never_creates_folders(tmp_path):
+    with pytest.raises(UsageError, match=r"the folder .*missing.deeper does not exist"):
+        atomic_write(tmp_path / "missing" / "deeper" / "r.json", "x")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_atomic_write_refuses_non_regular_files(tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (tmp_path / "to-folder").symlink_to(folder)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    cases = [(folder, "is a folder"), (tmp_path / "to-folder", "is a folder"),
+             (tmp_path / "dangling", "symbolic link to nothing")]  # fmt: skip
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo")
+        cases.append((tmp_path / "fifo", "is a FIFO"))
+    if Path("/dev/null").exists():
+        cases.append((Path("/dev/null"), "is a character device"))
+    for path, words in cases:
+        with pytest.raises(UsageError, match=words):
+            atomic_write(path, "x")
+    assert folder.is_dir() and (tmp_path / "to-folder").is_symlink()
+    assert not (tmp_path / "nowhere").exists()
+    if hasattr(os, "mkfifo"):
+        assert (tmp_path / "fifo").is_fifo()
+
+
+def test_atomic_write_through_a_link_keeps_the_link(tmp_path):
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real.name)
+    assert atomic_write(link, "new") == real
+    assert link.is_symlink() and real.read_text() == "new"
+    assert check_writable(link) == real
+
+
+@pytest.mark.parametrize("err", [errno.ENOSPC, errno.EROFS, errno.EACCES])
+def test_failed_write_keeps_the_old_file_and_is_one_line(tmp_path, monkeypatch, err):
+    p = tmp_path / "r.json"
+    p.write_text("old")
+
+    def fail(*args, **kw):
+        raise OSError(err, os.strerror(err))
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(UsageError) as exc:
+        atomic_write(p, "new")
+    assert str(exc.value) == f"cannot write {p}: {os.strerror(err)}"
+    assert p.read_text() == "old"
+    assert os.listdir(tmp_path) == ["r.json"]
