@@ -1,0 +1,197 @@
+"""Table survey benchmark (``geom3d survey``): the whole-table visibility survey.
+
+On the synthetic 1M-triangle scanned table of ``bench_lof.py`` (1200 x 1200 mm) at a 50 mm
+grid (576 grid points, ~165,000 pairs), prints, in one process:
+
+* the probe grid (positions per level) and its time;
+* the survey's wall time in-process (1 worker), with 2 local processes, and on a 2-worker
+  Dask LocalCluster (each optional), pairs per second, and whether the three documents are
+  byte-identical minus ``timing``;
+* segments the engine cast per pair (in-process run);
+* the raw Embree rate in the same process (occlusion queries between probe positions on
+  prepared float32 arrays) and the issue's target: the time raw Embree needs for 5,000
+  segments per pair, plus 30 s.
+
+Optionally the demo table (``--demo``) and the St Helens DEM (``--dem``, from
+../shared/real-meshes, scaled 1 : 6000) at their own spacings.
+
+Usage::
+
+    python benchmarks/bench_survey.py                         # 1M triangles, 50 mm
+    python benchmarks/bench_survey.py --triangles 200000 --spacing 150 --runs 1,2
+    python benchmarks/bench_survey.py --runs 1 --demo --demo-spacing 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_lof import write_table
+
+from geom3d.api import build_scene, load_scene
+from geom3d.output import dumps_json
+from geom3d.scenario import parse_scenario
+from geom3d.survey import place_probes, probe_for, run_survey
+
+SEGMENTS_PER_PAIR_TARGET = 5000
+TARGET_SLACK_S = 30.0
+
+
+def table_scene(table: Path):
+    data = {
+        "format": "geom3d/1",
+        "units": "mm",
+        "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm"},
+    }
+    return build_scene(parse_scenario(data, file="bench_survey.yaml", base_dir=table.parent))
+
+
+def dem_scene(folder: Path, dem: Path):
+    data = {
+        "format": "geom3d/1",
+        "units": "mm",
+        "table": {"mesh": str(dem), "mesh_units": "m", "scale": 1 / 6000, "position": [0, 0, -160]},
+    }
+    return build_scene(parse_scenario(data, file="st_helens.yaml", base_dir=folder))
+
+
+def raw_embree_rate(scene, positions: np.ndarray, n: int = 2_000_000, seed: int = 1) -> float:
+    """Occlusion queries per second straight through embreex on prepared arrays."""
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, len(positions), n)
+    j = (i + rng.integers(1, len(positions), n)) % len(positions)
+    o = positions[i] + rng.uniform([-12, -12, 1], [12, 12, 39], (n, 3))
+    e = positions[j] + rng.uniform([-12, -12, 1], [12, 12, 39], (n, 3))
+    eng = scene.engine
+    d = e - o
+    length = np.linalg.norm(d, axis=1)
+    start = (o - eng._offset).astype(np.float32)
+    unit = (d / length[:, None]).astype(np.float32)
+    dist = length.astype(np.float32)
+    eng._scene.run(start[:10], unit[:10], dists=dist[:10], query="OCCLUDED")
+    t0 = time.perf_counter()
+    eng._scene.run(start, unit, dists=dist, query="OCCLUDED")
+    return n / (time.perf_counter() - t0)
+
+
+def _strip(doc: dict) -> str:
+    return dumps_json({k: v for k, v in doc.items() if k != "timing"})
+
+
+def survey_runs(scene, spacing: float, runs: list[str], label: str) -> None:
+    t0 = time.perf_counter()
+    grid = place_probes(scene, probe_for(scene, 2), spacing)
+    grid_s = time.perf_counter() - t0
+    n = len(grid.positions)
+    n_pairs = n * (n - 1) // 2
+    levels = np.bincount(grid.level) if n else []
+    print(
+        f"{label}: {scene.scenery.n_triangles:,} triangles, grid {spacing:g} mm: "
+        f"{len(grid.grid_xy)} grid points, {n} positions "
+        f"({', '.join(f'level {k}: {c}' for k, c in enumerate(levels))}), {n_pairs:,} pairs; "
+        f"grid in {grid_s:.2f} s"
+    )
+    rate = raw_embree_rate(scene, grid.positions) if n > 1 else float("nan")
+    target = n_pairs * SEGMENTS_PER_PAIR_TARGET / rate + TARGET_SLACK_S
+    print(
+        f"  raw Embree: {rate / 1e6:.2f} M segments/s (one thread); target "
+        f"(5,000 segments per pair + 30 s): {target:.1f} s"
+    )
+    docs = {}
+    for run in runs:
+        kw = {}
+        cluster = None
+        if run == "dask":
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            )
+            kw["scheduler"] = cluster.scheduler_address
+        else:
+            kw["workers"] = int(run)
+        rays0 = scene.engine.rays_cast
+        t0 = time.perf_counter()
+        try:
+            res = run_survey(scene, spacing_mm=spacing, **kw)
+        finally:
+            if cluster is not None:
+                cluster.close()
+        wall = time.perf_counter() - t0
+        t = res.document["timing"]
+        docs[run] = res.document
+        extra = ""
+        if run == "1":
+            rays = scene.engine.rays_cast - rays0
+            extra = f", {rays / max(1, n_pairs):,.0f} segments per pair"
+        name = "Dask LocalCluster, 2 workers" if run == "dask" else f"{run} worker(s)"
+        print(
+            f"  survey, {name}: {wall:.1f} s wall ({t['pairs_s']:.1f} s pairs, "
+            f"{n_pairs / t['pairs_s']:.1f} pairs/s){extra}; target {target:.1f} s: "
+            f"{'met' if wall <= target else 'NOT met'}"
+        )
+    if len(docs) > 1:
+        same = len({_strip(d) for d in docs.values()}) == 1
+        print(f"  documents identical minus timing across {', '.join(docs)}: {same}")
+    if docs:
+        d = next(iter(docs.values()))
+        vis = len(d["visible_pairs"])
+        print(
+            f"  visible pairs: {vis:,} of {n_pairs:,}; longest lane: "
+            f"{d['lanes'][0]['distance_mm'] if d['lanes'] else '-'} mm; "
+            f"health findings: {len(d['health']['warnings'])}"
+        )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--triangles", type=int, default=1_000_000)
+    ap.add_argument("--spacing", type=float, default=50.0)
+    ap.add_argument("--runs", default="1,2,dask", help="comma list of 1, 2, ..., dask")
+    ap.add_argument("--no-table", action="store_true", help="skip the scanned table")
+    ap.add_argument("--demo", action="store_true", help="also the demo table")
+    ap.add_argument("--demo-spacing", type=float, default=50.0)
+    ap.add_argument("--dem", action="store_true", help="also the St Helens DEM")
+    ap.add_argument("--dem-spacing", type=float, default=25.0)
+    args = ap.parse_args(argv)
+    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    print(f"CPUs: {os.cpu_count()}, runs: {', '.join(runs)}")
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
+        os.environ["GEOM3D_CACHE_DIR"] = cache
+        tmp = Path(tmp)
+        if not args.no_table:
+            t0 = time.perf_counter()
+            table = write_table(args.triangles, tmp)
+            scene = table_scene(table)
+            print(f"scanned table written and loaded in {time.perf_counter() - t0:.1f} s")
+            survey_runs(scene, args.spacing, runs, "scanned table")
+        if args.demo:
+            demo = Path(__file__).resolve().parents[1] / "meshes" / "demo" / "table.yaml"
+            survey_runs(load_scene(demo), args.demo_spacing, runs, "demo table")
+        if args.dem:
+            root = Path(
+                os.environ.get(
+                    "GEOM3D_REAL_MESHES",
+                    Path(__file__).resolve().parents[2] / "shared" / "real-meshes",
+                )
+            )
+            dem = root / "SainteHelens_dem_crop.ply"
+            if dem.is_file():
+                survey_runs(dem_scene(tmp, dem), args.dem_spacing, runs, "St Helens DEM")
+            else:
+                print(f"St Helens DEM skipped: {dem} is absent")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
