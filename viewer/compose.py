@@ -15,12 +15,16 @@ import numpy as np
 from geom3d.errors import InputError
 
 from . import palette as pal
+from .annotate import decorate, height_suffix
 from .layers.annotations import arc_boundary_actors, scale_bar_actors
+from .layers.focus_rays import focus_ray_actors
 from .layers.lof import find_pair, lof_from_trooper, lof_pair_actors, matrix_actors
 from .layers.scenery import scenery_actors, scenery_legend
 from .layers.templates import attack_actors
 from .layers.troopers import side_colors, trooper_actors
 from .model import Drawing, LegendEntry
+from .side import section_filter, side_part, side_scale_bar
+from .views import eye_part
 
 __all__ = [
     "FOCUS_MARGIN_MM",
@@ -30,6 +34,7 @@ __all__ = [
     "parse_view",
     "resolve_attack_for_drawing",
     "view_from_trooper",
+    "view_pair",
 ]
 
 #: Margin around the region of interest of an attack or LoF diagram, mm.
@@ -89,16 +94,40 @@ def parse_lof_arg(scene, lof: str) -> tuple[str, str]:
 
 
 def parse_view(scene, view: str) -> tuple[str, str | None]:
-    """``top`` / ``iso`` / ``from:ID`` -> (kind, trooper id or None)."""
-    if view in ("top", "iso"):
+    """``top`` / ``iso`` / ``from:ID`` / ``side[:A:B]`` / ``eye:A:B`` -> (kind, trooper id).
+
+    The trooper id is the camera's own (``from:ID``, and A of ``eye:A:B``), else None;
+    :func:`view_pair` gives both ids of ``side:A:B`` and ``eye:A:B``.
+    """
+    if view in ("top", "iso", "side"):
         return view, None
+    if isinstance(view, str) and view.startswith(("side:", "eye:")):
+        kind, a, _b = view_pair(scene, view)
+        return kind, (a if kind == "eye" else None)
     if isinstance(view, str) and view.startswith("from:"):
         tid = view[5:].strip()
         if not tid:
             raise InputError("--view from:ID needs a trooper id, e.g. from:blue-1")
         scene.trooper(tid)
         return "from", tid
-    raise InputError(f"--view: unknown view {view!r} (expected top, iso or from:ID)")
+    raise InputError(
+        f"--view: unknown view {view!r} (expected top, iso, from:ID, side, side:A:B or eye:A:B)"
+    )
+
+
+def view_pair(scene, view: str) -> tuple[str, str | None, str | None]:
+    """``side:A:B`` / ``eye:A:B`` -> (kind, A, B), known ids; other views: (kind, None, None)."""
+    kind, _, rest = str(view).partition(":")
+    if kind not in ("side", "eye") or (kind == "side" and not rest):
+        return kind, None, None
+    ids = [x.strip() for x in rest.split(":")]
+    if len(ids) != 2 or not all(ids):
+        raise InputError(f"--view {kind}:A:B needs two trooper ids, e.g. {kind}:blue-1:red-1")
+    if ids[0] == ids[1]:
+        raise InputError(f"--view {kind}:A:B: {ids[0]!r} twice (two different troopers)")
+    scene.trooper(ids[0])
+    scene.trooper(ids[1])
+    return kind, ids[0], ids[1]
 
 
 def resolve_attack_for_drawing(scene, attack_id: str) -> tuple[dict, list]:
@@ -129,6 +158,26 @@ def view_from_trooper(scene, tid: str) -> dict:
     }
 
 
+def _aim(scene, eye_id: str, attack: str | None, lof: str | None) -> list[float] | None:
+    """The point a ``from:ID`` view looks at: the other end of ``--lof``, or for
+    ``--attack`` the main target (the attacker when ID is the main target), else None."""
+    other = None
+    if lof is not None:
+        a, b = parse_lof_arg(scene, lof)
+        other = b if eye_id != b else a
+    elif attack is not None:
+        spec = scene.attack(attack)
+        if spec.main_target and spec.main_target != eye_id:
+            other = spec.main_target
+        elif spec.attacker != eye_id:
+            other = spec.attacker
+    if other is None:
+        return None
+    t = scene.trooper(other)
+    x, y, z = t.position
+    return [float(x), float(y), float(z + 0.5 * t.height)]
+
+
 def _merge_into(d: Drawing, part: Drawing) -> None:
     d.actors.extend(part.actors)
     d.labels.extend(part.labels)
@@ -145,6 +194,10 @@ def build_drawing(
     lof: str | None = None,
     lof_doc: dict | None = None,
     attack_result: tuple[dict, list] | None = None,
+    title: str | None = None,
+    caption: str | None = None,
+    legend: bool = True,
+    annotate=(),
 ) -> Drawing:
     """Everything a diagram shows (SPEC 6 ``geom3d render``), as a :class:`Drawing`.
 
@@ -162,21 +215,44 @@ def build_drawing(
         and ``from:`` views instead of recomputing.
     attack_result : (dict, volumes) or None
         An attack already resolved (skips ``scene.resolve_attack``).
+    title, caption, legend, annotate
+        Text options (:func:`viewer.annotate.decorate`); ``attack`` and ``lof`` may be
+        combined (the attack with the Line of Fire drawn over it).
 
     Raises
     ------
     InputError, UnknownIdError
-        Unknown view, trooper or attack ids, both ``attack`` and ``lof``.
+        Unknown view, trooper or attack ids; bad text options.
     """
+    title_opt, show_legend = title, legend  # both names are reused below
     kind, eye_id = parse_view(scene, view)
-    if attack is not None and lof is not None:
-        raise InputError("give either --attack or --lof, not both")
+    _, pa, pb = view_pair(scene, view)
+    if kind == "side" and pa is not None and attack is None and lof is None:
+        lof = f"{pa}:{pb}"  # a side view across A-B is about the Line of Fire A-B
     name = scene.scenario.name
-    view_name = {"top": "plan view", "iso": "3D view", "from": f"view from {eye_id}"}[kind]
+    view_name = {
+        "top": "plan view",
+        "iso": "3D view",
+        "from": f"view from {eye_id}",
+        "side": "side view" if pa is None else f"side view across {pa} - {pb}",
+        "eye": f"view from {pa}'s eye towards {pb}",
+    }[kind]
     focus_ids: list[str] | None = None
     extra: list = []
     part: Drawing
     suffix: dict[str, str] = {}
+    attack_info = lof_info = lof_part = None
+    if lof is not None:
+        a, b = parse_lof_arg(scene, lof)
+        pair = find_pair(lof_doc, a, b) if lof_doc else None
+        if pair is None:
+            pair = scene.line_of_fire(a, b).to_dict()
+        lof_part = lof_pair_actors(scene, pair)
+        lof_info = (a, b, pair)
+        focus_ids = [a, b]
+        extra = [np.asarray(act.mesh.points) for act in lof_part.actors]
+        if pair.get("reason") == "out_of_arc":
+            lof_part.notes.append(f"{b} is outside {a}'s front 180° arc")
     if attack is not None:
         spec = scene.attack(attack)
         doc, volumes = (
@@ -185,6 +261,13 @@ def build_drawing(
             else resolve_attack_for_drawing(scene, attack)
         )
         part = attack_actors(scene, doc, volumes, spec)
+        excluded = {e["id"]: e.get("reason", "") for e in doc.get("excluded", [])}
+        _merge_into(part, focus_ray_actors(scene, volumes, excluded))
+        attack_info = (spec, doc, volumes)
+        if lof_part is not None:  # --attack with --lof: both, in one picture
+            part.title = f"{part.title}; {lof_part.title}"
+            part.subtitle = "; ".join(x for x in (part.subtitle, lof_part.subtitle) if x)
+            _merge_into(part, lof_part)
         suffix[spec.attacker] = " (attacker)"
         if spec.main_target:
             suffix[spec.main_target] = suffix.get(spec.main_target, "") + " (main target)"
@@ -192,24 +275,19 @@ def build_drawing(
             suffix[tid] = suffix.get(tid, "") + ": hit"
         focus_ids = list(
             dict.fromkeys(
-                [spec.attacker]
+                (focus_ids or [])
+                + [spec.attacker]
                 + ([spec.main_target] if spec.main_target else [])
                 + list(doc.get("affected", []))
                 + [e["id"] for e in doc.get("excluded", [])]
             )
         )
         focus_ids = [t for t in focus_ids if t in scene.troopers]
-        extra = [v.bounds() for v in volumes]
-    elif lof is not None:
-        a, b = parse_lof_arg(scene, lof)
-        pair = find_pair(lof_doc, a, b) if lof_doc else None
-        if pair is None:
-            pair = scene.line_of_fire(a, b).to_dict()
-        part = lof_pair_actors(scene, pair)
-        focus_ids = [a, b]
-        extra = [np.asarray(act.mesh.points) for act in part.actors]
-        if pair.get("reason") == "out_of_arc":
-            part.notes.append(f"{b} is outside {a}'s front 180 deg arc")
+        extra = extra + [v.bounds() for v in volumes]
+    elif lof_part is not None:
+        part = lof_part
+    elif kind == "eye":
+        part = eye_part(scene, pa, pb)
     elif kind == "from":
         part = lof_from_trooper(scene, eye_id, lof_doc)
     else:
@@ -217,15 +295,25 @@ def build_drawing(
         part = matrix_actors(scene, pairs)
     title = (
         f"{name} - {view_name} - {part.title}"
-        if kind != "from" or attack or lof
+        if kind not in ("from", "eye") or attack or lof
         else f"{name} - {view_name}"
     )
+    for tid, text in height_suffix(scene, annotate).items():
+        suffix[tid] = suffix.get(tid, "") + text
     d = Drawing(title=title, subtitle=part.subtitle)
     d.actors.extend(scenery_actors(scene))
-    ta, tl = trooper_actors(scene, hidden=[eye_id] if eye_id else (), label_suffix=suffix)
+    ta, tl = trooper_actors(
+        scene, hidden=[eye_id] if kind in ("from", "eye") else (), label_suffix=suffix
+    )
     d.actors.extend(ta)
     d.labels.extend(tl)
     _merge_into(d, part)
+    if kind == "eye":
+        d.camera.update(part.camera)
+    elif kind == "side":
+        side = side_part(scene, pa, pb)
+        _merge_into(d, side)
+        d.camera.update(side.camera)
     if focus_ids is not None and kind != "from":
         bounds = content_bounds(scene, focus_ids, extra, margin=FOCUS_MARGIN_MM)
     else:
@@ -235,13 +323,24 @@ def build_drawing(
             d.actors.extend(arc_boundary_actors(scene, eye_id, bounds))
             d.add_legend(f"{eye_id}'s arc edge (grey: behind)", pal.ARC_EDGE, "line")
         d.eye = view_from_trooper(scene, eye_id)
+        aim = _aim(scene, eye_id, attack, lof)
+        if aim is not None:
+            d.eye["aim"] = aim
     # plan views put the bar above everything (its height does not show, its visibility
     # does); 3D views lay it on the table
     sb_z = float(bounds[1, 2]) + 1.0 if kind == "top" else None
-    sb_actors, sb_labels, bounds = scale_bar_actors(bounds, scene.scenario.units, sb_z)
+    if kind == "side":  # the bar stands in the picture's plane, under the section
+        sb_actors, sb_labels = side_scale_bar(d.camera, bounds, scene.scenario.units)
+    elif kind == "eye":  # a perspective close-up has no single scale
+        sb_actors, sb_labels = [], []
+    else:
+        sb_actors, sb_labels, bounds = scale_bar_actors(bounds, scene.scenario.units, sb_z)
     d.actors.extend(sb_actors)
     d.labels.extend(sb_labels)
     d.bounds = bounds
+    d.view = kind
+    if kind == "side":
+        section_filter(d, scene)
     # sides and scenery first in the legend
     sides = side_colors(scene)
     legend = [LegendEntry(f"side {s}", c, "rectangle") for s, c in sides.items()]
@@ -251,4 +350,7 @@ def build_drawing(
         for x in (d.subtitle, f"ruleset {scene.ruleset.name}, file units {scene.scenario.units}")
         if x
     )
-    return d
+    return decorate(
+        scene, d, annotate=annotate, title=title_opt, caption=caption, legend=show_legend,
+        attack=attack_info, lof=lof_info,
+    )  # fmt: skip

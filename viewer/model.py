@@ -108,7 +108,19 @@ class Drawing:
     bounds : (2, 3) float, mm
         The part of the world the camera must show.
     eye : dict or None
-        For a ``from:ID`` view: ``{"trooper", "position", "facing", "eye_z"}``.
+        For a ``from:ID`` view: ``{"trooper", "position", "facing", "eye_z"}`` (and
+        ``"aim"``, the point to look at, when the diagram has a target).
+    view : str
+        The camera kind: ``top``, ``iso``, ``from``, ``side`` or ``eye``
+        (:data:`viewer.camera.CAMERAS`).
+    camera : dict
+        Camera hints of the view (``side``: ``"direction"``, ``"slab"``; ``eye``:
+        ``"eye"``, ``"target"``) and the user's options ``"azimuth"``, ``"elevation"``
+        (degrees) and ``"zoom"`` (factor).
+    caption : str
+        Text printed under the picture (``--caption``, plus template dimensions).
+    show_legend : bool
+        False leaves the legend out (``--no-legend``); the notes stay.
     """
 
     title: str
@@ -119,6 +131,10 @@ class Drawing:
     notes: list[str] = field(default_factory=list)
     bounds: np.ndarray = field(default_factory=lambda: np.zeros((2, 3)))
     eye: dict | None = None
+    view: str = "top"
+    camera: dict = field(default_factory=dict)
+    caption: str = ""
+    show_legend: bool = True
 
     def actor(self, name: str) -> ActorSpec:
         """The actor called ``name`` (KeyError otherwise)."""

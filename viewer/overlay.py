@@ -17,6 +17,7 @@ from vtkmodules.vtkRenderingCore import (
 )
 
 from . import palette as pal
+from .labels import place_labels
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
 from .model import Drawing
 
@@ -24,7 +25,10 @@ __all__ = [
     "add_legend",
     "add_mask",
     "add_overlay",
+    "add_placed_labels",
+    "label_font_size",
     "legend_symbol",
+    "place_world_labels",
     "text_px",
     "wrap",
 ]
@@ -63,6 +67,9 @@ def legend_symbol(face: str, color: str) -> pv.PolyData:
     elif face == "line":
         polys.append(rect(0.0, 0.4, 1.0, 0.6))
         colors.append(fill)
+    elif face == "dashed":
+        polys += [rect(0.0, 0.4, 0.3, 0.6), rect(0.42, 0.4, 0.72, 0.6), rect(0.84, 0.4, 1.0, 0.6)]
+        colors += [fill, fill, fill]
     elif face == "arrow":
         polys += [rect(0.0, 0.43, 0.65, 0.57), np.array([[0.6, 0.2], [1.0, 0.5], [0.6, 0.8]])]
         colors += [fill, fill]
@@ -180,7 +187,7 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
                 name="subtitle",
             )
         )
-    n = len(drawing.legend)
+    n = len(drawing.legend) if drawing.show_legend else 0
     lw = LEGEND_COLUMN - 0.02
     lh = min(0.45, 0.032 * max(n, 1))
     x0 = 1.0 - lw - 0.01
@@ -208,7 +215,116 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
             )
             txt.prop.justification_vertical = "top"
             texts.append(txt)
+    if drawing.caption:  # under the picture, on a white backing
+        cap_font = max(7, round(13 * k))
+        probe = plotter.add_text(" ", position=(0, 0), font_size=cap_font, name="caption:probe")
+        lines = wrap(probe.prop, drawing.caption.splitlines(), 0.97 * w)
+        step = 1.25 * text_px(probe.prop, "Ag")[1]
+        plotter.remove_actor("caption:probe", render=False)
+        for i, line in enumerate(lines):
+            txt = plotter.add_text(
+                line,
+                position=(round(0.015 * w), round((len(lines) - 1 - i) * step + 0.01 * h)),
+                font_size=cap_font,
+                color=pal.TEXT,
+                name=f"caption:{i}",
+            )
+            txt.prop.background_color = pal.BACKGROUND
+            txt.prop.background_opacity = 0.85
     if not legend_column:  # text over the picture: give it a backing
         for t in texts:
             t.prop.background_color = pal.BACKGROUND
             t.prop.background_opacity = 0.8
+
+
+def label_font_size(size) -> int:
+    """``add_text`` font size of world-anchored labels in an image of ``size`` pixels.
+
+    PyVista's ``add_text`` draws at twice the size it is given: this is half the pixel
+    size of the labels (18 px at 1200 px image height).
+    """
+    return max(4, round(9 * size_scale(size)))
+
+
+def place_world_labels(plotter, labels, matrix: np.ndarray, size, region):
+    """Place world-anchored labels in the image without overlaps (:mod:`viewer.labels`).
+
+    Parameters
+    ----------
+    labels : list of viewer.model.Label
+    matrix : (4, 4) float
+        World (mm) -> clip coordinates of the camera.
+    region : (x0, x1, y0, y1) float, px (rows down)
+
+    Returns
+    -------
+    placements : list of viewer.labels.Placement
+    note : str or None
+        ``"labels not shown (no room): ..."`` when some found no place.
+    """
+    w, h = size
+    if not labels:
+        return [], None
+    pts = np.array([lab.point for lab in labels], dtype=np.float64)
+    h4 = np.column_stack([pts, np.ones(len(pts))]) @ matrix.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        col = (h4[:, 0] / h4[:, 3] + 1) * 0.5 * w
+        row = (1 - h4[:, 1] / h4[:, 3]) * 0.5 * h
+    col[h4[:, 3] <= 0] = np.nan
+    probe = plotter.add_text(" ", position=(0, 0), font_size=label_font_size(size), name="lp")
+    margin = 2 * max(1, round(2 * size_scale(size)))
+    sizes = [np.add(text_px(probe.prop, lab.text), 2 * margin) for lab in labels]
+    plotter.remove_actor("lp", render=False)
+    placements = place_labels(np.column_stack([col, row]), sizes, region)
+    # anchors outside the picture (cropped away) are not "dropped": they are not in it
+    x0, x1, y0, y1 = region
+    missing = [
+        lab.text
+        for lab, p, c, r in zip(labels, placements, col, row, strict=True)
+        if not p.placed and np.isfinite(c) and x0 <= c <= x1 and y0 <= r <= y1
+    ]
+    note = ("labels not shown (no room): " + ", ".join(missing)) if missing else None
+    return placements, note
+
+
+def add_placed_labels(plotter, labels, placements, size) -> list:
+    """Draw placed labels as 2D text on a white backing, with leader lines where needed.
+
+    Returns the text actors.
+    """
+    h = size[1]
+    k = size_scale(size)
+    font = label_font_size(size)
+    actors = []
+    leaders = []
+    for i, (lab, p) in enumerate(zip(labels, placements, strict=True)):
+        if not p.placed:
+            continue
+        x0, y0, x1, y1 = p.box
+        txt = plotter.add_text(
+            lab.text,
+            position=(round(0.5 * (x0 + x1)), round(h - 0.5 * (y0 + y1))),
+            font_size=font,
+            color=lab.color,
+            name=f"label:{i}",
+        )
+        txt.prop.justification_horizontal = "center"
+        txt.prop.justification_vertical = "center"
+        txt.prop.background_color = "white"
+        txt.prop.background_opacity = 0.75
+        actors.append(txt)
+        if p.leader:
+            ex, ey = p.leader_end()
+            leaders.append(((ex, h - ey), (p.anchor[0], h - p.anchor[1])))
+    if leaders:
+        pts = np.array([[*q, 0.0] for seg in leaders for q in seg], dtype=float)
+        lines = np.array([[2, 2 * i, 2 * i + 1] for i in range(len(leaders))]).ravel()
+        poly = pv.PolyData(pts, lines=lines)
+        mapper = vtkPolyDataMapper2D()
+        mapper.SetInputData(poly)
+        actor = vtkActor2D()
+        actor.SetMapper(mapper)
+        actor.GetProperty().SetColor(0.0, 0.0, 0.0)
+        actor.GetProperty().SetLineWidth(max(1.0, k))
+        plotter.add_actor(actor, reset_camera=False, name="label-leaders", pickable=False)
+    return actors

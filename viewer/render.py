@@ -29,14 +29,19 @@ import pyvista as pv
 from PIL import Image
 
 from geom3d.errors import InputError
-from geom3d.output import atomic_write
+from geom3d.output import atomic_write, check_writable
+from geom3d.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
-from .camera import CAMERAS, camera_matrix
+from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing
+from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
-from .overlay import add_overlay
-from .plotter import add_labels, draw, make_plotter
+from .overlay import add_overlay, add_placed_labels, place_world_labels
+from .plan import figure_bytes, plan_figure, plan_pixels, raster_pdf_bytes
+from .plotter import draw, make_plotter
+from .survey import render_survey  # the survey heat map (geom3d survey), via this plugin
+from .views import hide_occluded_labels
 from .window import open_viewer
 
 __all__ = [
@@ -45,11 +50,12 @@ __all__ = [
     "demo_diagrams",
     "open_viewer",
     "render",
+    "render_survey",
     "render_to_file",
 ]
 
 #: Output formats by file extension.
-FORMATS = (".png", ".svg")
+FORMATS = (".png", ".svg", ".pdf", ".html")
 
 
 @dataclass
@@ -120,12 +126,19 @@ def _labels_in_view(labels, matrix: np.ndarray, size, region) -> list:
 
 
 def _check_size(size) -> tuple[int, int]:
+    """(width, height) within ``RENDER_SIDE_RANGE_PX`` and ``RENDER_MAX_PIXELS``."""
     try:
         w, h = (int(v) for v in size)
     except (TypeError, ValueError):
         raise InputError(f"size must be (width, height) in pixels, got {size!r}") from None
-    if not (16 <= w <= 8000 and 16 <= h <= 8000):
-        raise InputError(f"size: each side must be 16..8000 pixels, got {w}x{h}")
+    lo, hi = RENDER_SIDE_RANGE_PX
+    if not (lo <= w <= hi and lo <= h <= hi):
+        raise InputError(f"size: each side must be {lo}..{hi} pixels, got {w}x{h}")
+    if w * h > RENDER_MAX_PIXELS:
+        raise InputError(
+            f"size: {w}x{h} is {w * h / 1e6:.1f} M pixels, more than the "
+            f"{RENDER_MAX_PIXELS / 1e6:.1f} M a diagram may have (e.g. 4096x4096)"
+        )
     return w, h
 
 
@@ -134,7 +147,8 @@ def _check_out(out) -> tuple[Path, str]:
     ext = path.suffix.lower()
     if ext not in FORMATS:
         raise InputError(
-            f"{path}: unknown diagram format {path.suffix or '(none)'!r} (expected .png or .svg)"
+            f"{path}: unknown diagram format {path.suffix or '(none)'!r} "
+            f"(expected {', '.join(FORMATS)})"
         )
     return path, ext
 
@@ -150,6 +164,13 @@ def render(
     dpi: int | None = None,
     lof_doc: dict | None = None,
     drawing: Drawing | None = None,
+    azimuth: float | None = None,
+    elevation: float | None = None,
+    zoom: float | None = None,
+    title: str | None = None,
+    caption: str | None = None,
+    legend: bool = True,
+    annotate=(),
 ) -> RenderResult:
     """Render a diagram off-screen, and write it when ``out`` is given.
 
@@ -172,6 +193,11 @@ def render(
         A precomputed ``geom3d lof`` document (no LoF recomputation).
     drawing : Drawing or None
         Render this drawing instead of building one.
+    azimuth, elevation : float or None, degrees
+    zoom : float or None
+        Camera options (:func:`viewer.camera.camera_options`).
+    title, caption, legend, annotate
+        Text options (:func:`viewer.annotate.decorate`).
 
     Returns
     -------
@@ -186,24 +212,43 @@ def render(
     path = ext = None
     if out is not None:
         path, ext = _check_out(out)
+        check_writable(path)  # before any rendering: a bad target fails at once
     if dpi is not None and (isinstance(dpi, bool) or int(dpi) != dpi or not 1 <= int(dpi) <= 10000):
         raise InputError(f"dpi must be a positive integer, got {dpi!r}")
     if drawing is None:
-        drawing = build_drawing(scene, view=view, attack=attack, lof=lof, lof_doc=lof_doc)
-    kind = "from" if drawing.eye is not None else ("iso" if view == "iso" else "top")
+        drawing = build_drawing(
+            scene, view=view, attack=attack, lof=lof, lof_doc=lof_doc, title=title,
+            caption=caption, legend=legend, annotate=annotate,
+        )  # fmt: skip
+    kind = drawing.view
+    drawing.camera.update(camera_options(kind, azimuth, elevation, zoom))
+    if ext == ".html":
+        data = html_bytes(drawing, size)
+        atomic_write(path, data)
+        return RenderResult(path, size, view, np.zeros((0, 0, 3), np.uint8), np.eye(4), drawing)
+    if kind == "top" and ext in (".svg", ".pdf"):  # true vector plan (viewer.plan)
+        fig = plan_figure(scene, drawing, size, dpi)
+        atomic_write(path, figure_bytes(fig, ext[1:]))
+        image, matrix = plan_pixels(fig)
+        return RenderResult(path, size, view, image, matrix, drawing)
     pv.OFF_SCREEN = True
     pl = make_plotter(size)
     try:
         draw(pl, drawing, size, labels=False)
         # every view keeps the title band and the legend column clear of the picture
-        add_overlay(pl, drawing, size, legend_column=True)
         CAMERAS[kind](pl, drawing, size)
         matrix = camera_matrix(pl, size)
+        # labels behind blocking scenery (a hill) are not drawn over it: listed instead
+        drawing = hide_occluded_labels(scene, drawing, pl.camera)
         # labels go on top of the plan view's margins (a label may run past the plot's
         # edge), but only those anchored inside the picture
         w, h = size
         region = (0.015 * w, (1.0 - LEGEND_COLUMN) * w, TITLE_BAND * h, h)
-        add_labels(pl, _labels_in_view(drawing.labels, matrix, size, region), size)
+        placements, note = place_world_labels(pl, drawing.labels, matrix, size, region)
+        if note:
+            drawing.notes.append(note)
+        add_overlay(pl, drawing, size, legend_column=True)
+        add_placed_labels(pl, drawing.labels, placements, size)
         pl.render()
         image = np.asarray(pl.screenshot(None, return_img=True))[:, :, :3].copy()
         if path is not None and ext == ".svg":
@@ -213,6 +258,8 @@ def render(
     if path is not None:
         if ext == ".png":
             data = _png_bytes(image, dpi)
+        elif ext == ".pdf":  # a 3D view: its pixels on a PDF page
+            data = raster_pdf_bytes(image, dpi)
         atomic_write(path, data)
     return RenderResult(path, size, view, image, matrix, drawing)
 
@@ -248,24 +295,16 @@ def _xml_escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_to_file(
-    scene,
-    out,
-    *,
-    view: str = "top",
-    attack: str | None = None,
-    lof: str | None = None,
-    size=(1600, 1200),
-    dpi: int | None = None,
-) -> Path:
-    """Write a diagram (PNG or SVG by extension); the ``geom3d render`` command.
+def render_to_file(scene, out, **options) -> Path:
+    """Write a diagram (format by extension); the ``geom3d render`` command.
 
-    See :func:`render` for the parameters. Returns the path written.
+    ``options`` are :func:`render`'s keywords (view, attack, lof, size, dpi, camera and
+    text options). Returns the path written.
     """
     if out is None:
         raise InputError("--out is required")
     _check_out(out)
-    return render(scene, out, view=view, attack=attack, lof=lof, size=size, dpi=dpi).path
+    return render(scene, out, **options).path
 
 
 def demo_diagrams(scene, out_dir, lof_doc: dict, *, size=(1600, 1200)) -> list[Path]:
@@ -287,6 +326,7 @@ def demo_diagrams(scene, out_dir, lof_doc: dict, *, size=(1600, 1200)) -> list[P
         ``view-<id>.png`` (the first trooper's view).
     """
     out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)  # the demo's own output folder
     paths = [render(scene, out_dir / "plan.png", lof_doc=lof_doc, size=size).path]
     if scene.scenario.attacks:
         aid = scene.scenario.attacks[0].id

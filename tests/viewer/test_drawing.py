@@ -97,7 +97,7 @@ def test_attack_drawing_highlights_and_reasons(scene, attack_doc, volume):
     assert legend[:4] == [
         "side blue",
         "side red",
-        "scenery (darker: taller)",
+        "scenery (darker: taller, to 60 mm)",  # the wall: 60 mm
         "scenery, no LoF block",
     ]
     # a scale bar in the file's units
@@ -194,7 +194,7 @@ def test_nice_scale_length(approx_mm, units, expected):
 
 def test_bad_ids_and_views(scene):
     with pytest.raises(InputError, match="unknown view"):
-        build_drawing(scene, view="side")
+        build_drawing(scene, view="sideways")
     with pytest.raises(UnknownIdError, match="nobody"):
         build_drawing(scene, view="from:nobody")
     with pytest.raises(InputError, match="A:B"):
@@ -203,5 +203,4 @@ def test_bad_ids_and_views(scene):
         build_drawing(scene, lof="a:nobody")
     with pytest.raises(UnknownIdError, match="unknown attack"):
         build_drawing(scene, attack="nope")
-    with pytest.raises(InputError, match="either"):
-        build_drawing(scene, attack="shot1", lof="a:t1")
+    # --attack and --lof together are one picture (test_vector.test_attack_and_lof_combined)

@@ -63,8 +63,9 @@ def test_top_view_highlight_at_projected_pixel(scene, attack_doc, volume):
     img = res.image
     assert img.shape == (480, 640, 3)
     want = np.array(palette.rgb255(palette.AFFECTED))
-    # halo of t1, sampled on its ring away from the label (+x+y) and the arc line (+-y)
-    for ang in (-45.0, -135.0, 135.0):
+    # halo of t1, sampled on its ring below (-y) and behind it (-x): away from its label
+    # (above: +y, moved left when it would reach the legend column) and the arc line (+-y)
+    for ang in (-45.0, -135.0, 180.0):
         col, row = res.world_to_pixel(_ring_point(scene, "t1", ang))[0]
         assert img[int(row), int(col)] == pytest.approx(want, abs=2)
     # nowhere near t2, which stands outside the template
@@ -84,19 +85,21 @@ def test_same_input_same_png_bytes(scene, tmp_path):
     assert p1.read_bytes() == p2.read_bytes()
 
 
-def test_svg_is_valid_xml_with_text(scene, tmp_path):
-    out = vr.render_to_file(scene, tmp_path / "plan.svg", size=(320, 240), dpi=96)
+def test_3d_svg_is_valid_xml_with_text(scene, tmp_path):
+    # 3D views in SVG: the picture is one raster <image>, the text real text (plan views
+    # are true vector: tests/viewer/test_vector.py)
+    out = vr.render_to_file(scene, tmp_path / "iso.svg", view="iso", size=(320, 240), dpi=96)
     root = ET.parse(out).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     assert root.tag == f"{ns}svg"
     assert root.get("width") == f"{320 / 96:.4f}in"
     assert root.find(f".//{ns}image") is not None  # the 3D picture, rasterised
     texts = [t.text or "" for t in root.iter(f"{ns}text")]
-    assert any("plan view" in t for t in texts)  # the title
+    assert any("3D view" in t for t in texts)  # the title
     assert {"a", "t1", "t2"} <= set(texts)  # trooper labels as real text
     raw = out.read_text()
     assert "CreationDate" not in raw
-    again = vr.render_to_file(scene, tmp_path / "again.svg", size=(320, 240), dpi=96)
+    again = vr.render_to_file(scene, tmp_path / "again.svg", view="iso", size=(320, 240), dpi=96)
     assert again.read_text() == raw
 
 

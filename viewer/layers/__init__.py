@@ -5,6 +5,8 @@
   highlights (``silhouettes`` layer).
 - :mod:`viewer.layers.templates`: template volumes, Blast Focus and the attack part of a
   diagram (``templates`` layer).
+- :mod:`viewer.layers.focus_rays`: Blast Focus rays to troopers in Total Cover
+  (``templates`` layer).
 - :mod:`viewer.layers.lof`: Line of Fire rays and the LoF matrix summary (``rays`` layer).
 - :mod:`viewer.layers.annotations`: scale bar and arc boundary (``annotations`` layer).
 
@@ -13,4 +15,4 @@ Nothing is imported here, so ``import viewer.layers`` stays cheap.
 
 from __future__ import annotations
 
-__all__ = ["annotations", "lof", "scenery", "templates", "troopers"]
+__all__ = ["annotations", "focus_rays", "lof", "scenery", "templates", "troopers"]

@@ -6,13 +6,132 @@ import math
 
 import numpy as np
 
+from geom3d.errors import InputError
 from geom3d.tolerances import SCALE_BAR_REL_EPS
 from geom3d.units import LENGTH_UNITS
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Label
 
-__all__ = ["arc_boundary_actors", "nice_scale_length", "scale_bar_actors"]
+__all__ = [
+    "ANNOTATIONS",
+    "arc_boundary_actors",
+    "distance_annotations",
+    "nice_scale_length",
+    "parse_annotate",
+    "scale_bar_actors",
+    "scenery_height_labels",
+    "template_dimensions",
+    "template_labels",
+]
+
+#: What ``--annotate`` may ask for.
+ANNOTATIONS: tuple[str, ...] = ("heights", "distances", "templates")
+
+
+def parse_annotate(value) -> tuple[str, ...]:
+    """``"heights,distances"`` (or a sequence) -> checked names, in :data:`ANNOTATIONS` order.
+
+    Raises
+    ------
+    geom3d.errors.InputError
+        An unknown name.
+    """
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = {str(x).strip() for x in items if str(x).strip()}
+    bad = sorted(names - set(ANNOTATIONS))
+    if bad:
+        raise InputError(
+            f"--annotate: unknown {', '.join(map(repr, bad))} (expected {', '.join(ANNOTATIONS)})"
+        )
+    return tuple(a for a in ANNOTATIONS if a in names)
+
+
+def scenery_height_labels(scene, bounds) -> list[Label]:
+    """One label per scenery piece inside ``bounds``: its id and top height (mm).
+
+    Anchored at the piece's highest point; the table mesh (terrain) is left out (its
+    contours give its heights).
+    """
+    mesh = scene.scenery
+    if mesh.n_triangles == 0:
+        return []
+    lo, hi = np.asarray(bounds, dtype=float)
+    out = []
+    for e in np.unique(mesh.element):
+        name = mesh.names[int(e)]
+        if name == "table" and scene.scenario.table_mesh is not None:
+            continue
+        v = mesh.vertices[np.unique(mesh.faces[mesh.element == e])]
+        vmin, vmax = v.min(axis=0), v.max(axis=0)
+        if vmax[0] < lo[0] or vmin[0] > hi[0] or vmax[1] < lo[1] or vmin[1] > hi[1]:
+            continue
+        top = v[v[:, 2] >= vmax[2] - 1e-6]
+        x, y = top[:, :2].mean(axis=0)
+        x, y = float(np.clip(x, lo[0], hi[0])), float(np.clip(y, lo[1], hi[1]))
+        # anchored just above the top, so the piece itself does not hide its label
+        z = float(vmax[2]) + 0.5
+        out.append(Label("annotations", (x, y, z), f"{name}: {vmax[2]:.1f} mm high"))
+    return out
+
+
+def distance_annotations(scene, a: str, b: str, pair: dict | None = None):
+    """Distances of the Line of Fire ``a -> b``: notes, and a label on the deciding ray.
+
+    Returns
+    -------
+    labels : list of Label
+    notes : list of str
+        Centre-to-centre and base-to-base distances in plan, and the length of the
+        deciding ray (eye point -> patch centre) when there is one.
+    """
+    ta, tb = scene.trooper(a), scene.trooper(b)
+    pa, pb = np.asarray(ta.position, dtype=float), np.asarray(tb.position, dtype=float)
+    cc = float(np.hypot(*(pb[:2] - pa[:2])))
+    edge = max(0.0, cc - ta.radius - tb.radius)
+    notes = [f"{a} - {b}: {cc:.1f} mm centre to centre, {edge:.1f} mm base to base"]
+    labels = []
+    w = (pair or {}).get("witness") or {}
+    if "eye" in w and "patch_center" in w:
+        eye, patch = np.asarray(w["eye"], float), np.asarray(w["patch_center"], float)
+        n = float(np.linalg.norm(patch - eye))
+        notes.append(
+            f"deciding ray {a} -> {b}: {n:.1f} mm, from {eye[2]:.1f} mm high to "
+            f"{patch[2]:.1f} mm high"
+        )
+        mid = 0.5 * (eye + patch)
+        labels.append(Label("annotations", tuple(float(v) for v in mid), f"{n:.1f} mm"))
+    else:
+        mid = 0.5 * (pa + pb)
+        mid[2] = max(pa[2] + ta.height, pb[2] + tb.height) * 0.5
+        labels.append(Label("annotations", tuple(float(v) for v in mid), f"{cc:.1f} mm"))
+    return labels, notes
+
+
+def template_dimensions(volume, name: str | None = None) -> str:
+    """``"large_teardrop: teardrop 203 x 63.5 mm (length x width), 31.8 mm high"``."""
+    shape = volume.shape
+    if shape.kind == "teardrop":
+        dims = f"teardrop {shape.length:g} x {shape.width:g} mm (length x width)"
+        if shape.narrow_width:
+            dims += f", narrow end {shape.narrow_width:g} mm"
+    else:
+        dims = f"circle {shape.diameter:g} mm across"
+    dims += f", {volume.height:g} mm high"
+    return f"{name}: {dims}" if name else dims
+
+
+def template_labels(volumes, name: str | None = None) -> list[Label]:
+    """A dimension label at the far end of each template (its axis end, on the table)."""
+    out = []
+    for vol in volumes:
+        ring = vol.shape.boundary(72)
+        far = ring[int(np.argmax(ring[:, 0]))] if len(ring) else np.zeros(2)
+        p = vol.to_world(np.array([[far[0], far[1], vol.height]]))[0]
+        out.append(Label("annotations", tuple(float(v) for v in p), template_dimensions(vol, name)))
+    return out
 
 
 def nice_scale_length(approx_mm: float, units: str) -> tuple[float, str]:

@@ -8,15 +8,20 @@ from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, LegendEntry
 
-__all__ = ["EDGE_TRIANGLE_LIMIT", "scenery_actors", "scenery_legend"]
+__all__ = ["CLOSING_FACES", "EDGE_TRIANGLE_LIMIT", "scenery_actors", "scenery_legend"]
 
 #: Scenery meshes above this many triangles are drawn without feature edges (too costly
 #: to extract and unreadable at that density anyway).
 EDGE_TRIANGLE_LIMIT = 200_000
+#: Faces added by closing open scans into solids (``scene.closing_mask``): sky blue,
+#: translucent, so they never pass for the scan's own surface.
+CLOSING_FACES = pal.OKABE_ITO["sky_blue"]
 
 
 def scenery_actors(scene) -> list[ActorSpec]:
-    """Table top, blocking scenery (coloured by height, with edges), non-blocking scenery.
+    """Table top, blocking scenery (coloured by height, with edges), non-blocking scenery,
+    and the faces added to close scans into solids (``scene.closing_mask``) in
+    :data:`CLOSING_FACES`.
 
     Blocking scenery is shaded by the lights *and* coloured by height (per vertex, along
     :data:`viewer.palette.SCENERY_RAMP`), so the plan view shows heights the way a relief
@@ -44,11 +49,14 @@ def scenery_actors(scene) -> list[ActorSpec]:
     if mesh.n_triangles == 0:
         return out
     blocking = scene.blocking_mask
+    # faces added to close open scans (and the table) into solids: their own colour
+    closing = np.asarray(scene.closing_mask, dtype=bool)
     lo, hi = float(mesh.vertices[:, 2].min()), float(mesh.vertices[:, 2].max())
     lo = min(lo, 0.0)
     for name, mask, color, opacity in (
-        ("scenery", blocking, None, 1.0),
-        ("scenery-nonblocking", ~blocking, pal.SCENERY_NONBLOCKING, 0.45),
+        ("scenery", blocking & ~closing, None, 1.0),
+        ("scenery-nonblocking", ~blocking & ~closing, pal.SCENERY_NONBLOCKING, 0.45),
+        ("scenery-closing", closing, CLOSING_FACES, 0.6),
     ):
         if not mask.any():
             continue
@@ -93,8 +101,14 @@ def scenery_legend(scene) -> list[LegendEntry]:
         return []
     blocking = scene.blocking_mask
     out = []
-    if blocking.any():
-        out.append(LegendEntry("scenery (darker: taller)", pal.SCENERY_RAMP[1]))
+    top = float(scene.scenery.vertices[:, 2].max())
+    if scene.scenario.table_mesh is not None:  # terrain: the ramp reads as heights
+        out.append(LegendEntry(f"terrain and scenery (darker: higher, to {top:.0f} mm)",
+                               pal.SCENERY_RAMP[1]))  # fmt: skip
+    elif blocking.any():
+        out.append(LegendEntry(f"scenery (darker: taller, to {top:.0f} mm)", pal.SCENERY_RAMP[1]))
     if not blocking.all():
         out.append(LegendEntry("scenery, no LoF block", pal.SCENERY_NONBLOCKING))
+    if np.any(scene.closing_mask):
+        out.append(LegendEntry("closed underside (added)", CLOSING_FACES))
     return out

@@ -1,0 +1,108 @@
+"""Interactive HTML (``--out scene.html``): a standalone page, opened in headless Chromium.
+
+The page must work offline: no external scripts or styles, the scene inside the file.
+Chromium (Debian package ``chromium``; ``.ci/run`` installs it) loads the page from disk
+and takes a screenshot; a page that rendered its 3D scene shows many colours (shaded
+silhouettes, scenery ramp, table), a blank or failed one a few. Without Chromium the test
+skips, except in CI (``$CI`` set), where it must run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyvista")
+pytest.importorskip("trame_vtk")
+
+from PIL import Image
+
+from viewer import render as vr
+from viewer.html import panel_html
+from viewer.model import Drawing
+
+pytestmark = pytest.mark.viewer
+
+#: A page whose WebGL scene rendered has far more distinct *chromatic* colours (channels
+#: more than 24 apart: not the greys of text) than this: lit and shaded coloured
+#: surfaces. An empty page, the text panel alone or an error message has none or a few
+#: (the legend's swatches).
+MIN_COLOURS = 100
+
+
+def _chromatic_colours(img: np.ndarray) -> int:
+    px = img.reshape(-1, 3).astype(int)
+    px = px[px.max(axis=1) - px.min(axis=1) > 24]
+    return len(np.unique(px, axis=0))
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("CI"):
+        pytest.fail("headless Chromium is required in CI (apt-get install chromium)")
+    pytest.skip("chromium not installed")
+
+
+def _screenshot(browser: str, page, out, tmp_path, size=(800, 600)) -> np.ndarray:
+    cmd = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu-sandbox",
+        "--enable-unsafe-swiftshader",
+        "--use-angle=swiftshader",
+        "--no-first-run",
+        "--hide-scrollbars",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--window-size={size[0]},{size[1]}",
+        "--virtual-time-budget=15000",
+        f"--screenshot={out}",
+        page.as_uri(),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert out.exists(), proc.stderr[-2000:]
+    with Image.open(out) as im:
+        return np.asarray(im.convert("RGB"))
+
+
+def test_html_page_is_standalone_and_renders_in_chromium(scene, tmp_path):
+    browser = _chromium()
+    page = tmp_path / "scene.html"
+    res = vr.render(scene, page, view="iso", size=(800, 600))
+    assert res.path == page
+    text = page.read_text(encoding="utf-8")
+    # offline: nothing loaded from elsewhere
+    assert not re.search(r"<script[^>]+src=", text)
+    assert not re.search(r"<link[^>]+href=[\"']https?:", text)
+    assert f"<title>{res.drawing.title}</title>" in text
+    assert "side red" in text  # the legend, written into the page
+    img = _screenshot(browser, page, tmp_path / "shot.png", tmp_path)
+    colours = _chromatic_colours(img)
+    assert colours > MIN_COLOURS, colours
+    # the scene's colours are there: the table (#EFECE4, lit) covers a good part
+    table = (np.abs(img.astype(int) - [0xEF, 0xEC, 0xE4]).max(axis=2) <= 40).mean()
+    assert table > 0.02, table
+
+
+def test_a_blank_page_fails_the_colour_check(tmp_path):
+    """The check above can fail: the page without its scene shows only the panel."""
+    browser = _chromium()
+    page = tmp_path / "blank.html"
+    d = Drawing(title="blank")
+    page.write_text(f"<html><body>{panel_html(d)}</body></html>", encoding="utf-8")
+    img = _screenshot(browser, page, tmp_path / "blank.png", tmp_path)
+    assert _chromatic_colours(img) <= MIN_COLOURS
+
+
+def test_html_same_input_same_bytes(scene, tmp_path):
+    one = vr.render(scene, tmp_path / "one.html", view="top", size=(400, 300)).path
+    two = vr.render(scene, tmp_path / "two.html", view="top", size=(400, 300)).path
+    assert one.read_bytes() == two.read_bytes()

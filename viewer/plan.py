@@ -1,0 +1,368 @@
+"""True vector plan views (``--view top`` to ``.svg`` / ``.pdf``) drawn with matplotlib.
+
+Everything is drawn from the geometry: scenery as height bands and footprints, terrain as
+filled contours and contour lines (:mod:`viewer.plan_scenery`), every other actor of the
+:class:`~viewer.model.Drawing` (bases, facing arcs, templates, rays, highlights, scale
+bar) projected straight down (:mod:`viewer.vector`), labels placed without overlap with
+leader lines (:mod:`viewer.labels`), and the same title band, legend column, notes and
+colours (:mod:`viewer.palette`) as the PNG. Only vector artists are used (no ``imshow``),
+so the SVG holds no ``<image>`` and the PDF no image XObject.
+
+Every shape carries an SVG id made from its actor name (``trooper-<id>``,
+``trooper-<id>-front``, ``template-0``, ``affected-<id>``, ``excluded-<id>``,
+``scenery-<piece>``, ``label-<n>``...). The same input gives the same bytes: the SVG hash
+salt is fixed and no date, creator or producer is written.
+
+:func:`raster_pdf_bytes` wraps a rendered 3D view (PNG pixels) in a one-page PDF.
+"""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from io import BytesIO
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path as MplPath
+
+from . import palette as pal
+from .labels import place_labels, unplaced_note
+from .layers.scenery import scenery_legend
+from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
+from .model import Drawing
+from .plan_scenery import plan_scenery
+from .vector import polygon_paths, project_actor
+
+__all__ = [
+    "DEFAULT_VECTOR_DPI",
+    "RC",
+    "figure_bytes",
+    "plan_figure",
+    "plan_pixels",
+    "raster_pdf_bytes",
+    "svg_id",
+]
+
+#: Pixels per inch of a vector diagram's page when no ``--dpi`` is given (CSS pixels).
+DEFAULT_VECTOR_DPI = 96
+#: matplotlib settings of every vector diagram: fixed SVG hash salt (deterministic ids),
+#: text kept as text, one bundled font (same glyphs on every machine).
+RC = {
+    "svg.hashsalt": "geom3d",
+    "svg.fonttype": "none",
+    "pdf.fonttype": 42,
+    "font.family": "DejaVu Sans",
+    "path.simplify": False,
+}
+
+
+def svg_id(name: str) -> str:
+    """An actor name (``trooper:a:front``) as an SVG id (``trooper-a-front``)."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in str(name).replace(":", "-"))
+
+
+def _pt(px: float, dpi: float) -> float:
+    return px * 72.0 / dpi
+
+
+def _path(geom) -> MplPath | None:
+    verts, codes = [], []
+    for ext, holes in polygon_paths(geom):
+        for ring in (ext, *holes):
+            if len(ring) < 3:
+                continue
+            verts.extend(ring.tolist())
+            codes.extend(
+                [MplPath.MOVETO] + [MplPath.LINETO] * (len(ring) - 2) + [MplPath.CLOSEPOLY]
+            )
+    return MplPath(np.array(verts), codes) if verts else None
+
+
+def _legend_handle(face: str, color: str, lw: float):
+    if face == "line":
+        return Line2D([], [], color=color, lw=lw)
+    if face == "dashed":
+        return Line2D([], [], color=color, lw=lw, linestyle=(0, (4, 2)))
+    if face == "arrow":
+        return Line2D([], [], color=color, lw=lw, marker=">", markevery=[1])
+    if face == "cross":
+        return Line2D([], [], color=color, lw=0, marker="x", markersize=8, mew=2.5)
+    if face == "ring":
+        return Line2D([], [], lw=0, marker="o", markersize=10, mfc="none", mec=color, mew=3)
+    if face == "disc":
+        return Line2D([], [], lw=0, marker="o", markersize=7, mfc=color, mec=color)
+    return Patch(facecolor=color, edgecolor=pal.TEXT, linewidth=0.8)
+
+
+def _fit_limits(bounds, box_px) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Axis limits showing ``bounds`` (mm) at one scale in a ``box_px`` (w, h) area."""
+    lo, hi = np.asarray(bounds, dtype=float)
+    pw, ph = box_px
+    bw, bh = max(float(hi[0] - lo[0]), 1.0), max(float(hi[1] - lo[1]), 1.0)
+    s = max(bw / pw, bh / ph)
+    cx, cy = 0.5 * float(lo[0] + hi[0]), 0.5 * float(lo[1] + hi[1])
+    return (cx - 0.5 * pw * s, cx + 0.5 * pw * s), (cy - 0.5 * ph * s, cy + 0.5 * ph * s)
+
+
+def _draw_scenery(ax, scene, z) -> list:
+    size = scene.scenario.table_size
+    if size:
+        w, h = size
+        ax.add_patch(
+            PathPatch(
+                MplPath([(0, 0), (w, 0), (w, h), (0, h), (0, 0)], closed=True),
+                facecolor=pal.TABLE,
+                edgecolor=pal.SCENERY_EDGE,
+                lw=0.8,
+                zorder=next(z),
+                gid="table",
+            )
+        )
+    ps = plan_scenery(scene)
+    t = ps.terrain
+    if t is not None:
+        zo = next(z)
+        if t["triangles"] is not None:
+            cf = ax.tricontourf(
+                t["x"], t["y"], t["triangles"], t["z"], levels=t["levels"], colors=t["colors"]
+            )
+            cl = ax.tricontour(
+                t["x"], t["y"], t["triangles"], t["z"], levels=t["levels"],
+                colors=pal.SCENERY_EDGE, linewidths=0.4,
+            )  # fmt: skip
+        else:
+            cf = ax.contourf(t["x"], t["y"], t["z"], levels=t["levels"], colors=t["colors"])
+            cl = ax.contour(
+                t["x"], t["y"], t["z"], levels=t["levels"], colors=pal.SCENERY_EDGE,
+                linewidths=0.4,
+            )  # fmt: skip
+        cf.set_zorder(zo)
+        cf.set_gid("terrain-fill")
+        cl.set_zorder(zo + 0.5)
+        cl.set_gid("terrain-contours")
+    for geom, color, opacity, name in ps.bands:
+        p = _path(geom)
+        if p is not None:
+            ax.add_patch(
+                PathPatch(p, facecolor=color, edgecolor="none", alpha=opacity, zorder=next(z),
+                          gid=name)
+            )  # fmt: skip
+    for geom, name in ps.outlines:
+        p = _path(geom)
+        if p is not None:
+            ax.add_patch(
+                PathPatch(p, facecolor="none", edgecolor=pal.SCENERY_EDGE, lw=0.9,
+                          zorder=next(z), gid=name)
+            )  # fmt: skip
+    return ps.legend
+
+
+def _draw_actor(ax, a, k: float, dpi: float, zo: float) -> None:
+    shape = project_actor(a.mesh)
+    color = a.color or pal.SCENERY_EDGE
+    gid = svg_id(a.name)
+    alpha = None if a.opacity >= 1.0 else a.opacity
+    p = _path(shape.area)
+    if p is not None:
+        ax.add_patch(
+            PathPatch(p, facecolor=color, edgecolor="none", alpha=alpha, zorder=zo, gid=gid)
+        )
+    if shape.lines:
+        lw = _pt(max(1.0, (a.line_width or 1.0) * k), dpi)
+        style = (0, (4, 2.5)) if a.meta.get("dashed") else "solid"
+        lc = LineCollection(
+            shape.lines, colors=color, linewidths=lw, alpha=alpha, linestyles=style,
+            zorder=zo + 0.1, capstyle="round",
+        )  # fmt: skip
+        lc.set_gid(gid + ("-edge" if p is not None else ""))
+        ax.add_collection(lc)
+
+
+def plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figure:
+    """The plan view of ``drawing`` (see :func:`_plan_figure`), built under :data:`RC`."""
+    with matplotlib.rc_context(RC):
+        return _plan_figure(scene, drawing, size, dpi)
+
+
+def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figure:
+    """The plan view of ``drawing`` as a matplotlib Figure (vector artists only).
+
+    Parameters
+    ----------
+    scene : geom3d.Scene
+    drawing : Drawing
+        As built by :func:`viewer.compose.build_drawing` (``top`` view).
+    size : (int, int)
+        Page size in pixels (line widths and fonts scale with it like the PNG's).
+    dpi : int or None
+        Pixels per inch of the page (default :data:`DEFAULT_VECTOR_DPI`).
+    """
+    dpi = float(dpi or DEFAULT_VECTOR_DPI)
+    W, H = size
+    k = size_scale(size)
+    fig = Figure(figsize=(W / dpi, H / dpi), dpi=dpi, facecolor=pal.BACKGROUND)
+    canvas = FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+    fpx = lambda px: _pt(px, dpi)  # noqa: E731 - pixel size -> points
+
+    # caption band at the bottom, wrapped to the page width
+    cap_font = max(7.0, 16 * k)
+    cap_lines = []
+    if drawing.caption:
+        chars = max(20, int(0.96 * W / (0.56 * cap_font)))
+        for para in drawing.caption.splitlines() or [drawing.caption]:
+            cap_lines.extend(textwrap.wrap(para, chars) or [""])
+    cap_h = (len(cap_lines) * 1.3 * cap_font + 0.01 * H) if cap_lines else 0.0
+    bottom = BOTTOM_MARGIN * H + cap_h
+    left, right, top = 0.03 * W, (1.0 - LEGEND_COLUMN) * W, (1.0 - TITLE_BAND) * H
+    ax = fig.add_axes((left / W, bottom / H, (right - left) / W, (top - bottom) / H))
+    ax.set_axis_off()
+    xlim, ylim = _fit_limits(drawing.bounds, (right - left, top - bottom))
+    zoom = float(getattr(drawing, "camera", {}).get("zoom") or 1.0)
+    if zoom != 1.0:  # --zoom: same centre, 1/zoom of the extent
+        xlim = tuple(0.5 * sum(xlim) + (v - 0.5 * sum(xlim)) / zoom for v in xlim)
+        ylim = tuple(0.5 * sum(ylim) + (v - 0.5 * sum(ylim)) / zoom for v in ylim)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_aspect("auto")
+
+    zorders = itertools.count(1.0, 2.0)  # drawing order: each artist above the last
+    scen_legend = _draw_scenery(ax, scene, zorders)
+    for a in drawing.actors:
+        if a.layer == "scenery":
+            continue
+        _draw_actor(ax, a, k, dpi, next(zorders))
+
+    # labels: placed in pixels (rows down), drawn in figure fractions
+    notes = list(drawing.notes)
+    label_font = max(8.0, 18 * k)
+    texts, sizes, anchors = [], [], []
+    for i, lab in enumerate(drawing.labels):
+        t = fig.text(0, 0, lab.text, fontsize=fpx(label_font), color=lab.color, gid=f"label-{i}",
+                     va="center", ha="center", zorder=10_000)  # fmt: skip
+        bb = t.get_window_extent(renderer)
+        m = 2 * max(1.0, 2 * k)
+        sizes.append((bb.width + 2 * m, bb.height + 2 * m))
+        x, y = ax.transData.transform((lab.point[0], lab.point[1]))
+        anchors.append((x, H - y))
+        texts.append(t)
+    region = (0.015 * W, (1.0 - LEGEND_COLUMN) * W, TITLE_BAND * H, H - bottom + 0.5 * cap_h * 0)
+    places = place_labels(anchors, sizes, region)
+    for t, pl in zip(texts, places, strict=True):
+        if not pl.placed:
+            t.remove()
+            continue
+        x0, y0, x1, y1 = pl.box
+        t.set_position((0.5 * (x0 + x1) / W, 1.0 - 0.5 * (y0 + y1) / H))
+        t.set_bbox({"facecolor": "white", "alpha": 0.75, "edgecolor": "none",
+                    "pad": fpx(max(1.0, 2 * k))})  # fmt: skip
+        if pl.leader:
+            ex, ey = pl.leader_end()
+            fig.add_artist(
+                Line2D([ex / W, pl.anchor[0] / W], [1 - ey / H, 1 - pl.anchor[1] / H],
+                       transform=fig.transFigure, color=pal.TEXT, lw=fpx(max(1.0, k)),
+                       zorder=9_999, gid=t.get_gid() + "-leader")
+            )  # fmt: skip
+    note = unplaced_note([lab.text for lab in drawing.labels], places)
+    if note:
+        notes.append(note)
+
+    # title band
+    fig.text(0.015, 1 - 0.05, drawing.title, fontsize=fpx(max(8, 30 * k)), color=pal.TEXT,
+             va="baseline", ha="left", gid="title")  # fmt: skip
+    if drawing.subtitle:
+        fig.text(0.015, 1 - 0.085, drawing.subtitle, fontsize=fpx(max(7, 18 * k)),
+                 color=pal.TEXT, va="baseline", ha="left", gid="subtitle")  # fmt: skip
+
+    # legend column: legend box, then the notes
+    x0 = 1.0 - (LEGEND_COLUMN - 0.02) - 0.01
+    y_top = 1.0 - TITLE_BAND
+    legend_rows = []
+    if drawing.show_legend:
+        png_rows = {e.label for e in scenery_legend(scene)}
+        sides = [e for e in drawing.legend if e.label.startswith("side ")]
+        rest = [e for e in drawing.legend if e not in sides and e.label not in png_rows]
+        legend_rows = sides + list(scen_legend) + rest
+    if legend_rows:
+        lw = fpx(max(1.5, 3 * k))
+        leg = fig.legend(
+            [_legend_handle(e.face, e.color, lw) for e in legend_rows],
+            [e.label for e in legend_rows],
+            loc="upper left", bbox_to_anchor=(x0, y_top), bbox_transform=fig.transFigure,
+            fontsize=fpx(max(7.0, 15 * k)), frameon=True, fancybox=False,
+            edgecolor=pal.TEXT, borderaxespad=0.0, handlelength=2.0,
+        )  # fmt: skip
+        leg.set_gid("legend")
+        leg.get_frame().set_linewidth(0.8)
+        y_top = 1.0 - (H - leg.get_window_extent(renderer).y0) / H - 0.02
+    if notes:
+        nf = max(7.0, 15 * k)
+        chars = max(16, int((LEGEND_COLUMN - 0.03) * W / (0.56 * nf)))
+        lines = []
+        for line in notes:
+            indent = line[: len(line) - len(line.lstrip())]
+            lines.extend(
+                textwrap.wrap(line, chars, initial_indent="", subsequent_indent=indent + "  ")
+                or [""]
+            )
+        fig.text(x0, y_top, "\n".join(lines), fontsize=fpx(nf), color=pal.TEXT, va="top",
+                 ha="left", linespacing=1.25, gid="notes")  # fmt: skip
+    if cap_lines:
+        fig.text(0.015, (0.5 * BOTTOM_MARGIN * H + cap_h) / H, "\n".join(cap_lines),
+                 fontsize=fpx(cap_font), color=pal.TEXT, va="top", ha="left",
+                 linespacing=1.3, gid="caption")  # fmt: skip
+    return fig
+
+
+def figure_bytes(fig: Figure, fmt: str) -> bytes:
+    """``svg`` or ``pdf`` bytes of a figure, byte-identical for identical input."""
+    buf = BytesIO()
+    meta = (
+        {"Date": None, "Creator": None}
+        if fmt == "svg"
+        else {"CreationDate": None, "Creator": None, "Producer": None}
+    )
+    with matplotlib.rc_context(RC):
+        fig.savefig(buf, format=fmt, metadata=meta, facecolor=fig.get_facecolor())
+    return buf.getvalue()
+
+
+def plan_pixels(fig: Figure) -> tuple[np.ndarray, np.ndarray]:
+    """The figure rasterised (Agg, at its dpi) and its world -> clip matrix.
+
+    Returns
+    -------
+    image : (h, w, 3) uint8
+    matrix : (4, 4) float
+        Maps world (mm) to clip coordinates like a camera matrix, so
+        :meth:`viewer.render.RenderResult.world_to_pixel` works on plan views too.
+    """
+    with matplotlib.rc_context(RC):
+        fig.canvas.draw()
+        image = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    h, w = image.shape[:2]
+    ax = fig.axes[0]
+    (x0, y0), (x1, _), (_, y1) = ax.transData.transform([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)])
+    a, c, b, d = x1 - x0, x0, y1 - y0, y0
+    m = np.zeros((4, 4))
+    m[0, 0], m[0, 3] = 2 * a / w, 2 * c / w - 1
+    m[1, 1], m[1, 3] = 2 * b / h, 2 * d / h - 1
+    m[2, 2] = -1e-3
+    m[3, 3] = 1.0
+    return image, m
+
+
+def raster_pdf_bytes(image: np.ndarray, dpi: int | None = None) -> bytes:
+    """A one-page PDF holding a rendered 3D view (``(h, w, 3)`` uint8 pixels) at ``dpi``."""
+    dpi = float(dpi or DEFAULT_VECTOR_DPI)
+    h, w = image.shape[:2]
+    fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi)
+    FigureCanvasAgg(fig)
+    fig.figimage(image, 0, 0, origin="upper", resize=False)
+    return figure_bytes(fig, "pdf")

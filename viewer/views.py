@@ -1,0 +1,230 @@
+"""The eye view (``eye:A:B``) and the labels a 3D camera cannot see.
+
+``eye:A:B`` is a perspective view from A's deciding eye point (the witness eye of
+``scene.line_of_fire(A, B)``) towards B. B's visible region is shaded: the apparent-view
+samples of :mod:`geom3d.visibility` cast with Line of Fire's own sample predicate
+(:class:`geom3d.visibility.ClearToTarget`), each clear sample drawn as its cell; the
+witness patch (``patch_mm`` x ``patch_mm``, 3 x 3 mm in Infinity, in apparent size) is
+outlined in :data:`PATCH_OUTLINE`.
+
+:func:`hidden_labels` finds the labels a camera cannot see because blocking scenery
+(terrain, a hill) stands between the camera and the label's anchor;
+:func:`hide_occluded_labels` drops them from a drawing and names them in a note.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from geom3d.visibility import (
+    ApparentView,
+    ClearToTarget,
+    PatchLattice,
+    VisibilityStats,
+    cull_occluders,
+    cylinder_array,
+    eye_points,
+    lattice,
+)
+
+from . import palette as pal
+from . import shapes as sh
+from .model import ActorSpec, Drawing
+
+__all__ = [
+    "PATCH_OUTLINE",
+    "VISIBLE_REGION",
+    "eye_part",
+    "hidden_labels",
+    "hide_occluded_labels",
+]
+
+#: Outline of the witness patch in an eye view (used nowhere else in that view).
+PATCH_OUTLINE = pal.OKABE_ITO["vermillion"]
+#: Shading of the target's visible region in an eye view.
+VISIBLE_REGION = pal.OKABE_ITO["yellow"]
+#: Clear samples are drawn this fraction of the way from the eye to the target surface,
+#: so they lie just in front of the silhouette they shade.
+_SURFACE_PULL = 0.995
+
+
+def _deciding_eye(scene, a: str, b: str):
+    """A's deciding eye point towards B, and the witness (None when A's eye sees no patch)."""
+    res = scene.line_of_fire(a, b)
+    w = getattr(res, "witness", None)
+    if w is not None and getattr(res, "witness_viewer", a) == a:
+        return np.asarray(w.eye, dtype=float), w, res
+    eyes = eye_points(scene.trooper(a).cylinder, scene.trooper(b).cylinder)
+    return np.asarray(eyes[0], dtype=float), None, res
+
+
+def eye_part(scene, a: str, b: str) -> Drawing:
+    """B seen from A's deciding eye point: visible region shaded, patch outlined.
+
+    Returns
+    -------
+    Drawing
+        ``rays`` layer actors ``eye-visible:A:B`` (clear sample cells) and
+        ``eye-patch:A:B`` (the witness patch outline), notes, legend, and ``camera``:
+        ``eye`` (3,), ``target`` (3,) B's centre, ``half_angle_deg`` B's apparent half size.
+    """
+    ta, tb = scene.trooper(a), scene.trooper(b)
+    eye, witness, res = _deciding_eye(scene, a, b)
+    lat = PatchLattice(scene.ruleset.lof_policy.patch_mm)
+    # the occluders Line of Fire uses: every other trooper that blocks LoF
+    occ = [t.cylinder for t in scene.troopers.values() if t.id not in (a, b) and t.blocks_lof]
+    cast = ClearToTarget(
+        scene.engine,
+        cylinder_array(cull_occluders(ta.cylinder, tb.cylinder, occ)),
+        VisibilityStats(),
+    )
+    view = ApparentView(eye[None, :], tb.cylinder)
+    s0, s1, t0, t1 = view.extent()
+    step = lat.sample_mm
+    S, T = np.meshgrid(lattice(s0, s1, step) * step, lattice(t0, t1, step) * step, indexing="ij")
+    s, t = S.ravel(), T.ravel()
+    clear, pts = cast(view, np.zeros(len(s), dtype=np.int64), s, t)
+    lof = bool(getattr(res, "lof", False))
+    d = Drawing(title=f"eye view {a} -> {b}: LoF " + ("yes" if lof else "no"))
+    u, v, w = view.u[0], view.v[0], view.w[0]
+    dist = float(view.dist[0])
+    c = view.c
+    if clear.any():
+        depth = (pts[clear] - eye) @ w
+        lam = (depth / dist * _SURFACE_PULL)[:, None]
+        h = 0.5 * step
+        corners = []
+        for ds, dt in ((-h, -h), (h, -h), (h, h), (-h, h)):
+            app = c + (s[clear] + ds)[:, None] * u + (t[clear] + dt)[:, None] * v
+            corners.append(eye + lam * (app - eye))
+        n = int(clear.sum())
+        verts = np.stack(corners, axis=1).reshape(-1, 3)
+        faces = np.arange(4 * n).reshape(n, 4)
+        tris = np.vstack([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]])
+        d.actors.append(
+            ActorSpec(
+                f"eye-visible:{a}:{b}",
+                "rays",
+                sh.faces_mesh(verts, tris),
+                VISIBLE_REGION,
+                0.6,
+                lighting=False,
+            )
+        )
+        d.add_legend(f"{b} seen from the eye", VISIBLE_REGION)
+    area = float(clear.sum()) * step * step
+    d.notes.append(f"{a}'s eye sees {area:.0f} mm² of {b}")
+    if witness is not None:
+        pc = np.asarray(witness.patch_center, dtype=float)
+        ps, pt, pdepth = view.project(pc[None, :])
+        sc, tc, dep = float(ps[0, 0]), float(pt[0, 0]), float(pdepth[0, 0])
+        hp = 0.5 * lat.patch_mm
+        lam = dep / dist * (_SURFACE_PULL - 0.002)
+        ring = [
+            eye + lam * (c + (sc + ds) * u + (tc + dt) * v - eye)
+            for ds, dt in ((-hp, -hp), (hp, -hp), (hp, hp), (-hp, hp))
+        ]
+        d.actors.append(
+            ActorSpec(
+                f"eye-patch:{a}:{b}",
+                "rays",
+                sh.polyline(np.array(ring), closed=True),
+                PATCH_OUTLINE,
+                line_width=5.0,
+                lighting=False,
+                meta={"corners": np.array(ring).tolist()},
+            )
+        )
+        d.add_legend(
+            f"{lat.patch_mm:g} x {lat.patch_mm:g} mm patch (deciding)", PATCH_OUTLINE, "line"
+        )
+    else:
+        viewer = getattr(res, "witness_viewer", None)
+        why = (
+            f"LoF decided from {viewer}'s eye (reciprocity)"
+            if viewer
+            else f"no eye point of {a} sees a {lat.patch_mm:g} x {lat.patch_mm:g} mm patch"
+        )
+        d.notes.append(why + f"; view from {a}'s top eye point")
+    ext = max(abs(s0), abs(s1), abs(t0), abs(t1))
+    d.camera = {
+        "eye": eye.tolist(),
+        "target": c.tolist(),
+        "half_angle_deg": math.degrees(math.atan2(ext, dist)),
+    }
+    return d
+
+
+def hidden_labels(scene, labels, position, direction, parallel: bool, near: float) -> list[bool]:
+    """Which labels blocking scenery hides from the camera.
+
+    Parameters
+    ----------
+    scene : geom3d.Scene
+    labels : sequence of Label
+    position : (3,) float, mm
+        The camera's position.
+    direction : (3,) float
+        Unit viewing direction (camera -> focal point).
+    parallel : bool
+        Parallel projection: sight lines are parallel to ``direction`` and start at the near
+        clipping plane; else they start at ``position``.
+    near : float, mm
+        Distance of the near clipping plane from the camera.
+
+    Returns
+    -------
+    list of bool
+        True where the segment from the camera to the label's anchor meets blocking
+        scenery (``scene.engine``).
+    """
+    if not labels or scene.engine.n_triangles == 0:
+        return [False] * len(labels)
+    p = np.array([lab.point for lab in labels], dtype=np.float64)
+    pos = np.asarray(position, dtype=float)
+    dirn = np.asarray(direction, dtype=float)
+    if parallel:
+        depth = (p - pos) @ dirn
+        origins = p - np.maximum(depth - near, 0.0)[:, None] * dirn
+    else:
+        origins = np.repeat(pos[None, :], len(p), axis=0)
+    return [bool(x) for x in scene.engine.occluded(origins, p)]
+
+
+def hide_occluded_labels(scene, drawing: Drawing, camera) -> Drawing:
+    """The drawing without the labels blocking scenery hides from ``camera``.
+
+    A hidden label is not drawn (it would float over the hill in front of its trooper); a
+    note names it instead. Top views are left alone (nothing stands above a plan).
+
+    Parameters
+    ----------
+    scene : geom3d.Scene
+    drawing : Drawing
+    camera : pyvista.Camera
+        Set up for the picture (position, focal point, clipping range, projection).
+
+    Returns
+    -------
+    Drawing
+        ``drawing`` itself when nothing is hidden, else a copy with fewer labels and the
+        note ``"behind scenery (labels not drawn): ..."``.
+    """
+    if drawing.view == "top" or not drawing.labels:
+        return drawing
+    pos = np.asarray(camera.position, dtype=float)
+    focal = np.asarray(camera.focal_point, dtype=float)
+    direction = (focal - pos) / np.linalg.norm(focal - pos)
+    near = float(camera.clipping_range[0])
+    hidden = hidden_labels(
+        scene, drawing.labels, pos, direction, bool(camera.parallel_projection), near
+    )
+    if not any(hidden):
+        return drawing
+    keep = [lab for lab, h in zip(drawing.labels, hidden, strict=True) if not h]
+    gone = [lab.text for lab, h in zip(drawing.labels, hidden, strict=True) if h]
+    note = "behind scenery (labels not drawn): " + ", ".join(gone)
+    return replace(drawing, labels=keep, notes=[*drawing.notes, note])
