@@ -11,8 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+from .answers import attack_report, attack_table, lof_matrix_text, lof_report, lof_table
 from .errors import Geom3dError, UsageError
 from .output import atomic_write, dumps_json
+from .tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 __all__ = ["bundled_meshes_dir", "demo_scenario_path", "main"]
 
@@ -68,105 +70,20 @@ def _lof_pairs(scene, args):
     return [(a, b) for a in froms for b in tos if a != b]
 
 
-def lof_report(scene, pairs=None, progress=None) -> dict:
-    """The ``geom3d lof --format json`` document."""
-    from .lof import lof_matrix
-
-    results = lof_matrix(scene, pairs, progress=progress)
-    return {"units": "mm", "scenario": scene.scenario.name, "pairs": [r.to_dict() for r in results]}
-
-
-def _table(title: str, columns: list[str], rows: list[list]) -> str:
-    from io import StringIO
-
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    for c in columns:
-        table.add_column(c)
-    for r in rows:
-        table.add_row(*[("" if v is None else str(v)) for v in r])
-    buf = StringIO()
-    Console(file=buf, width=120, color_system=None, force_terminal=False).print(table)
-    return buf.getvalue()
-
-
-def lof_table(doc: dict) -> str:
-    rows = []
-    for p in doc["pairs"]:
-        w = p["witness"]
-        extra = ""
-        if "eye" in w:
-            extra = f"{w['visible_area_mm2']:.0f} mm² seen"
-        if "route" in p:
-            r = p["route"]
-            extra += (
-                f"; route: first at segment {r['first_index']}" if r["any"] else "; route: never"
-            )
-        rows.append(
-            [
-                p["from"],
-                p["to"],
-                "yes" if p["lof"] else "no",
-                p["in_arc"],
-                p["visible"],
-                p["reason"],
-                extra,
-            ]
-        )
-    return _table(
-        f"Line of Fire - {doc['scenario']}",
-        ["from", "to", "LoF", "in arc", "visible", "reason", "note"],
-        rows,
-    )
-
-
 def cmd_lof(args) -> int:
     scene = _load(args.scenario)
     _warn(scene, args)
     pairs = _lof_pairs(scene, args)
+    if args.from_id is not None and args.from_id == args.to_id:
+        raise UsageError(f"--from and --to name the same trooper ({args.from_id!r})")
     with _progress(args, "Line of Fire") as bar:
         doc = lof_report(scene, pairs, progress=bar)
-    out = dumps_json(doc) if args.format == "json" else lof_table(doc)
-    sys.stdout.write(out)
+    render = {"json": dumps_json, "table": lof_table, "matrix": lof_matrix_text}[args.format]
+    sys.stdout.write(render(doc))
     return EXIT_OK
 
 
 # --------------------------------------------------------------------------- attack
-def attack_report(scene, ids=None) -> dict:
-    """The ``geom3d attack --format json`` document."""
-    from .attacks import resolve_attack
-
-    attacks = [a.id for a in scene.scenario.attacks] if ids is None else ids
-    return {
-        "units": "mm",
-        "scenario": scene.scenario.name,
-        "attacks": [resolve_attack(scene, a).to_dict() for a in attacks],
-    }
-
-
-def attack_table(doc: dict) -> str:
-    rows = []
-    for a in doc["attacks"]:
-        excl = ", ".join(f"{e['id']} ({e['reason']})" for e in a.get("excluded", []))
-        rows.append(
-            [
-                a["id"],
-                a["outcome"],
-                a["reason"],
-                ", ".join(a.get("affected", [])),
-                excl,
-                a.get("hits") if "hits" in a else None,
-            ]
-        )
-    return _table(
-        f"Attacks - {doc['scenario']}",
-        ["attack", "outcome", "reason", "affected", "excluded", "hits"],
-        rows,
-    )
-
-
 def cmd_attack(args) -> int:
     scene = _load(args.scenario)
     _warn(scene, args)
@@ -216,8 +133,14 @@ def _parse_size(text: str) -> tuple[int, int]:
         size = int(w), int(h)
     except ValueError:
         raise UsageError(f"--size: expected WIDTHxHEIGHT, e.g. 1600x1200 (got {text!r})") from None
-    if not (16 <= size[0] <= 8000 and 16 <= size[1] <= 8000):
-        raise UsageError(f"--size: each side must be 16..8000 pixels (got {text!r})")
+    lo, hi = RENDER_SIDE_RANGE_PX
+    if not (lo <= size[0] <= hi and lo <= size[1] <= hi):
+        raise UsageError(f"--size: each side must be {lo}..{hi} pixels (got {text!r})")
+    if size[0] * size[1] > RENDER_MAX_PIXELS:
+        raise UsageError(
+            f"--size: {size[0]}x{size[1]} is {size[0] * size[1] / 1e6:.1f} M pixels, more than "
+            f"the {RENDER_MAX_PIXELS / 1e6:.1f} M a diagram may have (e.g. 4096x4096)"
+        )
     return size
 
 
@@ -233,6 +156,13 @@ def cmd_render(args) -> int:
         lof=args.lof,
         size=_parse_size(args.size),
         dpi=args.dpi,
+        azimuth=args.azimuth,
+        elevation=args.elevation,
+        zoom=args.zoom,
+        title=args.title,
+        caption=args.caption,
+        legend=not args.no_legend,
+        annotate=args.annotate,
     )
     if not args.quiet:
         print(path)
@@ -268,23 +198,12 @@ def cmd_demo(args) -> int:
         f"{s['triangles']} triangles ({s['blocking_triangles']} blocking), "
         f"{len(s['troopers'])} troopers, loaded in {load_s:.2f} s"
     )
-    rows = [
-        [
-            tid,
-            t["side"],
-            t["silhouette"],
-            f"{t['diameter']:g}x{t['height']:g}",
-            t["position"],
-            ",".join(t["states"]),
-        ]
-        for tid, t in s["troopers"].items()
-    ]
-    print(_table("Troopers", ["id", "side", "S", "Ø x h mm", "position mm", "states"], rows))
     t0 = time.perf_counter()
     with _progress(args, "Line of Fire") as bar:
         doc = lof_report(scene, progress=bar)
     lof_s = time.perf_counter() - t0
     print(lof_table(doc))
+    print(lof_matrix_text(doc))
     print(f"  Line of Fire matrix: {len(doc['pairs'])} ordered pairs in {lof_s:.2f} s")
     if scene.scenario.attacks:
         t0 = time.perf_counter()
@@ -292,6 +211,10 @@ def cmd_demo(args) -> int:
         print(attack_table(adoc))
         print(f"  {len(adoc['attacks'])} attacks resolved in {time.perf_counter() - t0:.2f} s")
     out_dir = Path(args.out)
+    try:  # atomic_write never creates folders: the demo's --out folder is made here
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out: cannot create the folder {args.out}: {exc.strerror}") from None
     atomic_write(out_dir / "lof.json", dumps_json(doc))
     print(f"  wrote {out_dir / 'lof.json'}")
     if scene.scenario.attacks:
@@ -308,54 +231,277 @@ def cmd_demo(args) -> int:
 
 
 # --------------------------------------------------------------------------- main
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="geom3d", description="3D Line of Fire and template adjudication for wargames")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's and the examples' line breaks."""
 
-    d = sub.add_parser("demo", help="run the bundled demo table end to end")
-    d.add_argument("--out", default="geom3d-demo", help="folder for JSON and diagrams")
-    d.add_argument("--quiet", action="store_true")
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("geom3d")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown (not installed: pip install -e .)"
+
+
+def _sub(sub, name: str, summary: str, description: str, examples: list[str]):
+    """A subcommand parser whose help ends with ``examples`` (run from the repo root)."""
+    epilog = "examples (from the repository root):\n" + "".join(f"  {e}\n" for e in examples)
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=_Formatter,
+    )
+
+
+def _quiet(parser, what: str = "no warnings, no progress display") -> None:
+    parser.add_argument("--quiet", action="store_true", help=f"{what} (default: off)")
+
+
+def _scenario_arg(parser) -> None:
+    parser.add_argument(
+        "scenario",
+        help="scenario file (YAML or JSON, format geom3d/1; see docs/scenario-format.md)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="geom3d",
+        description="Exact Line of Fire and template adjudication for tabletop wargames.",
+        epilog=(
+            "Run `geom3d COMMAND --help` for a command's options and examples.\n"
+            "Exit codes: 0 success (check: every expectation holds), 1 some expectation\n"
+            "failed, 2 bad input or usage (one line on stderr: file, field path, problem).\n"
+            "Outputs are in millimetres. Documentation: docs/cli.md, docs/scenario-format.md."
+        ),
+        formatter_class=_Formatter,
+    )
+    p.add_argument("--version", action="version", version=f"geom3d {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    d = _sub(
+        sub,
+        "demo",
+        "run the bundled demo table end to end",
+        "Loads the bundled demo table (meshes/demo/table.yaml), prints its troopers, the\n"
+        "Line of Fire table and matrix and the attacks, and writes lof.json, attacks.json\n"
+        "and (with the viewer extra) diagrams into --out.",
+        ["geom3d demo", "geom3d demo --out demo-out --quiet"],
+    )
+    d.add_argument(
+        "--out",
+        default="geom3d-demo",
+        metavar="DIR",
+        help="folder for the JSON files and diagrams, created if missing (default: geom3d-demo)",
+    )
+    _quiet(d)
     d.set_defaults(func=cmd_demo)
 
-    lof = sub.add_parser("lof", help="Line of Fire for all ordered pairs or those asked for")
-    lof.add_argument("scenario")
-    lof.add_argument("--from", dest="from_id")
-    lof.add_argument("--to", dest="to_id")
-    lof.add_argument("--format", choices=("json", "table"), default="json")
-    lof.add_argument("--quiet", action="store_true")
+    lof = _sub(
+        sub,
+        "lof",
+        "Line of Fire for all ordered pairs of troopers, or those asked for",
+        "Line of Fire for every ordered pair of troopers (file order), or for the pairs\n"
+        "asked for: --from A gives every pair from A, --to B every pair to B, both the\n"
+        "single pair A -> B. Line of Fire is not symmetric (front arcs, engagement).",
+        [
+            "geom3d lof meshes/scenarios/open_ground.yaml --format matrix",
+            "geom3d lof meshes/scenarios/walkway.yaml --from ground --to up",
+            "geom3d lof meshes/scenarios/wall_blocks.yaml --format table",
+        ],
+    )
+    _scenario_arg(lof)
+    lof.add_argument(
+        "--from",
+        dest="from_id",
+        metavar="A",
+        help="only pairs whose viewer is trooper A (default: every trooper)",
+    )
+    lof.add_argument(
+        "--to",
+        dest="to_id",
+        metavar="B",
+        help="only pairs whose target is trooper B (default: every trooper)",
+    )
+    lof.add_argument(
+        "--format",
+        choices=("json", "table", "matrix"),
+        default="json",
+        help="json: the full document with witnesses and placed troopers; table: one row "
+        "per pair of troopers, a column per direction; matrix: N x N, row sees column, "
+        "with a legend (default: json)",
+    )
+    _quiet(lof)
     lof.set_defaults(func=cmd_lof)
 
-    at = sub.add_parser("attack", help="resolve the scenario's attacks")
-    at.add_argument("scenario")
-    at.add_argument("--id")
-    at.add_argument("--format", choices=("json", "table"), default="json")
-    at.add_argument("--quiet", action="store_true")
+    at = _sub(
+        sub,
+        "attack",
+        "resolve the scenario's template attacks",
+        "Resolves the scenario's attacks in file order (or only --id): who is affected,\n"
+        "who is excluded and why, roles and dodge modifiers (Infinity), hits and Wall of\n"
+        "Death (Warhammer 40k 7e).",
+        [
+            "geom3d attack meshes/scenarios/template_wall.yaml --format table",
+            "geom3d attack meshes/scenarios/attacks/betatrooper_burst2.yaml --id nanopulser",
+        ],
+    )
+    _scenario_arg(at)
+    at.add_argument(
+        "--id", metavar="ID", help="resolve only the attack with this id (default: every attack)"
+    )
+    at.add_argument(
+        "--format",
+        choices=("json", "table"),
+        default="json",
+        help="json: the full document; table: one row per attack (default: json)",
+    )
+    _quiet(at)
     at.set_defaults(func=cmd_attack)
 
-    r = sub.add_parser("render", help="write a diagram (PNG or SVG), headless")
-    r.add_argument("scenario")
-    r.add_argument("--out", required=True)
-    r.add_argument("--view", default="top", help="top | iso | from:ID")
-    r.add_argument("--attack")
-    r.add_argument("--lof", help="A:B")
-    r.add_argument("--size", default="1600x1200")
-    r.add_argument("--dpi", type=int, default=None)
-    r.add_argument("--quiet", action="store_true")
+    r = _sub(
+        sub,
+        "render",
+        "write a diagram (PNG, SVG, PDF or HTML), headless",
+        "Writes one diagram off-screen (no display needed); needs the viewer extra\n"
+        "(pip install 'geom3d[viewer]'). Prints the path written. Plan views (--view top)\n"
+        "in .svg or .pdf are true vector drawings (no raster inside); 3D views (iso,\n"
+        "from:ID, side, eye) are rendered pixels: in a .pdf the picture is embedded as an\n"
+        "image, in an .svg the picture is an embedded image with the text as real text.",
+        [
+            "geom3d render meshes/demo/table.yaml --out plan.png",
+            "geom3d render meshes/scenarios/walkway.yaml --out walkway.svg --view iso "
+            "--lof ground:up",
+            "geom3d render docs/images/teardrop.yaml --out teardrop.pdf --attack shot "
+            "--annotate templates,distances --title 'Teardrop' --caption 'One prone trooper "
+            "is missed.'",
+        ],
+    )
+    _scenario_arg(r)
+    r.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="the diagram to write: .png, .svg, .pdf or .html (required)",
+    )
+    r.add_argument(
+        "--view",
+        default="top",
+        help="top (plan), iso (3D perspective), from:ID (from trooper ID's eye; aimed at the "
+        "target with --lof/--attack), side or side:A:B (orthographic elevation across the "
+        "line A-B), eye:A:B (from A's deciding eye point towards B, the 3 x 3 mm patch "
+        "outlined) (default: top)",
+    )
+    r.add_argument(
+        "--attack", metavar="ID", help="draw this attack's templates and troopers (default: none)"
+    )
+    r.add_argument(
+        "--lof",
+        metavar="A:B",
+        help="draw the Line of Fire from trooper A to trooper B and its deciding ray "
+        "(default: none)",
+    )
+    r.add_argument(
+        "--size",
+        default="1600x1200",
+        metavar="WxH",
+        help=f"picture size in pixels, each side {RENDER_SIDE_RANGE_PX[0]}.."
+        f"{RENDER_SIDE_RANGE_PX[1]}, at most {RENDER_MAX_PIXELS / 1e6:.1f} M pixels in all "
+        "(default: 1600x1200)",
+    )
+    r.add_argument(
+        "--dpi",
+        type=int,
+        default=None,
+        metavar="N",
+        help="resolution recorded in a PNG; sets the page size of an SVG or PDF "
+        "(default: none; SVG/PDF pages then use 96)",
+    )
+    r.add_argument(
+        "--azimuth",
+        type=float,
+        default=None,
+        metavar="DEG",
+        help="camera direction, degrees counter-clockwise from +x (iso, side, from:ID; "
+        "default: the view's own)",
+    )
+    r.add_argument(
+        "--elevation",
+        type=float,
+        default=None,
+        metavar="DEG",
+        help="camera height angle, degrees above the horizontal (iso, side, from:ID; "
+        "default: the view's own)",
+    )
+    r.add_argument(
+        "--zoom",
+        type=float,
+        default=None,
+        metavar="F",
+        help="magnify the fitted picture by F (2: half as much shown; default: 1)",
+    )
+    r.add_argument(
+        "--title",
+        default=None,
+        metavar="TEXT",
+        help="title of the picture (default: scenario, view and what is drawn)",
+    )
+    r.add_argument(
+        "--caption",
+        default=None,
+        metavar="TEXT",
+        help="text printed under the picture; attack diagrams add the template dimensions "
+        "(default: none)",
+    )
+    r.add_argument(
+        "--no-legend",
+        action="store_true",
+        help="leave the legend out (the notes stay) (default: legend shown)",
+    )
+    r.add_argument(
+        "--annotate",
+        default=None,
+        metavar="LIST",
+        help="comma-separated: heights (scenery and silhouette heights), distances (along "
+        "the Line of Fire), templates (template dimensions) (default: none)",
+    )
+    _quiet(r, "do not print the path written, no warnings")
     r.set_defaults(func=cmd_render)
 
-    v = sub.add_parser("view", help="open the interactive viewer")
-    v.add_argument("scenario")
-    v.add_argument("--quiet", action="store_true")
+    v = _sub(
+        sub,
+        "view",
+        "open the interactive 3D viewer",
+        "Opens the interactive viewer window (PyVista); needs the viewer extra and a display.",
+        ["geom3d view meshes/demo/table.yaml", "geom3d view meshes/scenarios/walkway.yaml"],
+    )
+    _scenario_arg(v)
+    _quiet(v, "no warnings")
     v.set_defaults(func=cmd_view)
 
-    c = sub.add_parser("check", help="check every scenario's expect block")
-    c.add_argument("paths", nargs="+")
-    c.add_argument("--json", dest="json_out")
-    c.add_argument("--junit")
-    c.add_argument("--workers", type=int, default=None)
-    c.add_argument("--scheduler")
-    c.add_argument("--quiet", action="store_true")
+    c = _sub(
+        sub,
+        "check",
+        "check every scenario's expect block (batch, JSON/JUnit reports)",
+        "Loads every scenario, builds its scene and evaluates what its expect block asks.\n"
+        "Exit 0: every scenario passes or is skipped; 1: some check failed or some\n"
+        "scenario could not be checked; 2: bad usage.",
+        [
+            "geom3d check meshes/batch",
+            "geom3d check meshes/scenarios --workers 1 --json check.json --junit check.xml",
+            "geom3d check 'meshes/scenarios/attacks/wh40k_*.yaml' --quiet",
+        ],
+    )
+    from .check.command import add_arguments as check_arguments
+
+    check_arguments(c)
     c.set_defaults(func=cmd_check)
+    from .survey.command import add_parser as add_survey_parser
+
+    add_survey_parser(sub)
     return p
 
 
@@ -363,6 +509,9 @@ def main(argv=None) -> int:
     """Entry point of the ``geom3d`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare `geom3d`: the help, on stdout, and success
+        parser.print_help()
+        return EXIT_OK
     try:
         return int(args.func(args))
     except Geom3dError as exc:

@@ -167,3 +167,201 @@ def test_demo_writes_the_same_documents_as_lof_and_attack(capsys, tmp_path, monk
     _, attack_json, _ = run(capsys, "attack", table, "--quiet")
     assert (tmp_path / "d" / "lof.json").read_text() == lof_json
     assert (tmp_path / "d" / "attacks.json").read_text() == attack_json
+
+
+# --------------------------------------------------------------------------- help, version
+def _subparsers(parser):
+    import argparse
+
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return action.choices
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"geom3d {version('geom3d')}\n"
+
+
+def test_bare_geom3d_prints_the_help_and_succeeds(capsys):
+    from geom3d.cli import build_parser
+
+    code, out, err = run(capsys)
+    assert code == 0 and err == ""
+    assert out.startswith("usage: geom3d ")
+    for name in _subparsers(build_parser()):
+        assert f"\n    {name} " in out, name
+    assert "Exit codes:" in out
+
+
+def test_every_option_of_every_subcommand_has_help_with_its_default():
+    import argparse
+
+    from geom3d.cli import build_parser
+
+    subs = _subparsers(build_parser())
+    assert set(subs) >= {"demo", "lof", "attack", "render", "view", "check"}
+    for name, sp in subs.items():
+        for a in sp._actions:
+            if isinstance(a, argparse._HelpAction):
+                continue
+            where = f"geom3d {name} {'/'.join(a.option_strings) or a.dest}"
+            assert a.help and a.help is not argparse.SUPPRESS and a.help.strip(), where
+            if a.option_strings:  # options say their default, or that they are required
+                expect = "(required)" if a.required else "default: "
+                assert expect in a.help, f"{where}: {a.help!r} does not say {expect!r}"
+                if not a.required and a.default not in (None, False):
+                    shown = {str(a.default)}
+                    if isinstance(a.default, float):
+                        shown.add(f"{a.default:g}")
+                    assert any(f"default: {v}" in a.help for v in shown), (where, a.help)
+
+
+def test_every_subcommand_help_ends_with_two_or_three_examples():
+    from geom3d.cli import build_parser
+
+    for name, sp in _subparsers(build_parser()).items():
+        text = sp.format_help().rstrip("\n").splitlines()
+        head = text.index("examples (from the repository root):")
+        examples = text[head + 1 :]
+        assert 2 <= len(examples) <= 3, (name, examples)
+        assert all(e.startswith(f"  geom3d {name}") for e in examples), (name, examples)
+
+
+# --------------------------------------------------------------------------- lof formats
+#: a faces +x, b 200 mm ahead facing away; a wall (x -50..50, y 145..155, 60 high)
+#: between a and the engaged pair c (0, 300) / d (25, 300), which touch (25 mm apart).
+MATRIX_SCENE = {
+    "format": "geom3d/1",
+    "scenery": [{"id": "wall", "box": {"size": [100, 10, 60]}, "position": [0, 150, 0]}],
+    "troopers": [
+        {"id": "a", "side": "blue", "position": [0, 0], "facing_deg": 0},
+        {"id": "b", "side": "blue", "position": [200, 0], "facing_deg": 0},
+        {"id": "c", "side": "red", "position": [0, 300], "facing_deg": 270},
+        {"id": "d", "side": "red", "position": [25, 300], "facing_deg": 270, "engaged_with": ["c"]},
+    ],
+}
+
+
+def test_lof_matrix_hand_checked(capsys, tmp_path):
+    # a -> b: b ahead of a, nothing between: yes. b -> a, c, d: b faces +x and all three
+    # stand at x <= 25 < 200 - 12.5: out of arc. a -> c, d: every segment from a's base
+    # (|x| <= 12.5, y <= 12.5, z <= 40) to c's or d's (x <= 37.5, y >= 287.5) crosses
+    # y 145..155 at |x| < 50 below z 40 < 60: inside the wall, blocked (c and d face a, so
+    # it is in their arc; they are engaged, which decides first). c and d are engaged
+    # with each other: each sees only the other (base contact), "engaged" towards a, b.
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(MATRIX_SCENE))
+    code, out, _ = run(capsys, "lof", str(path), "--format", "matrix")
+    assert code == 0
+    grid = [line.split() for line in out.splitlines()[2:7]]
+    assert grid == [
+        ["from", "\\", "to", "a", "b", "c", "d"],
+        ["a", ".", "yes", "no:blk", "no:blk"],
+        ["b", "no:arc", ".", "no:arc", "no:arc"],
+        ["c", "no:eng", "no:eng", ".", "yes"],
+        ["d", "no:eng", "no:eng", "yes", "."],
+    ]
+    legend = out[out.index("Legend:") :]
+    for code_ in ("yes", "no:arc", "no:blk", "no:eng", "(blank)"):
+        assert f"\n  {code_} " in legend
+    # the same answers as the JSON, cell by cell
+    _, js, _ = run(capsys, "lof", str(path))
+    cells = {(p["from"], p["to"]): p["reason"] for p in json.loads(js)["pairs"]}
+    names = {None: "yes", "blocked": "no:blk", "out_of_arc": "no:arc", "engaged": "no:eng"}
+    for row in grid[1:]:
+        for col, cell in zip("abcd", row[1:], strict=True):
+            assert cell == ("." if col == row[0] else names[cells[(row[0], col)]])
+    # --from leaves one row, --to one column; the rest is not asked
+    _, one, _ = run(capsys, "lof", str(path), "--format", "matrix", "--to", "a")
+    assert [line.split() for line in one.splitlines()[2:7]] == [
+        ["from", "\\", "to", "a"],
+        ["b", "no:arc"],
+        ["c", "no:eng"],
+        ["d", "no:eng"],
+        [],
+    ]
+
+
+def test_lof_table_one_row_per_pair_with_both_directions(capsys, tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(MATRIX_SCENE))
+    _, js, _ = run(capsys, "lof", str(path))
+    doc = json.loads(js)
+    code, out, _ = run(capsys, "lof", str(path), "--format", "table")
+    assert code == 0
+    assert "True" not in out and "False" not in out
+    rows = [
+        [c.strip() for c in line.strip("│").split("│")]
+        for line in out.splitlines()
+        if line.startswith("│") and line.count("│") == 7
+    ]
+    pairs = [r for r in rows if r[0] in "abcd" and r[1] in "abcd" and len(r) == 6]
+    assert [(r[0], r[1]) for r in pairs] == [
+        ("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")
+    ]  # fmt: skip
+    by = {(r[0], r[1]): r[2:] for r in pairs}
+    assert by[("a", "b")][:3] == ["yes", "no (out of arc)", "yes"]
+    assert by[("a", "c")][:3] == ["no (blocked)", "no (engaged)", "no"]
+    # b (200, 0) - d (25, 300) crosses y = 150 at x ~ 112, east of the wall: visible
+    assert by[("b", "d")][:3] == ["no (out of arc)", "no (engaged)", "yes"]
+    assert by[("c", "d")][:3] == ["yes", "yes", "yes"]
+    assert by[("a", "c")][3] == "nothing"
+    for p in doc["pairs"]:  # the deciding view names the eye the JSON names
+        key = (p["from"], p["to"])
+        if key in by and p["visible"]:
+            w = p["witness"]
+            assert by[key][3] == f"{w['visible_area_mm2']:.0f} mm² seen from {w['viewer']}'s eye"
+    # placed troopers are listed above the pairs
+    assert out.index("Troopers - m.yaml") < out.index("Line of Fire - m.yaml")
+    # a direction that was not asked for is "-"
+    _, one_way, _ = run(capsys, "lof", str(path), "--format", "table", "--from", "b")
+    rows = [line.split("│")[1:-1] for line in one_way.splitlines() if line.count("│") == 7]
+    asked = [[c.strip() for c in r[:4]] for r in rows if r[0].strip() == "b"]
+    assert asked == [["b", "a", "no (out of arc)", "-"], ["b", "c", "no (out of arc)", "-"],
+                     ["b", "d", "no (out of arc)", "-"]]  # fmt: skip
+
+
+def test_lof_json_lists_the_placed_troopers(capsys, tmp_path):
+    data = {
+        "format": "geom3d/1",
+        "units": "cm",
+        "scenery": [{"id": "crate", "box": {"size": [6, 6, 3]}, "position": [50, 50, 0]}],
+        "troopers": [
+            {"id": "up", "side": "blue", "position": [50, 50], "facing_deg": 90},
+            {"id": "low", "side": "red", "position": [10, 10], "state": ["prone"]},
+            {"id": "big", "side": "red", "position": [20, 80, 1],
+             "silhouette": {"diameter": 3, "height": 5}},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data))
+    code, out, _ = run(capsys, "lof", str(path), "--from", "up", "--to", "low")
+    assert code == 0
+    doc = json.loads(out)
+    assert list(doc)[:3] == ["units", "scenario", "troopers"]
+    by = {t["id"]: t for t in doc["troopers"]}
+    assert [t["id"] for t in doc["troopers"]] == ["up", "low", "big"]  # all, in file order
+    # the crate's top is 30 mm high: "up" drops onto it; "big" keeps its explicit z (10 mm)
+    assert by["up"] == {
+        "id": "up", "side": "blue", "position": [500.0, 500.0, 30.0], "dropped": True,
+        "facing_deg": 90.0, "silhouette": 2, "diameter_mm": 25.0, "height_mm": 40.0,
+        "states": [],
+    }  # fmt: skip
+    assert by["low"]["position"] == [100.0, 100.0, 0.0] and by["low"]["height_mm"] == 3.0
+    assert by["low"]["states"] == ["prone"] and by["low"]["silhouette"] == 2
+    assert by["big"]["position"] == [200.0, 800.0, 10.0] and not by["big"]["dropped"]
+    assert (by["big"]["silhouette"], by["big"]["diameter_mm"], by["big"]["height_mm"]) == (
+        None,
+        30.0,
+        50.0,
+    )
+
+
+def test_from_and_to_the_same_trooper_is_a_usage_error(capsys, scenario):
+    code, out, err = run(capsys, "lof", str(scenario), "--from", "alpha", "--to", "alpha")
+    assert code == 2 and out == ""
+    assert err == "geom3d: error: --from and --to name the same trooper ('alpha')\n"
