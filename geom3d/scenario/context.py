@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from geom3d.errors import ScenarioError
+from geom3d.errors import ScenarioError, printable
 from geom3d.tolerances import MAX_COORD_MM, MAX_SCENARIO_DEPTH, MAX_SCENARIO_INT, MIN_BODY_MM
 from geom3d.units import LENGTH_UNITS
 
@@ -146,12 +146,34 @@ def first_error(err: ValidationError, file: str) -> ScenarioError:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _check_text(text: str, what: str, file: str, path: str) -> None:
+    """Scenario text (ids, sides, names, paths, keys) is plain printable text.
+
+    A lone surrogate cannot be written to any report; a control character (an ANSI or OSC
+    escape, a newline, a bidirectional override) in an id would reach terminals, tables,
+    JUnit XML and SVG diagrams, so both are input errors.
+    """
+    if text.isprintable():
+        return
+    if _SURROGATE.search(text):
+        raise ScenarioError(
+            f"{what} holds a lone surrogate (not valid Unicode)", file=file, path=path
+        )
+    bad = next(c for c in text if not c.isprintable())
+    raise ScenarioError(
+        f"{what} holds a control or other non-printable character ({printable(bad)}): "
+        "ids, names and paths must be plain text",
+        file=file,
+        path=path,
+    )
+
+
 def check_finite(obj, path: str, file: str, depth: int = 1) -> None:
     """Reject values no field can use, anywhere (also in free-form mappings).
 
     NaN/inf, integers beyond ``MAX_SCENARIO_INT`` (a float cannot hold them exactly;
-    a 4,000-digit one would overflow), strings and keys holding lone surrogates (not
-    Unicode text: no report could be written with them), and nesting deeper than
+    a 4,000-digit one would overflow), strings and keys holding lone surrogates or other
+    non-printable characters (see :func:`_check_text`), and nesting deeper than
     ``MAX_SCENARIO_DEPTH`` (for data handed to :func:`~geom3d.scenario.parse_scenario`
     directly).
     """
@@ -170,17 +192,12 @@ def check_finite(obj, path: str, file: str, depth: int = 1) -> None:
                 path=path,
             )
     elif isinstance(obj, str):
-        if _SURROGATE.search(obj):
-            raise ScenarioError(
-                "text holds a lone surrogate (not valid Unicode)", file=file, path=path
-            )
+        _check_text(obj, "text", file, path)
     elif isinstance(obj, dict):
         for k, v in obj.items():
             where = f"{path}.{k}" if path else str(k)
-            if isinstance(k, str) and _SURROGATE.search(k):
-                raise ScenarioError(
-                    "key holds a lone surrogate (not valid Unicode)", file=file, path=where
-                )
+            if isinstance(k, str):
+                _check_text(k, "key", file, where)
             check_finite(v, where, file, depth + 1)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):

@@ -447,16 +447,18 @@ def test_control_characters_in_keys_stay_one_escaped_line(tmp_path):
     _write(tmp_path, "ctl.yaml", 'format: geom3d/1\n"bad\\e]0;pwned\\a\\nnext\\e[31m": 1\n')
     (res,) = run_cli([["lof", "ctl.yaml", "--quiet"]], tmp_path, timeout=120)
     line = assert_one_clean_line(
-        res, "ctl.yaml: bad\\x1b]0;pwned\\x07\\x0anext\\x1b[31m: unknown key"
+        res,
+        "ctl.yaml: bad\\x1b]0;pwned\\x07\\x0anext\\x1b[31m: key holds a control or other "
+        "non-printable character (\\x1b): ids, names and paths must be plain text",
     )
     assert "\x1b" not in line and "\x07" not in line
 
 
-def test_scene_warnings_escape_control_characters(tmp_path):
-    open_box = tmp_path / "open.obj"  # one triangle: an open surface -> a mesh warning
-    open_box.write_text("v 0 0 0\nv 10 0 0\nv 0 10 0\nf 1 2 3\n")
-    piece = {"id": "w\x1b[2J\u202e", "mesh": "open.obj", "position": [100, 100, 0]}
-    scene = make_scene([trooper("a", (0, 0))], [piece], base_dir=tmp_path)
-    warnings = [w for w in scene.warnings if w.startswith("w\\x1b[2J\\u202e: ")]
-    assert warnings, scene.warnings
-    assert not any("\x1b" in w or "\u202e" in w for w in scene.warnings)
+@pytest.mark.parametrize("text", ["w\x1b[2J", "a\tb", "x\u202ey", "line\nbreak", "bell\a"])
+def test_ids_with_control_characters_are_input_errors(text):
+    """An id is plain text: control characters would reach tables, JUnit and SVG raw."""
+    with pytest.raises(ScenarioError) as err:
+        make_scene([trooper(text, (0, 0))])
+    msg = str(err.value)
+    assert "troopers[0].id: text holds a control or other non-printable character (" in msg
+    assert msg.isprintable()
