@@ -21,8 +21,15 @@ from geom3d.tolerances import MAX_BODY_MM
 
 __all__ = ["RULESETS", "RulesetData", "load_ruleset"]
 
-#: Ruleset names a scenario may declare, mapped to their data files.
-RULESETS: dict[str, str] = {"infinity": "infinity.yaml", "wh40k-7e": "wh40k-7e.yaml"}
+#: Ruleset names a scenario may declare, mapped to their data files: every
+#: ``rules/data/<name>.yaml`` is one (so a new ruleset's data needs no registration here).
+RULESETS: dict[str, str] = {
+    entry.name.removesuffix(".yaml"): entry.name
+    for entry in sorted(
+        resources.files("geom3d.rules").joinpath("data").iterdir(), key=lambda e: e.name
+    )
+    if entry.name.endswith(".yaml")
+}
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Ruleset names -> ruleset object types: the one table of rulesets.
 
 Adding a ruleset: write its module (a :class:`geom3d.rules.base.StandardRuleset`
-subclass implementing ``resolve_attack``), its data file ``rules/data/<name>.yaml``
-(named in :data:`geom3d.rules.data.RULESETS`), and add one line below.
+subclass implementing ``resolve_attack``), put its data in ``rules/data/<name>.yaml``
+(found by name, see :data:`geom3d.rules.data.RULESETS`), and add one line below.
 """
 
 from __future__ import annotations
