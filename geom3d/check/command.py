@@ -212,7 +212,9 @@ class _Tally:
 
 def _on_sigterm(signum, frame):
     from .pool import Terminated
+    from .record import TERMINATION
 
+    TERMINATION.set()
     raise Terminated("SIGTERM")
 
 
@@ -314,6 +316,9 @@ def run_check_cli(args) -> int:
     check_not_inputs(reports, targets, [f.path for f in files])
     mode = progress_mode(quiet, when_piped="lines")
     main_thread = threading.current_thread() is threading.main_thread()
+    from .record import TERMINATION
+
+    TERMINATION.clear()
     old = signal.signal(signal.SIGTERM, _on_sigterm) if main_thread else None
     interrupted = None
     try:

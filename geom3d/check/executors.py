@@ -41,7 +41,13 @@ from geom3d.errors import UsageError
 from .cluster import check_address, run_dask
 from .discover import ScenarioFile
 from .pool import Terminated, run_pool, timeout_message
-from .record import BatchResult, apply_strict, check_scenario, error_record
+from .record import (
+    BatchResult,
+    TerminationRequested,
+    apply_strict,
+    check_scenario,
+    error_record,
+)
 
 __all__ = [
     "AUTO_INPROCESS_S",
@@ -232,7 +238,7 @@ def run_batch(
                 executor = "processes"
                 run_pool(files, range(len(files)), n, timeout, run.finish)
     except KeyboardInterrupt as exc:
-        name = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+        name = "SIGTERM" if isinstance(exc, TerminationRequested) else "SIGINT"
         result = BatchResult(
             run.filled(f"check was interrupted ({name})"),
             time.perf_counter() - t0,

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from .discover import ScenarioFile
-from .record import check_scenario, error_record
+from .record import TerminationRequested, check_scenario, error_record
 
 __all__ = ["PRELOAD", "Terminated", "run_pool", "stop_forkserver", "timeout_message"]
 
@@ -40,7 +40,7 @@ _WATCHDOG_S = 1.0
 _SHUTDOWN_S = 5.0
 
 
-class Terminated(KeyboardInterrupt):
+class Terminated(TerminationRequested):
     """Raised in the parent by the SIGTERM handler of ``geom3d check``."""
 
 

@@ -32,9 +32,21 @@ from geom3d.scenario import load_scenario
 
 from .expectations import Checks, check_attacks, check_lof
 
+#: Set by ``geom3d check``'s SIGTERM handler before it raises. An exception that reaches
+#: :func:`check_scenario` while it is set is the interrupt itself, re-wrapped by code on
+#: the way (e.g. numba's compiler turns any exception into its own error), never a result.
+TERMINATION = threading.Event()
+
+
+class TerminationRequested(KeyboardInterrupt):
+    """``geom3d check`` was asked to stop (SIGTERM): raised instead of a record."""
+
+
 __all__ = [
     "STATUSES",
+    "TERMINATION",
     "BatchResult",
+    "TerminationRequested",
     "apply_strict",
     "check_scenario",
     "error_record",
@@ -127,6 +139,8 @@ def check_scenario(path: str, display: str | None = None) -> dict:
         try:
             return _check_scenario(path, display)
         except Exception as exc:  # an engine bug: report it, keep the batch going
+            if TERMINATION.is_set():  # SIGTERM landed inside code that wrapped it (numba's
+                raise TerminationRequested("SIGTERM") from exc  # compiler): not a result
             tb = traceback.format_exc(limit=-10)  # the innermost frames
             return error_record(
                 display,

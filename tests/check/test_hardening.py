@@ -477,3 +477,35 @@ def test_previous_report_in_the_folder_is_not_a_scenario(batch, capsys):
     Path("b/report.json").write_text(json.dumps({"format": "geom3d/1"}))
     assert main(args) == 2
     assert "one of the scenarios being checked" in capsys.readouterr().err
+
+
+def test_sigterm_rewrapped_by_the_engine_is_an_interrupt_not_an_error(tmp_path, monkeypatch):
+    """A SIGTERM that lands inside code which turns any exception into its own (numba's
+    compiler does) must still stop the batch, not become one scenario's ``error``."""
+    from geom3d.check import record
+
+    f = _quick(tmp_path, "q.yaml")
+
+    sigterm = [True]
+
+    def wrapped(*a, **k):
+        if sigterm[0]:
+            record.TERMINATION.set()  # as geom3d check's SIGTERM handler does first
+        raise RuntimeError("numba: Failed in nopython mode pipeline (KeyboardInterrupt)")
+
+    monkeypatch.setattr(record, "_check_scenario", wrapped)
+    caught = []  # (KeyboardInterrupt subclasses: caught by hand, pytest.raises lets them by)
+    try:
+        for call in (lambda: record.check_scenario(str(f)), lambda: run_batch([f], workers=1)):
+            try:
+                call()
+            except KeyboardInterrupt as exc:
+                caught.append(exc)
+    finally:
+        record.TERMINATION.clear()
+        sigterm[0] = False
+    assert [type(e) for e in caught] == [record.TerminationRequested, BatchInterrupted]
+    assert caught[1].signal_name == "SIGTERM"
+    # without a pending SIGTERM the same failure is an ordinary error record
+    rec = record.check_scenario(str(f))
+    assert rec["status"] == "error" and rec["error"].startswith("internal error: RuntimeError")
