@@ -6,15 +6,21 @@ triangle soup the scene casts rays against:
 1. every piece is loaded raw and placed: scale (per axis), yaw about its own origin, move
    its origin to ``position``;
 2. a piece given ``position: [x, y]`` is dropped so that its lowest point rests on the
-   highest *ground* beneath its footprint; with an explicit z the gap or overlap with the
-   ground is measured and warned about beyond :data:`PIECE_REST_TOL_MM`. The ground is the
-   table mesh where there is one (z = 0 elsewhere), or the plane z = 0;
+   highest *ground* beneath its footprint (the table mesh where there is one, z = 0
+   elsewhere, or the plane z = 0). With an explicit z, sinking into the ground beyond
+   :data:`PIECE_REST_TOL_MM` is warned about; the piece *floats* only when nothing lies
+   within that tolerance under it (the ground **or another piece**: a container stacked on
+   a container) or against it (a balcony fixed to a wall);
 3. ``solid: auto`` pieces get vertical curtains below their open (odd-use) edges down to
    the ground (:func:`geom3d.mesh.closing.close_downward`): the ray engine then blocks
    exactly where the upward-ray parity rule says a segment enters the solid. The table mesh
    with ``solid: auto`` is closed as the top of a solid
    (:func:`geom3d.mesh.closing.close_table`). ``closed`` trusts the mesh and ``surface``
-   keeps it paper-thin: neither adds anything.
+   keeps it paper-thin: neither adds anything. Closing results are cached in memory and
+   on disk (:mod:`geom3d.mesh.closing_cache`), so a warm load does not recompute them.
+
+Warnings (one line per piece) say only what is off: a watertight piece says nothing about
+closing, and a table mesh's outer edge is not a hole.
 
 Closing faces are kept in the scene's scenery (``Scene.closing_mask`` marks them) so that
 viewers can draw the solid as the engine uses it.
@@ -32,6 +38,7 @@ import numpy as np
 from .errors import MeshError
 from .mesh import box_mesh, load_mesh
 from .mesh.closing import ClosingReport, close_downward, close_table
+from .mesh.closing_cache import array_digest, cached_closing, closing_key
 from .raycast import RayEngine
 from .scenario import Scenario, SceneryItem
 from .tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
@@ -190,12 +197,16 @@ class _Ground:
         return z
 
 
-def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground):
-    """(piece's lowest z, ground z) at the piece's vertices and a grid over its footprint."""
+def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground, grid: bool = False):
+    """Probe points under a piece: (xy (k, 2), piece's lowest z (k,), ground z (k,)).
+
+    The piece's vertices, plus (over a table mesh, or when ``grid``) its underside on a
+    grid over its footprint.
+    """
     xy = v[:, :2]
     low = v[:, 2]
-    if ground.engine is None:  # flat ground z = 0: the vertices say it all, exactly
-        return low, np.zeros(len(low))
+    if ground.engine is None and not grid:  # flat ground z = 0: the vertices say it all
+        return xy, low, np.zeros(len(low))
     lo, hi = xy.min(axis=0), xy.max(axis=0)
     n = PIECE_FOOTPRINT_SAMPLES
     gx = np.linspace(lo[0], hi[0], n)
@@ -209,14 +220,19 @@ def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground):
     hit = tri >= 0
     pts = np.concatenate([xy, g[hit]])
     low = np.concatenate([low, zb + dist[hit]])
-    return low, ground(pts)
+    return pts, low, ground(pts)
 
 
 def _place_piece(item: SceneryItem, v, f, ground: _Ground, rep: PieceReport) -> np.ndarray:
-    """Drop a ``[x, y]`` piece onto the ground, or measure how an explicit-z piece rests."""
+    """Drop a ``[x, y]`` piece onto the ground, or measure how an explicit-z piece rests.
+
+    A sunk piece is warned about here; a piece above the ground is only measured
+    (``rep.rest_gap_mm``): whether it floats depends on the other pieces
+    (:func:`_floating_message`).
+    """
     if not len(f):
         return v
-    low, gz = _footprint(v, f, ground)
+    _, low, gz = _footprint(v, f, ground)
     if item.drop:
         dz = float(np.max(gz - low))
         v = v + np.array([0.0, 0.0, dz])
@@ -231,25 +247,92 @@ def _place_piece(item: SceneryItem, v, f, ground: _Ground, rep: PieceReport) -> 
             f"sinks {sink:.1f} mm into the surface under it (explicit z = "
             f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
         )
-    elif gap > PIECE_REST_TOL_MM:
-        rep.messages.append(
-            f"floats {gap:.1f} mm above the surface under it (explicit z = "
-            f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
-        )
     return v
 
 
+_AXES = np.eye(3)
+
+#: Slack (mm) on the touch probes' reach, for Embree's float32 arithmetic.
+_TOUCH_SLACK_MM = 1e-3
+
+
+def _near(engine, pts: np.ndarray, reach: float) -> bool:
+    """Whether any of ``pts`` (k, 3) has ``engine``'s surface within ``reach`` mm along an
+    axis (axis-parallel probes through each point)."""
+    if not len(pts) or engine.n_triangles == 0:
+        return False
+    p = np.repeat(pts, 3, axis=0)
+    d = np.tile(_AXES * reach, (len(pts), 1))
+    o, e = p - d, p + d  # through the point: a surface exactly at it is met too
+    return bool(np.any(engine.occluded(o, e)))
+
+
+def _floating_message(k: int, item: SceneryItem, parts, ground: _Ground, rep) -> str | None:
+    """ "floats ..." for explicit-z piece ``k`` when nothing is under it or against it.
+
+    The surface under the piece is the table (mesh or z = 0) and every other scenery
+    piece: the gap is the smallest drop from the piece's underside (vertices and a grid
+    over its footprint) to whatever lies under it. A piece touching another piece within
+    :data:`PIECE_REST_TOL_MM` (a balcony fixed to a wall) is held by it, not floating.
+    """
+    tol = PIECE_REST_TOL_MM
+    v, f = parts[k][0], parts[k][1]
+    if rep.rest_gap_mm is None or rep.rest_gap_mm <= tol or not len(f):
+        return None
+    pts, low, gz = _footprint(v, f, ground, grid=True)
+    gap = low - gz
+    ov = [p[0] for j, p in enumerate(parts) if j != k and len(p[1])]
+    if ov:
+        of, off = [], 0
+        for j, p in enumerate(parts):
+            if j != k and len(p[1]):
+                of.append(p[1] + off)
+                off += len(p[0])
+        ov_all, of_all = np.concatenate(ov), np.concatenate(of)
+        others = RayEngine(ov_all, of_all)
+        top = low + tol
+        o = np.column_stack([pts, top])
+        e = np.column_stack([pts, top - (gap + tol + 1.0)])
+        dist, tri = others.first_hit(o, e)
+        hit = tri >= 0
+        hz = top[hit] - dist[hit]
+        t = ov_all[of_all[tri[hit]]]  # refine in float64 on the plane (Embree: float32)
+        n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+        flat = np.abs(n[:, 2]) > 1e-9 * np.linalg.norm(n, axis=1)
+        q = pts[hit]
+        pz = t[:, 0, 2] - (n[:, 0] * (q[:, 0] - t[:, 0, 0]) + n[:, 1] * (q[:, 1] - t[:, 0, 1])) / (
+            np.where(flat, n[:, 2], 1.0)
+        )
+        hz = np.where(flat & (np.abs(pz - hz) < 1e-2), pz, hz)
+        gap[hit] = np.minimum(gap[hit], low[hit] - hz)
+        if float(np.min(gap)) > tol:
+            lo, hi = v.min(axis=0) - tol, v.max(axis=0) + tol
+            near = ov_all[np.all((ov_all >= lo) & (ov_all <= hi), axis=1)]
+            reach = tol + _TOUCH_SLACK_MM  # rays are float32: exactly 1 mm still touches
+            if _near(others, v, reach) or _near(RayEngine(v, f), near, reach):
+                return None
+    g = float(np.min(gap))
+    if g <= tol:
+        return None
+    return (
+        f"floats {g:.1f} mm above the surface under it (explicit z = "
+        f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+    )
+
+
 def _closing_message(c: ClosingReport, table: bool) -> str | None:
-    if c.method == "none" and not c.floating_fragments:
+    """One line about closing, only when something was closed (or is odd)."""
+    if table:
+        if not c.curtain_triangles:  # no open edge: the cap alone changes nothing above
+            return None
+        holes = f"{c.holes} hole{'s' if c.holes != 1 else ''}"
+        if c.holes:
+            holes += f", largest {c.largest_hole_mm:.1f} mm across"
+        return f"table edge closed down to a floor at z = {c.floor_z_mm:.1f} mm; {holes}"
+    if c.method == "none":  # watertight: nothing added, nothing to say
         return None
     loops = f"{c.loops} open boundary loop{'s' if c.loops != 1 else ''}"
     hole = f"largest hole {c.largest_hole_mm:.1f} mm across"
-    if table:
-        return (
-            f"open table mesh closed as the top of a solid: {loops} ({hole}), "
-            f"{c.curtain_triangles} curtain and {c.cap_triangles} bottom-cap triangles at "
-            f"z = {c.floor_z_mm:.1f} mm"
-        )
     msg = (
         f"open scan closed as a solid: {loops} ({hole}) closed by "
         f"{c.curtain_triangles} curtain triangles down to the surface beneath"
@@ -299,7 +382,10 @@ def build_scenery(scn: Scenario, stats) -> BuiltScenery:
         rep = PieceReport("table", it.solid, len(table_f))
         ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
         if it.solid == "auto":
-            ev, ef, rep.closing = close_table(table_v, table_f, below_z=0.0)
+            key = closing_key("table", table_v, table_f, "below_z=0.0")
+            ev, ef, rep.closing, _ = cached_closing(
+                key, lambda: close_table(table_v, table_f, below_z=0.0)
+            )
             msg = _closing_message(rep.closing, table=True)
             if msg:
                 rep.messages.append(msg)
@@ -310,7 +396,9 @@ def build_scenery(scn: Scenario, stats) -> BuiltScenery:
         blocks.append(True)
         solids.append(it.solid)
         parts.append((table_v, table_f, ev, ef))
-    ground = None
+    ground = _Ground(table_v, table_f) if scn.scenery else None
+    floor_id = None
+    resting = []  # (part index, item, report, where its rest line goes)
     for i, it in enumerate(scn.scenery):
         if it.box_size is not None:
             v, f = box_mesh(it.box_size)
@@ -320,23 +408,35 @@ def build_scenery(scn: Scenario, stats) -> BuiltScenery:
             v, f = lm.vertices, lm.faces
         v, f = transform(v, it), np.asarray(f, np.int64)
         rep = PieceReport(it.id, it.solid, len(f))
-        if ground is None:
-            ground = _Ground(table_v, table_f)
         v = _place_piece(it, v, f, ground, rep)
+        n_first = len(rep.messages)  # the rest line goes after the sink line, if any
         ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
         if it.solid == "auto" and it.blocks_lof and it.box_size is None:
-            ev, ef, rep.closing = close_downward(v, f, ground)
+            if floor_id is None:  # what the curtains stand on: the table mesh, or z = 0
+                floor_id = "z=0" if table_v is None else "table:" + array_digest(table_v, table_f)
+            key = closing_key("curtains", v, f, floor_id)
+            ev, ef, rep.closing, _ = cached_closing(
+                key, lambda v=v, f=f: close_downward(v, f, ground)
+            )
             msg = _closing_message(rep.closing, table=False)
             if msg:
                 rep.messages.append(msg)
         if it.box_size is None:
             closed = rep.closing is not None and rep.closing.method != "none"
-            rep.messages[:0] = _load_notes(lm.report, it, closed)
+            notes = _load_notes(lm.report, it, closed)
+            rep.messages[:0] = notes
+            n_first += len(notes)
+        if not it.drop:
+            resting.append((len(parts), it, rep, n_first))
         pieces.append(rep)
         names.append(it.id)
         blocks.append(it.blocks_lof)
         solids.append(it.solid)
         parts.append((v, f, ev, ef))
+    for k, it, rep, at in resting:  # needs every piece placed: one may hold another
+        line = _floating_message(k, it, parts, ground, rep)
+        if line:
+            rep.messages.insert(at, line)
     mesh, closing_mask = _merge(parts, names)
     warnings = [f"{rep.id}: {'; '.join(rep.messages)}" for rep in pieces if rep.messages]
     stats.mesh_seconds += time.perf_counter() - t0

@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 
+#: Up to this many discs per call, candidate vertices are found by a scan over all of
+#: them; beyond it (or once built) by a sorted index. Same candidates either way.
+_SCAN_TROOPERS = 8
+
 #: Step (mm) past a crossing before the parity probe continues.
 _PARITY_STEP_MM = 1e-3
 
@@ -88,12 +92,19 @@ class Surface:
         self._original = original
         self.has_table_mesh = has_table_mesh
         self._vx: np.ndarray | None = None
+        self._used: np.ndarray | None = None
+
+    def _used_vertices(self) -> np.ndarray:
+        """(u, 3) float64 mm: the vertices of the pieces' own faces (computed once)."""
+        if self._used is None:
+            used = np.zeros(len(self.vertices), bool)
+            used[self.faces[self._original].ravel()] = True
+            self._used = self.vertices[used]
+        return self._used
 
     def _vertex_index(self) -> tuple[np.ndarray, np.ndarray]:
         if self._vx is None:
-            used = np.zeros(len(self.vertices), bool)
-            used[self.faces[self._original].ravel()] = True
-            pts = self.vertices[used]
+            pts = self._used_vertices()
             order = np.argsort(pts[:, 0], kind="stable")
             self._vx = pts[order]
         return self._vx[:, 0], self._vx
@@ -171,10 +182,15 @@ class Surface:
         good = ~np.isnan(h)
         np.maximum.at(hi, owner[good], h[good])
         np.minimum.at(lo, owner[good], h[good])
-        xs, vx = self._vertex_index()
+        if k <= _SCAN_TROOPERS and self._vx is None:  # a few discs: scanning beats sorting
+            pts = self._used_vertices()
+            cands = [pts[np.abs(pts[:, 0] - c[i, 0]) <= r[i]] for i in range(k)]
+        else:
+            xs, vx = self._vertex_index()
+            ab = np.searchsorted(xs, np.stack([c[:, 0] - r, c[:, 0] + r], 1), side="left")
+            cands = [vx[a:b] for a, b in ab]
         for i in range(k):
-            a, b = np.searchsorted(xs, [c[i, 0] - r[i], c[i, 0] + r[i]], side="left")
-            cand = vx[a:b]
+            cand = cands[i]
             d2 = (cand[:, 0] - c[i, 0]) ** 2 + (cand[:, 1] - c[i, 1]) ** 2
             inside = cand[d2 <= r[i] * r[i], 2]
             if len(inside):

@@ -196,3 +196,13 @@ def test_dem_as_table_and_as_scenery_place_troopers_alike():
     for t in a.troopers.values():
         assert b.trooper(t.id).position == pytest.approx(t.position, abs=1e-6)
     assert [r.lof for r in a.lof_matrix()] == [r.lof for r in b.lof_matrix()]
+
+
+def test_dem_table_edge_is_not_reported_as_a_hole():
+    scene = dem_scene([], as_table=True)
+    (rec,) = [p for p in scene.scan_report() if p["id"] == "table"]
+    # the crop's one boundary loop is its outer edge (1.9 m across at this scale)
+    assert rec["loops"] == 1 and rec["holes"] == 0 and rec["largest_hole_mm"] == 0.0
+    assert scene.warnings == [
+        "table: scaled m -> mm (x1000); table edge closed down to a floor at z = -1.0 mm; 0 holes"
+    ]

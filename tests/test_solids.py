@@ -171,11 +171,12 @@ def test_wrong_units_judged_at_the_placed_size(tmp_path):
     big = make_scene([], table={"mesh": tri, "mesh_units": "m", "scale": 1000})
     assert [w for w in big.warnings if "were its units smaller" in w]
     ok = make_scene([], table={"mesh": tri, "mesh_units": "m", "scale": 1 / 60})
+    # its one boundary loop is the table's edge, not a hole
     assert ok.warnings == [
-        "table: scaled m -> mm (x1000); open table mesh closed as the top of a solid: 1 open "
-        "boundary loop (largest hole 190.8 mm across), 6 curtain and 2 bottom-cap triangles "
-        "at z = -1.0 mm"
+        "table: scaled m -> mm (x1000); table edge closed down to a floor at z = -1.0 mm; 0 holes"
     ]
+    (rec,) = [p for p in ok.scan_report() if p["id"] == "table"]
+    assert rec["loops"] == 1 and rec["holes"] == 0 and rec["largest_hole_mm"] == 0.0
 
 
 def test_scene_cache_key_includes_solid_and_table_keys(tmp_path):
@@ -244,3 +245,103 @@ def test_scan_report_in_lof_json_and_check_records(tmp_path):
     assert rec["curtain_triangles"] == 0 and rec["skipped_edges"] == 4
     record = check_scenario(str(scenario))
     assert record["status"] == "pass" and record["scan_report"] == doc["scan_report"]
+
+
+def grid_table(tmp_path, hole=True):
+    """A 3 x 3 grid of 10 mm squares at z = 0 (30 x 30 mm), its middle square missing."""
+    v = [[10 * i, 10 * j, 0.0] for j in range(4) for i in range(4)]
+    f = []
+    for j in range(3):
+        for i in range(3):
+            if hole and (i, j) == (1, 1):
+                continue
+            a = 4 * j + i
+            f += [[a, a + 1, a + 5], [a, a + 5, a + 4]]
+    return write_obj(tmp_path / "grid.obj", v, f)
+
+
+def test_table_edge_is_not_a_hole_but_an_inner_hole_is(tmp_path):
+    scene = make_scene([], table={"mesh": grid_table(tmp_path)})
+    (rec,) = [p for p in scene.scan_report() if p["id"] == "table"]
+    # edge loop: 30 x 30 (42.4 mm); the hole: 10 x 10, diagonal 14.142 mm, perimeter 40
+    assert rec["loops"] == 2 and rec["holes"] == 1
+    assert rec["largest_hole_mm"] == pytest.approx(200**0.5, abs=1e-3)
+    assert rec["largest_hole_perimeter_mm"] == 40.0
+    assert scene.warnings == [
+        "table: table edge closed down to a floor at z = -1.0 mm; 1 hole, largest 14.1 mm across"
+    ]
+    whole = make_scene([], table={"mesh": grid_table(tmp_path, hole=False)})
+    assert whole.warnings == ["table: table edge closed down to a floor at z = -1.0 mm; 0 holes"]
+
+
+def test_watertight_scan_says_nothing_about_closing(tmp_path):
+    path = write_obj(tmp_path / "b.obj", box_vertices((-5, -5, 0), (5, 5, 10)), box_faces())
+    scene = make_scene([], [{"id": "b", "mesh": path, "position": [0, 0, 0]}])
+    (rec,) = scene.scan_report()
+    assert rec["method"] == "none" and scene.warnings == []
+
+
+def stacked(tmp_path, z_top, **top):
+    path = write_obj(tmp_path / "b.obj", box_vertices((-5, -5, 0), (5, 5, 10)), box_faces())
+    low = {"id": "low", "mesh": path, "position": [0, 0, 0]}
+    return make_scene([], [low, {"id": "high", "mesh": path, "position": [0, 0, z_top], **top}])
+
+
+@pytest.mark.parametrize(
+    ("z", "floats"),
+    [(10.0, None), (11.0, None), (11.5, "1.5"), (9.5, None)],  # 1 mm tolerance, overlap ok
+)
+def test_a_piece_stacked_on_another_rests_on_it(tmp_path, z, floats):
+    scene = stacked(tmp_path, z)
+    got = [w for w in scene.warnings if w.startswith("high:")]
+    if floats is None:
+        assert got == []
+    else:  # measured from the piece beneath, not from the table (11.5 mm below)
+        assert got == [
+            f"high: floats {floats} mm above the surface under it (explicit z = {z:g} mm; "
+            "give position [x, y] to rest it on the surface)"
+        ]
+
+
+def test_a_truly_floating_piece_warns_with_its_gap(tmp_path):
+    # 20 mm clear of the other box sideways, 30 mm above the table
+    scene = make_scene([], [box("a", [10, 10, 10], [0, 0, 0]), box("f", [4, 4, 2], [25, 0, 30])])
+    assert scene.warnings == [
+        "f: floats 30.0 mm above the surface under it (explicit z = 30 mm; give position "
+        "[x, y] to rest it on the surface)"
+    ]
+
+
+@pytest.mark.parametrize(("gap", "warns"), [(0.0, False), (1.0, False), (1.5, True)])
+def test_a_piece_held_against_a_wall_does_not_float(gap, warns):
+    # a wall x -2..2; a balcony slab beside it at x 2 + gap .. 22 + gap, 40 mm up
+    wall = box("wall", [4, 40, 60], [0, 0, 0])
+    slab = box("balcony", [20, 20, 4], [12 + gap, 0, 40])
+    scene = make_scene([], [wall, slab])
+    got = [w for w in scene.warnings if w.startswith("balcony:")]
+    assert got == (
+        ["balcony: floats 40.0 mm above the surface under it (explicit z = 40 mm; give "
+         "position [x, y] to rest it on the surface)"] if warns else []
+    )  # fmt: skip
+
+
+def test_bundled_scenarios_warn_only_about_free_standing_slabs():
+    from support import REPO
+
+    found = {}
+    for path in sorted((REPO / "meshes").rglob("*.yaml")):
+        scene = load_scene(path)
+        if scene.warnings:
+            found[str(path.relative_to(REPO))] = list(scene.warnings)
+    # the balcony and the ruin floor are slabs in mid-air with nothing under or beside
+    # them (their scenarios test what passes beneath): they really float
+    assert found == {
+        "meshes/scenarios/attacks/balcony.yaml": [
+            "balcony: floats 45.0 mm above the surface under it (explicit z = 45 mm; give "
+            "position [x, y] to rest it on the surface)"
+        ],
+        "meshes/scenarios/attacks/wh40k_flame_line.yaml": [
+            "ruin: floats 50.0 mm above the surface under it (explicit z = 50 mm; give "
+            "position [x, y] to rest it on the surface)"
+        ],
+    }

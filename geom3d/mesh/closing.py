@@ -145,9 +145,12 @@ class ClosingReport:
         Edges used by three or more faces.
     loops : int
         Boundary loops (connected components of the open edges).
+    holes : int
+        Boundary loops that are holes: all of them for a piece; for a table, all but its
+        outer edge (the loop with the largest extent).
     largest_hole_mm : float, mm
-        Bounding-box diagonal of the largest loop (for a bottomless scan this is the
-        rim around the missing underside).
+        Bounding-box diagonal of the largest hole (for a bottomless scan this is the
+        rim around the missing underside; for a table, its outer edge excluded).
     largest_hole_perimeter_mm : float, mm
         Perimeter of that loop.
     curtain_triangles : int
@@ -177,6 +180,7 @@ class ClosingReport:
     open_edges: int = 0
     nonmanifold_edges: int = 0
     loops: int = 0
+    holes: int = 0
     largest_hole_mm: float = 0.0
     largest_hole_perimeter_mm: float = 0.0
     curtain_triangles: int = 0
@@ -246,8 +250,16 @@ def _fill_report(
     rep.open_edges = len(bnd.edges)
     rep.nonmanifold_edges = bnd.nonmanifold_edges
     rep.loops = bnd.loops
+    rep.holes = bnd.loops
     rep.largest_hole_mm = bnd.largest_hole_mm
     rep.largest_hole_perimeter_mm = bnd.largest_hole_perimeter_mm
+    if table and bnd.loops:  # the loop with the largest extent is the table's edge
+        ext = bnd.loop_extent_mm.copy()
+        ext[int(np.argmax(ext))] = -1.0
+        rep.holes = bnd.loops - 1
+        k = int(np.argmax(ext))
+        rep.largest_hole_mm = float(ext[k]) if rep.holes else 0.0
+        rep.largest_hole_perimeter_mm = float(bnd.loop_perimeter_mm[k]) if rep.holes else 0.0
     if not callable(floor_z):
         rep.floor_z_mm = float(floor_z)
     if len(f) == 0:

@@ -1,0 +1,234 @@
+"""Closing results cached in memory and on disk, next to the mesh parse cache.
+
+Closing a large open mesh (merging positions, finding its open edges, building curtains)
+takes seconds on a million-triangle table; the result depends only on the placed
+triangles, the floor and the closing tolerances. :func:`cached_closing` keys it by the
+SHA-256 of exactly those (:func:`closing_key`), keeps it in the in-process mesh cache
+(:func:`geom3d.mesh.cache.memory_get`, so ``clear_memory_cache`` empties it too) and in
+one ``closing-<key>.npz`` file in the mesh cache folder (:func:`default_cache_dir`).
+
+A disk entry is verified as the mesh cache verifies its own (:mod:`geom3d.mesh.cache`):
+a regular file owned by this user, of bounded size, a stored (uncompressed) zip of exactly
+``meta.json``, ``vertices.npy``, ``faces.npy``; ``meta.json`` names this key; the arrays
+are plain little-endian float64 / int64 ``(n, 3)`` read without pickles and pass their
+CRC; vertices are finite, face indices in range, the report has exactly the
+:class:`ClosingReport` fields with the right types and counts the faces stored. Anything
+else is ignored with a logged warning and closing is recomputed (and the entry rewritten
+atomically: temporary file, then rename).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from geom3d import tolerances
+from geom3d.errors import printable
+
+from .cache import (
+    _MAX_ENTRY_BYTES,
+    _MAX_META_BYTES,
+    _MEMBERS,
+    _BadEntry,
+    _read_array,
+    default_cache_dir,
+    disk_put,
+    log,
+    memory_get,
+    memory_put,
+)
+from .closing import ClosingReport
+
+__all__ = ["CLOSING_CACHE_VERSION", "array_digest", "cached_closing", "closing_key"]
+
+#: Bump when closing's output changes for the same input.
+CLOSING_CACHE_VERSION: int = 1
+
+_TOLERANCES = (
+    "CURTAIN_FLOOR_EPS_MM",
+    "CURTAIN_FLOOR_STEP_MM",
+    "FRAGMENT_FLOOR_TOL_MM",
+    "TABLE_CAP_MARGIN_MM",
+    "TABLE_FLOOR_DEPTH_MM",
+)
+
+_FIELDS = {f.name: f.type for f in dataclasses.fields(ClosingReport)}
+_INT = {"open_edges", "nonmanifold_edges", "loops", "holes", "curtain_triangles"}
+_INT |= {"cap_triangles", "skipped_edges", "fragments"}
+_FLOAT = {"largest_hole_mm", "largest_hole_perimeter_mm", "gap_under_mm"}
+_FLOAT |= {"lowest_above_floor_mm"}
+
+
+def array_digest(*arrays: np.ndarray) -> str:
+    """SHA-256 (hex) of arrays' dtypes, shapes and bytes (C order)."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape};".encode())
+        h.update(a.data)
+    return h.hexdigest()
+
+
+def closing_key(kind: str, vertices: np.ndarray, faces: np.ndarray, floor: str) -> str:
+    """Cache key of closing ``(vertices, faces)`` by ``kind`` over ``floor``.
+
+    Parameters
+    ----------
+    kind : str
+        ``table`` or ``curtains``.
+    vertices : (n, 3) float64, mm
+        The mesh as placed (scale, rotation, position applied).
+    faces : (m, 3) int64
+    floor : str
+        What the floor is: a number as text, or a digest of the table mesh beneath.
+
+    Returns
+    -------
+    str
+        ``closing-<sha256>-v<version>``.
+    """
+    h = hashlib.sha256()
+    tol = {k: getattr(tolerances, k) for k in _TOLERANCES}
+    h.update(json.dumps([kind, floor, tol], sort_keys=True).encode())
+    h.update(array_digest(np.asarray(vertices, np.float64), np.asarray(faces, np.int64)).encode())
+    return f"closing-{h.hexdigest()}-v{CLOSING_CACHE_VERSION}"
+
+
+def _report(d) -> ClosingReport:
+    """A ClosingReport from cached metadata, every field checked."""
+    if not isinstance(d, dict) or set(d) != set(_FIELDS):
+        raise _BadEntry("report has other fields than expected")
+    for k, v in d.items():
+        if k in _INT:
+            ok = isinstance(v, int) and not isinstance(v, bool) and v >= 0
+        elif k in _FLOAT:
+            ok = isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v)
+        elif k == "method":
+            ok = v in ("none", "curtains", "table")
+        elif k == "notes":
+            ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
+        else:  # floating_fragments, floor_z_mm: number or None
+            ok = v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+        if not ok:
+            raise _BadEntry(f"report field {k!r} is invalid")
+    d = {k: (float(v) if k in _FLOAT else v) for k, v in d.items()}
+    if d["floor_z_mm"] is not None:
+        d["floor_z_mm"] = float(d["floor_z_mm"])
+    return ClosingReport(**{**d, "notes": list(d["notes"])})
+
+
+def _read(fh, key: str):
+    with zipfile.ZipFile(fh) as zf:
+        infos = zf.infolist()
+        if {i.filename for i in infos} != _MEMBERS or len(infos) != len(_MEMBERS):
+            raise _BadEntry("not a geom3d closing cache entry (other members)")
+        for i in infos:
+            if i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size:
+                raise _BadEntry("compressed member (geom3d stores entries uncompressed)")
+        if zf.getinfo("meta.json").file_size > _MAX_META_BYTES:
+            raise _BadEntry("metadata too large")
+        meta = json.loads(zf.read("meta.json"))
+        if not isinstance(meta, dict) or meta.get("key") != key:
+            raise _BadEntry("entry was written for another key")
+        if meta.get("source_sha256") != key:
+            raise _BadEntry("entry was written for another key")
+        stats = meta.get("stats")
+        if not isinstance(stats, dict) or set(stats) != {"n_vertices", "n_triangles", "report"}:
+            raise _BadEntry("metadata has other fields than expected")
+        nv, nf = stats["n_vertices"], stats["n_triangles"]
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (nv, nf)):
+            raise _BadEntry("metadata counts are invalid")
+        rep = _report(stats["report"])
+        v = _read_array(zf, "vertices.npy", "<f8", nv)
+        f = _read_array(zf, "faces.npy", "<i8", nf)
+    if not np.all(np.isfinite(v)):
+        raise _BadEntry("non-finite vertex coordinates")
+    if len(f) and (f.min() < 0 or f.max() >= len(v)):
+        raise _BadEntry("face index out of range")
+    if len(f) != rep.curtain_triangles + rep.cap_triangles:
+        raise _BadEntry("face count does not match the report")
+    return v, f, rep
+
+
+def _disk_get(path: Path, key: str):
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _warn(path, f"cannot open it ({exc.strerror or exc})")
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise _BadEntry("not a regular file")
+            if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+                raise _BadEntry("owned by another user")
+            if st.st_size > _MAX_ENTRY_BYTES:
+                raise _BadEntry("larger than any entry geom3d writes")
+            return _read(fh, key)
+        except _BadEntry as exc:
+            _warn(path, str(exc))
+        except (OSError, ValueError, EOFError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+            _warn(path, f"unreadable ({type(exc).__name__})")
+    return None
+
+
+def _warn(path: Path, why: str) -> None:
+    log.warning(printable(f"geom3d: ignoring closing cache entry {path}: {why}; recomputing"))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True) if a.flags.writeable and not a.flags.owndata else a
+    a.flags.writeable = False
+    return a
+
+
+def cached_closing(key: str, compute: Callable[[], tuple], cache_dir=None):
+    """``compute()`` (extra vertices, extra faces, ClosingReport), cached under ``key``.
+
+    Parameters
+    ----------
+    key : str
+        From :func:`closing_key`.
+    compute : callable
+        Returns ``(extra_vertices (c, 3) float64 mm, extra_faces (t, 3) int64,
+        ClosingReport)``.
+    cache_dir : path-like, optional
+        Default :func:`geom3d.mesh.cache.default_cache_dir`.
+
+    Returns
+    -------
+    (extra_vertices, extra_faces, ClosingReport, hit)
+        ``hit``: whether the result came from a cache. The arrays are read-only; the
+        report is a fresh object.
+    """
+    entry = memory_get(key)
+    if entry is not None:
+        v, f, meta = entry
+        return v, f, ClosingReport(**{**meta, "notes": list(meta["notes"])}), True
+    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{key}.npz"
+    got = _disk_get(path, key)
+    hit = got is not None
+    if got is None:
+        v, f, rep = compute()
+        v = np.ascontiguousarray(v, np.float64)
+        f = np.ascontiguousarray(f, np.int64)
+        d = dataclasses.asdict(rep)
+        stats = {"n_vertices": len(v), "n_triangles": len(f), "report": d}
+        disk_put(path, key, key, v, f, stats)
+    else:
+        v, f, rep = got
+    v, f = _readonly(v), _readonly(f)
+    memory_put(key, v, f, dataclasses.asdict(rep))
+    return v, f, dataclasses.replace(rep, notes=list(rep.notes)), hit
