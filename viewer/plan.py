@@ -1,7 +1,8 @@
 """True vector plan views (``--view top`` to ``.svg`` / ``.pdf``) drawn with matplotlib.
 
 Everything is drawn from the geometry: scenery as height bands and footprints, terrain as
-filled contours and contour lines (:mod:`viewer.plan_scenery`), every other actor of the
+a hillshade (merged grey cells) under translucent filled contours and contour lines
+(:mod:`viewer.plan_scenery`), every other actor of the
 :class:`~viewer.model.Drawing` (bases, facing arcs, templates, rays, highlights, scale
 bar) projected straight down (:mod:`viewer.vector`), labels placed without overlap with
 leader lines (:mod:`viewer.labels`), and the same title band, legend column, notes and
@@ -42,6 +43,7 @@ from .vector import polygon_paths, project_actor
 __all__ = [
     "DEFAULT_VECTOR_DPI",
     "RC",
+    "TERRAIN_FILL_ALPHA",
     "figure_bytes",
     "plan_figure",
     "plan_pixels",
@@ -49,6 +51,8 @@ __all__ = [
     "svg_id",
 ]
 
+#: Opacity of the terrain's elevation fills over its hillshade (slopes show through).
+TERRAIN_FILL_ALPHA = 0.5
 #: Pixels per inch of a vector diagram's page when no ``--dpi`` is given (CSS pixels).
 DEFAULT_VECTOR_DPI = 96
 #: matplotlib settings of every vector diagram: fixed SVG hash salt (deterministic ids),
@@ -127,17 +131,28 @@ def _draw_scenery(ax, scene, z) -> list:
     ps = plan_scenery(scene)
     t = ps.terrain
     if t is not None:
+        # hillshade: opaque greys, lowest layer; each outlined in its own grey so no
+        # anti-aliasing seam shows the table between neighbouring greys
+        for geom, grey, name in t["shade"]:
+            p = _path(geom)
+            if p is not None:
+                ax.add_patch(
+                    PathPatch(p, facecolor=grey, edgecolor=grey, lw=0.3, zorder=next(z),
+                              gid=name, rasterized=False)
+                )  # fmt: skip
         zo = next(z)
+        fill = {"alpha": TERRAIN_FILL_ALPHA, "rasterized": False}
         if t["triangles"] is not None:
             cf = ax.tricontourf(
-                t["x"], t["y"], t["triangles"], t["z"], levels=t["levels"], colors=t["colors"]
-            )
+                t["x"], t["y"], t["triangles"], t["z"], levels=t["levels"], colors=t["colors"],
+                **fill,
+            )  # fmt: skip
             cl = ax.tricontour(
                 t["x"], t["y"], t["triangles"], t["z"], levels=t["levels"],
                 colors=pal.SCENERY_EDGE, linewidths=0.4,
             )  # fmt: skip
         else:
-            cf = ax.contourf(t["x"], t["y"], t["z"], levels=t["levels"], colors=t["colors"])
+            cf = ax.contourf(t["x"], t["y"], t["z"], levels=t["levels"], colors=t["colors"], **fill)
             cl = ax.contour(
                 t["x"], t["y"], t["z"], levels=t["levels"], colors=pal.SCENERY_EDGE,
                 linewidths=0.4,

@@ -6,10 +6,22 @@ boxes, scans of pieces) are cut into height bands: each triangle that faces up o
 are merged into polygons (shapely), and the bands are painted from low to high in the
 colours of :data:`viewer.palette.SCENERY_RAMP` — the same ramp as the PNG. Each piece's
 footprint is outlined. Terrain (the scenario's table mesh: a scan or a DEM) is drawn as
-filled contours and contour lines every N mm (matplotlib ``tricontourf`` / ``tricontour``,
-vector paths); very large terrain meshes are first binned on a grid (highest point per
-cell). Faces added to close open meshes (``Scene.closing_mask``: curtains and bottom
-caps, never seen from above) are left out. Nothing here is rasterised.
+a hillshade under translucent filled contours and contour lines every N mm (matplotlib
+``tricontourf`` / ``tricontour``, vector paths); very large terrain meshes are first
+binned on a grid (highest point per cell) for the contours.
+
+The hillshade: the terrain's top surface is sampled at the nodes of a grid of at most
+:data:`HILLSHADE_CELLS` cells along the longer side (never finer than the mesh), each
+cell's slope comes from its four corners, and the cell is lit by the standard hillshade
+formula, ``shade = max(0, n . s)`` with ``n`` the cell's unit normal and ``s`` the unit
+vector towards a sun at azimuth :data:`HILLSHADE_AZIMUTH_DEG` (315: the north-west,
+clockwise from +y) and altitude :data:`HILLSHADE_ALTITUDE_DEG` (45) — the same value as
+``cos(zenith) cos(slope) + sin(zenith) sin(slope) cos(azimuth - aspect)``. Shades are
+rounded to :data:`HILLSHADE_LEVELS` greys and the cells of each grey merged into
+polygons (shapely), so the SVG stays small and holds vector paths only.
+
+Faces added to close open meshes (``Scene.closing_mask``: curtains and bottom caps,
+never seen from above) are left out. Nothing here is rasterised.
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import shapely
 
 from . import palette as pal
 from . import shapes as sh
@@ -26,10 +39,16 @@ from .vector import union_triangles
 
 __all__ = [
     "BANDS",
+    "HILLSHADE_ALTITUDE_DEG",
+    "HILLSHADE_AZIMUTH_DEG",
+    "HILLSHADE_CELLS",
+    "HILLSHADE_LEVELS",
     "TERRAIN_GRID_CELLS",
     "TERRAIN_TRIANGLE_LIMIT",
     "PlanScenery",
     "contour_step",
+    "hillshade",
+    "node_heights",
     "plan_scenery",
 ]
 
@@ -39,6 +58,17 @@ BANDS = 6
 TERRAIN_TRIANGLE_LIMIT = 300_000
 #: Cells along the longer side of that grid.
 TERRAIN_GRID_CELLS = 400
+#: Hillshade grid: at most this many cells along the terrain's longer side (SVG size).
+HILLSHADE_CELLS = 120
+#: Sun of the hillshade: azimuth clockwise from +y (north), 315 = from the north-west,
+#: the cartographic convention (slopes facing the top-left read as lit).
+HILLSHADE_AZIMUTH_DEG = 315.0
+#: Sun of the hillshade: altitude above the horizon (the cartographic 45 degrees).
+HILLSHADE_ALTITUDE_DEG = 45.0
+#: Greys the shades are rounded to (one merged polygon per grey).
+HILLSHADE_LEVELS = 32
+#: Node candidates tested per batch while sampling the terrain (memory bound).
+_BATCH = 2_000_000
 
 
 @dataclass
@@ -52,8 +82,10 @@ class PlanScenery:
     outlines : list of (geometry, name)
         Footprint of each piece.
     terrain : dict or None
-        ``{"x", "y", "triangles" or None, "z", "levels", "colors", "step"}`` for
-        ``tricontourf`` (triangles given) or ``contourf`` (x, y, z on a grid).
+        ``{"x", "y", "triangles" or None, "z", "levels", "colors", "step", "shade"}``
+        for ``tricontourf`` (triangles given) or ``contourf`` (x, y, z on a grid);
+        ``shade`` is the hillshade: a list of ``(geometry, grey "#RRGGBB", name)``, one
+        merged polygon per grey, darkest first (names ``terrain-hillshade-<level>``).
     legend : list of LegendEntry
     """
 
@@ -112,7 +144,9 @@ def _terrain(vertices, faces, lo, hi) -> dict:
     if len(levels) < 2:
         levels = np.array([start, start + step])
     mids = 0.5 * (levels[:-1] + levels[1:])
+    xs, ys, zn = node_heights(v, faces)
     return {
+        "shade": _shade_polygons(xs, ys, hillshade(xs, ys, zn)),
         "x": x,
         "y": y,
         "z": z,
@@ -121,6 +155,108 @@ def _terrain(vertices, faces, lo, hi) -> dict:
         "colors": _ramp(mids, levels[0], levels[-1]),
         "step": step,
     }
+
+
+def node_heights(vertices, faces, max_cells: int = HILLSHADE_CELLS):
+    """The top surface of a terrain sampled at the nodes of a regular grid.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+        Mesh vertices (mm).
+    faces : (m, 3) int64
+        Terrain triangles; those edge-on from above (no projected area) are ignored.
+    max_cells : int
+        Cells along the longer side at most; fewer when the mesh is coarser (one cell
+        per median of the triangles' shortest projected sides), at least 2.
+
+    Returns
+    -------
+    xs : (nx + 1,) float64
+        Node x (mm), from the terrain's least to its greatest x.
+    ys : (ny + 1,) float64
+        Node y (mm).
+    z : (ny + 1, nx + 1) float64
+        Highest terrain point over each node (mm); NaN where no triangle covers it.
+    """
+    tri = vertices[faces]
+    p = tri[:, :, :2]
+    x0, y0 = p[..., 0].min(), p[..., 1].min()
+    w, h = p[..., 0].max() - x0, p[..., 1].max() - y0
+    edge = np.linalg.norm(p - np.roll(p, 1, axis=1), axis=2).min(axis=1)  # shortest side
+    edge = float(np.median(edge[edge > 0])) if (edge > 0).any() else max(w, h)
+    n_long = int(np.clip(round(max(w, h) / max(edge, 1e-9)), 2, max_cells))
+    cell = max(w, h) / n_long
+    nx, ny = max(1, round(w / cell)), max(1, round(h / cell))
+    xs = x0 + (w / nx) * np.arange(nx + 1)
+    ys = y0 + (h / ny) * np.arange(ny + 1)
+    xs[-1], ys[-1] = x0 + w, y0 + h
+    z = np.full((ny + 1, nx + 1), -np.inf)
+    a, b, c = p[:, 0], p[:, 1], p[:, 2]
+    det = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (c[:, 0] - a[:, 0]) * (b[:, 1] - a[:, 1])
+    keep = np.abs(det) > 2e-6
+    i0 = np.searchsorted(xs, p[..., 0].min(axis=1) - 1e-9, side="left")
+    i1 = np.searchsorted(xs, p[..., 0].max(axis=1) + 1e-9, side="right")
+    j0 = np.searchsorted(ys, p[..., 1].min(axis=1) - 1e-9, side="left")
+    j1 = np.searchsorted(ys, p[..., 1].max(axis=1) + 1e-9, side="right")
+    cnt = np.where(keep, np.maximum(i1 - i0, 0) * np.maximum(j1 - j0, 0), 0)
+    ends = np.cumsum(cnt)
+    starts = ends - cnt
+    done = 0
+    while done < len(cnt):  # batches of about _BATCH node candidates
+        stop = max(done + 1, int(np.searchsorted(ends, starts[done] + _BATCH, side="right")))
+        t = np.repeat(np.arange(done, stop), cnt[done:stop])
+        k = np.arange(len(t)) - (starts[t] - starts[done])
+        span = np.maximum(i1[t] - i0[t], 1)
+        ii, jj = i0[t] + k % span, j0[t] + k // span
+        qx, qy = xs[ii], ys[jj]
+        d = det[t]
+        u = ((qx - a[t, 0]) * (c[t, 1] - a[t, 1]) - (c[t, 0] - a[t, 0]) * (qy - a[t, 1])) / d
+        v = ((b[t, 0] - a[t, 0]) * (qy - a[t, 1]) - (qx - a[t, 0]) * (b[t, 1] - a[t, 1])) / d
+        eps = 1e-9
+        inside = (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps)
+        zt = tri[t, 0, 2] + u * (tri[t, 1, 2] - tri[t, 0, 2]) + v * (tri[t, 2, 2] - tri[t, 0, 2])
+        np.maximum.at(z, (jj[inside], ii[inside]), zt[inside])
+        done = stop
+    z[~np.isfinite(z)] = np.nan
+    return xs, ys, z
+
+
+def hillshade(xs, ys, z, azimuth_deg=HILLSHADE_AZIMUTH_DEG, altitude_deg=HILLSHADE_ALTITUDE_DEG):
+    """Hillshade of each grid cell, in [0, 1] (NaN where a corner is unknown).
+
+    ``max(0, n . s)``: ``n`` the cell's unit normal, from its mean slopes
+    ``dz/dx = ((z10 + z11) - (z00 + z01)) / 2 dx`` (and ``dz/dy`` alike); ``s`` the unit
+    vector towards the sun at ``azimuth_deg`` (clockwise from +y) and ``altitude_deg``.
+
+    Parameters
+    ----------
+    xs : (nx + 1,) float64
+    ys : (ny + 1,) float64
+    z : (ny + 1, nx + 1) float64
+        Node heights (mm), as from :func:`node_heights`.
+
+    Returns
+    -------
+    (ny, nx) float64
+    """
+    dx, dy = np.diff(xs)[None, :], np.diff(ys)[:, None]
+    gx = ((z[:-1, 1:] + z[1:, 1:]) - (z[:-1, :-1] + z[1:, :-1])) / (2 * dx)
+    gy = ((z[1:, :-1] + z[1:, 1:]) - (z[:-1, :-1] + z[:-1, 1:])) / (2 * dy)
+    az, alt = math.radians(azimuth_deg), math.radians(altitude_deg)
+    sx, sy, sz = math.cos(alt) * math.sin(az), math.cos(alt) * math.cos(az), math.sin(alt)
+    return np.maximum(0.0, (-gx * sx - gy * sy + sz) / np.sqrt(1.0 + gx * gx + gy * gy))
+
+
+def _shade_polygons(xs, ys, shade) -> list:
+    level = np.clip(np.floor(shade * HILLSHADE_LEVELS), 0, HILLSHADE_LEVELS - 1)
+    out = []
+    for k in np.unique(level[np.isfinite(level)]).astype(int):
+        jj, ii = np.nonzero(level == k)
+        geom = shapely.union_all(shapely.box(xs[ii], ys[jj], xs[ii + 1], ys[jj + 1]))
+        g = round(255 * (k + 0.5) / HILLSHADE_LEVELS)
+        out.append((geom, f"#{g:02X}{g:02X}{g:02X}", f"terrain-hillshade-{k}"))
+    return out
 
 
 def plan_scenery(scene) -> PlanScenery:
@@ -146,7 +282,10 @@ def plan_scenery(scene) -> PlanScenery:
         tv = v[np.unique(f[is_terrain])]
         out.terrain = _terrain(v, f[is_terrain], float(tv[:, 2].min()), float(tv[:, 2].max()))
         out.legend.append(
-            LegendEntry(f"terrain (contours every {out.terrain['step']:g} mm)", pal.SCENERY_RAMP[1])
+            LegendEntry(
+                f"terrain: hillshade, contours every {out.terrain['step']:g} mm",
+                pal.SCENERY_RAMP[1],
+            )
         )
     pieces = (mesh.element != terrain_idx) & ~closing
     top = v[f, 2].max(axis=1)

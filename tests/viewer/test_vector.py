@@ -27,7 +27,13 @@ from viewer.compose import build_drawing
 from viewer.labels import place_labels, unplaced_note
 from viewer.layers.annotations import parse_annotate
 from viewer.model import Label
-from viewer.plan_scenery import contour_step, plan_scenery
+from viewer.plan_scenery import (
+    HILLSHADE_CELLS,
+    contour_step,
+    hillshade,
+    node_heights,
+    plan_scenery,
+)
 from viewer.vector import chain_segments, project_actor
 
 pytestmark = pytest.mark.viewer
@@ -255,15 +261,21 @@ def test_size_cap_is_one_line_exit_2(scene, tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------- terrain
-def _heightfield(path, n=11, size=100.0, slope=0.2):
-    """A ramp z = slope * x over [0, size]^2 (z 0..20 mm), as an ASCII PLY."""
+def _grid_mesh(n, size, height):
+    """Vertices (n * n, 3) and faces of a regular grid over [0, size]^2, z = height(x, y)."""
     xs = np.linspace(0.0, size, n)
-    v = np.array([[x, y, slope * x] for y in xs for x in xs])
+    v = np.array([[x, y, height(x, y)] for y in xs for x in xs])
     f = []
     for j in range(n - 1):
         for i in range(n - 1):
             a = j * n + i
             f += [(a, a + 1, a + n + 1), (a, a + n + 1, a + n)]
+    return v, np.array(f, dtype=np.int64)
+
+
+def _heightfield(path, n=11, size=100.0, slope=0.2, height=None):
+    """A ramp z = slope * x over [0, size]^2 (z 0..20 mm), as an ASCII PLY."""
+    v, f = _grid_mesh(n, size, height or (lambda x, y: slope * x))
     lines = ["ply", "format ascii 1.0", f"element vertex {len(v)}", "property float x",
              "property float y", "property float z", f"element face {len(f)}",
              "property list uchar int vertex_indices", "end_header"]  # fmt: skip
@@ -283,13 +295,13 @@ def test_terrain_plan_is_contoured_vector(tmp_path):
     # heights 0..20 mm: a contour every 2 mm, 10 bands
     assert ps.terrain["step"] == pytest.approx(2.0)
     assert len(ps.terrain["levels"]) == 11
-    assert [e.label for e in ps.legend] == ["terrain (contours every 2 mm)"]
+    assert [e.label for e in ps.legend] == ["terrain: hillshade, contours every 2 mm"]
     out = tmp_path / "plan.svg"
     vr.render_to_file(scene, out, size=SMALL)
     root = _svg(out)
     assert root.find(f".//{NS}image") is None
     assert {"terrain-fill", "terrain-contours", "trooper-a"} <= _ids(root)
-    assert "terrain (contours every 2 mm)" in _texts(root)
+    assert "terrain: hillshade, contours every 2 mm" in _texts(root)
     assert not any("darker" in t for t in _texts(root))
 
 
@@ -322,3 +334,99 @@ def test_no_caret_units_in_any_picture_text():
     # every picture writes mm², never mm^2 (the strings all come from viewer/)
     for path in (REPO / "viewer").rglob("*.py"):
         assert "mm^2" not in path.read_text(encoding="utf-8"), path
+
+
+# ----------------------------------------------------------------------------- hillshade
+# The sun of the hillshade: azimuth 315 (north-west, clockwise from +y), altitude 45 deg:
+# s = (-1/2, 1/2, 1/sqrt 2). A plane z = gx x + gy y has the unit normal
+# (-gx, -gy, 1) / sqrt(1 + gx^2 + gy^2), so its shade is
+# (gx / 2 - gy / 2 + 1 / sqrt 2) / sqrt(1 + gx^2 + gy^2).
+@pytest.mark.parametrize(
+    ("gx", "gy", "shade"),
+    [
+        (0.0, 0.0, 0.70711),  # flat: sin 45
+        (0.2, 0.0, 0.79144),  # rises to the east: faces west, towards the sun
+        (-0.2, 0.0, 0.59532),  # faces east, away from it
+        (0.0, 0.2, 0.59532),  # rises to the north: faces south, away
+        (0.5, -0.5, 0.98560),  # (1/4 + 1/4 + 0.70711) / sqrt 1.5
+        # faces the sun square on (slope 45 deg towards the north-west): sqrt 2 / sqrt 2
+        (math.sqrt(0.5), -math.sqrt(0.5), 1.0),
+        (-2.0, 2.0, 0.0),  # steep, facing the south-east: in its own shadow (clipped)
+    ],
+)
+def test_hillshade_of_planes_hand_computed(gx, gy, shade):
+    v, f = _grid_mesh(11, 100.0, lambda x, y: gx * x + gy * y)
+    xs, ys, z = node_heights(v, f)
+    # a 10 mm mesh: one cell per mesh square, nodes on the vertices
+    assert len(xs) == len(ys) == 11 and xs[-1] == 100.0
+    assert z == pytest.approx(gx * xs[None, :] + gy * ys[:, None])
+    assert hillshade(xs, ys, z) == pytest.approx(np.full((10, 10), shade), abs=1e-5)
+
+
+def test_hillshade_grid_is_capped_and_holes_are_nan():
+    # a 1 mm mesh 300 mm across: capped to HILLSHADE_CELLS cells (2.5 mm)
+    v, f = _grid_mesh(301, 300.0, lambda x, y: 0.0)
+    xs, ys, z = node_heights(v, f)
+    assert len(xs) - 1 == len(ys) - 1 == HILLSHADE_CELLS == 120
+    # drop the triangles of the square [100, 200]^2: its inner nodes are not terrain
+    keep = ~np.all((v[f][:, :, 0] >= 100) & (v[f][:, :, 0] <= 200)
+                   & (v[f][:, :, 1] >= 100) & (v[f][:, :, 1] <= 200), axis=1)  # fmt: skip
+    xs, ys, z = node_heights(v, f[keep])
+    inner = (xs > 100.5)[None, :] & (xs < 199.5)[None, :] & ((ys > 100.5) & (ys < 199.5))[:, None]
+    assert np.isnan(z[inner]).all() and not np.isnan(z[~inner]).any()
+    assert np.isnan(hillshade(xs, ys, z)).sum() > 0
+
+
+def _cone_scene(tmp_path):
+    # a cone 40 mm high, slope 1/2 (radius 80 mm), centred on a 200 mm square
+    _heightfield(
+        tmp_path / "cone.ply", n=41, size=200.0,
+        height=lambda x, y: max(0.0, 40.0 - 0.5 * math.hypot(x - 100.0, y - 100.0)),
+    )  # fmt: skip
+    (tmp_path / "t.yaml").write_text(
+        "format: geom3d/1\nunits: mm\nruleset: infinity\n"
+        "table: {size: [200, 200], mesh: cone.ply}\n"
+        "troopers:\n  - {id: a, side: blue, position: [20, 20], facing_deg: 0, silhouette: 2}\n"
+    )
+    return load_scene(tmp_path / "t.yaml")
+
+
+def _path_points(el) -> np.ndarray:
+    d = " ".join(p.get("d", "") for p in el.iter(f"{NS}path"))
+    nums = [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", d)]
+    return np.array(nums).reshape(-1, 2)
+
+
+def _fill(el) -> str:
+    style = next(p for p in el.iter(f"{NS}path")).get("style")
+    return re.search(r"fill: (#[0-9a-f]{6})", style).group(1)
+
+
+def test_cone_hillshade_lit_from_the_north_west(tmp_path):
+    scene = _cone_scene(tmp_path)
+    out = tmp_path / "cone.svg"
+    vr.render_to_file(scene, out, size=SMALL)
+    raw = out.read_bytes()
+    assert b"<image" not in raw
+    assert vr.render_to_file(scene, tmp_path / "again.svg", size=SMALL).read_bytes() == raw
+    root = _svg(out)
+    assert root.find(f".//{NS}image") is None
+    assert "terrain: hillshade, contours every 5 mm" in _texts(root)
+    groups = {
+        int(e.get("id").rsplit("-", 1)[1]): e
+        for e in root.iter()
+        if (e.get("id") or "").startswith("terrain-hillshade-")
+    }
+    # the cone's flank facing the sun: cos(45 - atan 1/2) = 0.9487 -> grey 30 of 32
+    # (255 x 30.5 / 32 = 243); facing away: cos(45 + atan 1/2) = 0.3162 -> grey 10 (84);
+    # the flat ground: sin 45 = 0.7071 -> grey 22 (179)
+    assert max(groups) == 30 and min(groups) == 10 and 22 in groups
+    assert _fill(groups[30]) == "#f3f3f3"
+    assert _fill(groups[10]) == "#545454"
+    assert _fill(groups[22]) == "#b3b3b3"
+    # where they are: SVG y grows downwards, so north-west is smaller x and smaller y
+    lit, dark = _path_points(groups[30]).mean(axis=0), _path_points(groups[10]).mean(axis=0)
+    assert lit[0] < dark[0] and lit[1] < dark[1]
+    # the lit flank lies up-left of the cone's middle, the dark one down-right
+    mid = _path_points(groups[22]).mean(axis=0)  # the flat ground all round: the middle
+    assert lit[0] < mid[0] < dark[0] and lit[1] < mid[1] < dark[1]
