@@ -7,6 +7,8 @@ or usage - one line on stderr naming the file, the field path and the problem.
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 import time
 from pathlib import Path
@@ -38,6 +40,35 @@ def bundled_meshes_dir() -> Path:
 def demo_scenario_path() -> Path:
     """The bundled demo table scenario."""
     return bundled_meshes_dir() / "demo" / "table.yaml"
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so the interpreter's last flush cannot fail
+    a second time after a full or broken standard output was reported."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+    except OSError:
+        pass
+
+
+def write_stdout(text: str) -> None:
+    """Write a command's answer to standard output.
+
+    Raises
+    ------
+    UsageError
+        Standard output is closed, full or a broken pipe: one line, exit 2, no traceback.
+    """
+    if sys.stdout is None:  # started with file descriptor 1 closed
+        raise UsageError("cannot write the answer: standard output is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        _silence_stdout()
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise UsageError(f"cannot write the answer to standard output: {reason}") from None
 
 
 def _progress(args, description: str):
@@ -79,7 +110,7 @@ def cmd_lof(args) -> int:
     with _progress(args, "Line of Fire") as bar:
         doc = lof_report(scene, pairs, progress=bar)
     render = {"json": dumps_json, "table": lof_table, "matrix": lof_matrix_text}[args.format]
-    sys.stdout.write(render(doc))
+    write_stdout(render(doc))
     return EXIT_OK
 
 
@@ -97,7 +128,7 @@ def cmd_attack(args) -> int:
             )
         ids = [args.id]
     doc = attack_report(scene, ids)
-    sys.stdout.write(dumps_json(doc) if args.format == "json" else attack_table(doc))
+    write_stdout(dumps_json(doc) if args.format == "json" else attack_table(doc))
     return EXIT_OK
 
 
@@ -187,6 +218,11 @@ def cmd_check(args) -> int:
 # --------------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
     path = demo_scenario_path()
+    out_dir = Path(args.out)
+    try:  # made first (atomic_write never creates folders): a bad --out fails before the work
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out: cannot create the folder {args.out}: {exc.strerror}") from None
     t0 = time.perf_counter()
     scene = _load(path)
     load_s = time.perf_counter() - t0
@@ -210,11 +246,6 @@ def cmd_demo(args) -> int:
         adoc = attack_report(scene)
         print(attack_table(adoc))
         print(f"  {len(adoc['attacks'])} attacks resolved in {time.perf_counter() - t0:.2f} s")
-    out_dir = Path(args.out)
-    try:  # atomic_write never creates folders: the demo's --out folder is made here
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--out: cannot create the folder {args.out}: {exc.strerror}") from None
     atomic_write(out_dir / "lof.json", dumps_json(doc))
     print(f"  wrote {out_dir / 'lof.json'}")
     if scene.scenario.attacks:
@@ -513,7 +544,16 @@ def main(argv=None) -> int:
         parser.print_help()
         return EXIT_OK
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        if sys.stdout is not None:
+            sys.stdout.flush()  # printed lines (demo, render) fail here when stdout is full
+        return code
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EPIPE, errno.EBADF):
+            raise
+        _silence_stdout()
+        print(f"geom3d: error: cannot write to standard output: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Geom3dError as exc:
         print(f"geom3d: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -365,3 +365,37 @@ def test_from_and_to_the_same_trooper_is_a_usage_error(capsys, scenario):
     code, out, err = run(capsys, "lof", str(scenario), "--from", "alpha", "--to", "alpha")
     assert code == 2 and out == ""
     assert err == "geom3d: error: --from and --to name the same trooper ('alpha')\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/dev/full is Linux")
+@pytest.mark.parametrize(
+    ("command", "redirect", "message"),
+    [
+        (["lof"], "> /dev/full", "cannot write the answer to standard output: No space left"),
+        (["lof"], ">&-", "cannot write the answer: standard output is closed"),
+        (["attack", "--format", "table"], "> /dev/full", "No space left on device"),
+        (["demo", "--out", "d"], "> /dev/full", "cannot write to standard output: No space"),
+    ],
+)
+def test_full_or_closed_stdout_is_one_line_exit_2(tmp_path, scenario, command, redirect, message):
+    if command[0] != "demo":
+        command = [command[0], str(scenario), *command[1:]]
+    argv = " ".join([sys.executable, "-m", "geom3d.cli", *command])
+    p = subprocess.run(
+        f"{argv} {redirect}", shell=True, cwd=tmp_path, capture_output=redirect == ">&-",
+        stderr=subprocess.PIPE if redirect != ">&-" else None, text=True, timeout=300,
+    )  # fmt: skip
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], p.stderr
+
+
+def test_demo_refuses_a_bad_out_folder_before_any_work(capsys, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    code, out, err = run(capsys, "demo", "--out", str(tmp_path / "afile"), "--quiet")
+    assert code == 2
+    assert out == ""  # nothing computed or printed first
+    assert (
+        err.strip()
+        == f"geom3d: error: --out: cannot create the folder {tmp_path / 'afile'}: File exists"
+    )
