@@ -204,3 +204,34 @@ def test_bad_ids_and_views(scene):
     with pytest.raises(UnknownIdError, match="unknown attack"):
         build_drawing(scene, attack="nope")
     # --attack and --lof together are one picture (test_vector.test_attack_and_lof_combined)
+
+
+def test_a_table_mesh_is_terrain_smooth_shaded_without_feature_edges(tmp_path):
+    """A DEM's height steps drew as stripes of feature edges across the plan."""
+    from support import make_scene, trooper
+
+    n = 12  # a terraced height field: steep 10 mm steps every 10 mm along x
+    xs, ys = np.meshgrid(np.arange(n) * 10.0, np.arange(n) * 10.0)
+    zs = np.floor(xs / 20.0) * 10.0
+    verts = np.column_stack([xs.ravel(), ys.ravel(), zs.ravel()])
+    faces = []
+    for j in range(n - 1):
+        for i in range(n - 1):
+            a = j * n + i
+            faces += [(a, a + 1, a + n + 1), (a, a + n + 1, a + n)]
+    lines = [f"v {x} {y} {z}" for x, y, z in verts] + [
+        f"f {a + 1} {b + 1} {c + 1}" for a, b, c in faces
+    ]
+    (tmp_path / "terraces.obj").write_text("\n".join(lines) + "\n")
+    wall = {"id": "wall", "box": {"size": [10, 40, 30]}, "position": [50, 50, 60]}
+    scene = make_scene(
+        [trooper("a", (25, 25))],
+        [wall],
+        base_dir=tmp_path,
+        table={"mesh": "terraces.obj", "mesh_units": "mm"},
+    )
+    names = {a.name: a for a in scenery_actors(scene)}
+    assert names["terrain"].smooth
+    assert "terrain-edges" not in names  # no edge lines over the terrain
+    assert "scenery-edges" in names  # modelled pieces keep their outlines
+    assert names["terrain"].mesh.n_cells == len(faces)

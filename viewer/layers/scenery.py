@@ -53,15 +53,21 @@ def scenery_actors(scene) -> list[ActorSpec]:
     closing = np.asarray(scene.closing_mask, dtype=bool)
     lo, hi = float(mesh.vertices[:, 2].min()), float(mesh.vertices[:, 2].max())
     lo = min(lo, 0.0)
+    # a table mesh (a scanned table, a DEM) is terrain: smooth-shaded, no feature edges
+    # (a DEM's height steps would draw as stripes of edges across the whole plan)
+    terrain = np.zeros(len(mesh.faces), dtype=bool)
+    if scene.scenario.table_mesh is not None and "table" in mesh.names:
+        terrain = mesh.element == mesh.names.index("table")
     for name, mask, color, opacity in (
-        ("scenery", blocking & ~closing, None, 1.0),
+        ("terrain", blocking & terrain & ~closing, None, 1.0),
+        ("scenery", blocking & ~terrain & ~closing, None, 1.0),
         ("scenery-nonblocking", ~blocking & ~closing, pal.SCENERY_NONBLOCKING, 0.45),
         ("scenery-closing", closing, CLOSING_FACES, 0.6),
     ):
         if not mask.any():
             continue
         n = int(mask.sum())
-        edges_wanted = n <= EDGE_TRIANGLE_LIMIT
+        edges_wanted = n <= EDGE_TRIANGLE_LIMIT and name != "terrain"
         poly = sh.faces_mesh(mesh.vertices, mesh.faces[mask])
         if edges_wanted:  # shared vertices, so feature edges follow the real outline
             merged = poly.clean()
@@ -71,7 +77,9 @@ def scenery_actors(scene) -> list[ActorSpec]:
             poly.point_data["rgb"] = sh.ramp_rgb(
                 np.asarray(poly.points)[:, 2], lo, hi, pal.SCENERY_RAMP
             )
-            out.append(ActorSpec(name, "scenery", poly, None, opacity, rgb="rgb"))
+            out.append(
+                ActorSpec(name, "scenery", poly, None, opacity, rgb="rgb", smooth=name == "terrain")
+            )
         else:
             out.append(ActorSpec(name, "scenery", poly, color, opacity))
         if edges_wanted:
