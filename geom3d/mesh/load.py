@@ -244,7 +244,10 @@ def _build(path: Path, data: bytes, fmt: str, units: str, buffers: dict[str, byt
     faces = np.ascontiguousarray(faces, dtype=np.int64)
 
     topo = mesh_topology(vertices, faces)
-    used = vertices[np.unique(faces)]
+    # vertices the faces use, by a mask (np.unique on 3 M indices takes seconds)
+    in_use = np.zeros(len(vertices), dtype=bool)
+    in_use[faces.ravel()] = True
+    used = vertices[in_use]
     extent = used.max(axis=0) - used.min(axis=0)
     stats = {
         "format": fmt,
