@@ -47,6 +47,7 @@ __all__ = [
     "disk_put",
     "memory_get",
     "memory_put",
+    "read_entry_file",
 ]
 
 log = logging.getLogger(__name__)
@@ -218,13 +219,40 @@ def disk_get(cache_file: Path, key: str, source_digest: str):
         None when there is no entry; also when the entry fails verification (see the
         module docstring), after logging a warning: the caller re-parses the mesh.
     """
+    return read_entry_file(
+        cache_file,
+        lambda fh: _read_entry(fh, key, source_digest),
+        lambda why: _warn_bad(cache_file, why),
+    )
+
+
+def read_entry_file(path: Path, read, warn):
+    """Open a cache entry the safe way and hand it to ``read``; None when it is not usable.
+
+    The one gate every cache entry (meshes, closings) passes: opened without following a
+    symlink and without blocking (a FIFO never hangs), a regular file owned by this user
+    and no larger than any entry geom3d writes. ``read(fh)`` verifies the content and
+    raises ``_BadEntry`` (or a parsing error) when it is wrong; ``warn(why)`` is called
+    with the reason, and the caller rebuilds the entry.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    read : callable(binary file) -> object
+    warn : callable(str) -> None
+
+    Returns
+    -------
+    object or None
+        What ``read`` returned; None when there is no entry or it was refused.
+    """
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(cache_file, flags | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
-        _warn_bad(cache_file, f"cannot open it ({exc.strerror or exc})")
+        warn(f"cannot open it ({exc.strerror or exc})")
         return None
     with os.fdopen(fd, "rb") as fh:
         try:
@@ -235,12 +263,12 @@ def disk_get(cache_file: Path, key: str, source_digest: str):
                 raise _BadEntry("owned by another user")
             if st.st_size > _MAX_ENTRY_BYTES:
                 raise _BadEntry("larger than any entry geom3d writes")
-            return _read_entry(fh, key, source_digest)
+            return read(fh)
         except _BadEntry as exc:
-            _warn_bad(cache_file, str(exc))
-        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+            warn(str(exc))
+        except (OSError, ValueError, EOFError, KeyError, TypeError, zipfile.BadZipFile) as exc:
             # corrupt, truncated or foreign file (ValueError covers bad JSON / .npy headers)
-            _warn_bad(cache_file, f"unreadable ({type(exc).__name__})")
+            warn(f"unreadable ({type(exc).__name__})")
     return None
 
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import stat
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +32,6 @@ from geom3d import tolerances
 from geom3d.errors import printable
 
 from .cache import (
-    _MAX_ENTRY_BYTES,
     _MAX_META_BYTES,
     _MEMBERS,
     _BadEntry,
@@ -44,6 +41,7 @@ from .cache import (
     log,
     memory_get,
     memory_put,
+    read_entry_file,
 )
 from .closing import ClosingReport
 
@@ -159,29 +157,7 @@ def _read(fh, key: str):
 
 
 def _disk_get(path: Path, key: str):
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        _warn(path, f"cannot open it ({exc.strerror or exc})")
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise _BadEntry("not a regular file")
-            if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-                raise _BadEntry("owned by another user")
-            if st.st_size > _MAX_ENTRY_BYTES:
-                raise _BadEntry("larger than any entry geom3d writes")
-            return _read(fh, key)
-        except _BadEntry as exc:
-            _warn(path, str(exc))
-        except (OSError, ValueError, EOFError, KeyError, TypeError, zipfile.BadZipFile) as exc:
-            _warn(path, f"unreadable ({type(exc).__name__})")
-    return None
+    return read_entry_file(path, lambda fh: _read(fh, key), lambda why: _warn(path, why))
 
 
 def _warn(path: Path, why: str) -> None:
