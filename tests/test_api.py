@@ -50,6 +50,7 @@ LAYERS = {
     "geom3d.validation": 0,
     "geom3d.tolerances": 0,
     "geom3d.output": 0,
+    "geom3d.scheduler_address": 0,
     "geom3d.inputfile": 0,
     "geom3d.bodies": 1,
     "geom3d._kernels": 1,

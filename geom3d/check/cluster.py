@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from geom3d.errors import UsageError
+from geom3d.scheduler_address import check_address
 
 from .discover import ScenarioFile
 from .pool import timeout_message
@@ -28,7 +29,6 @@ from .record import check_scenario, error_record
 
 __all__ = ["WORKER_WAIT_S", "check_address", "run_dask"]
 
-_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 #: How long ``--scheduler`` waits for the scheduler to answer.
 _CONNECT_TIMEOUT = "15s"
 #: How long the batch waits for a first worker, or for a worker to come back (s).
@@ -44,22 +44,6 @@ def _check_task(path: str, display: str) -> dict:
 def _executing(dask_worker) -> list:
     """Run on each worker: the keys of the tasks it is executing right now."""
     return [ts.key for ts in dask_worker.state.executing]
-
-
-def check_address(address: str) -> None:
-    """Raise :class:`UsageError` unless ``address`` looks like a Dask scheduler address."""
-    bad = UsageError(f"--scheduler: bad address {address!r} (expected tcp://HOST:PORT)")
-    scheme, sep, rest = address.partition("://")
-    if not sep:
-        scheme, rest = "tcp", address
-    if scheme not in _SCHEMES or not rest or any(c.isspace() for c in address):
-        raise bad
-    if scheme in ("tcp", "tls", "ws", "wss"):
-        host, colon, port = rest.rpartition(":")
-        if not colon or not host or host in ("[", "[]"):
-            raise bad
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            raise bad
 
 
 def _connect(address: str):

@@ -26,6 +26,7 @@ import numpy as np
 from geom3d.bodies import Cylinder
 from geom3d.errors import UsageError
 from geom3d.raycast import RayEngine
+from geom3d.scheduler_address import check_address
 from geom3d.visibility import find_patch
 
 __all__ = ["PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
@@ -33,7 +34,6 @@ __all__ = ["PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
 #: Progress callback: ``progress(pairs_done, pairs_total)``.
 OnProgress = Callable[[int, int], None]
 
-_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 _CONNECT_TIMEOUT = "15s"
 
 
@@ -173,20 +173,6 @@ def _run_pool(job, chunks, workers, out, progress) -> None:
         ex.shutdown(wait=False, cancel_futures=True)
         raise
     ex.shutdown(wait=True)
-
-
-def check_address(address: str) -> None:
-    """Raise :class:`UsageError` unless ``address`` looks like a Dask scheduler address."""
-    bad = UsageError(f"--scheduler: bad address {address!r} (expected tcp://HOST:PORT)")
-    scheme, sep, rest = address.partition("://")
-    if not sep:
-        scheme, rest = "tcp", address
-    if scheme not in _SCHEMES or not rest or any(c.isspace() for c in address):
-        raise bad
-    if scheme in ("tcp", "tls", "ws", "wss"):
-        host, colon, port = rest.rpartition(":")
-        if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise bad
 
 
 def _run_dask(job, chunks, address, out, progress) -> int:
