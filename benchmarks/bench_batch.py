@@ -142,7 +142,7 @@ def run_dask(files, root: Path) -> dict:
     _fresh_caches(root, "dask")  # before the cluster starts: workers inherit the env
     t0 = time.perf_counter()
     with LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
     ) as cluster:
         startup = time.perf_counter() - t0
         row = run_mode("dask 2 workers", files, root, scheduler=cluster.scheduler_address)

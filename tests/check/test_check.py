@@ -480,7 +480,7 @@ def test_dask_local_cluster_matches_local(tmp_path, fresh_mesh_cache, mixed, cap
     files = [mixed / "broken.yaml", mixed / "pass.yaml", *_shared_mesh_batch(tmp_path / "same")]
     local = run_batch(files, workers=1)
     with distributed.LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
     ) as cluster:
         remote = run_batch(files, scheduler=cluster.scheduler_address)
         # through the CLI too: same exit code and reports

@@ -419,7 +419,7 @@ def test_dask_without_workers_fails_in_bounded_time(tmp_path, monkeypatch):
     from geom3d.errors import UsageError
 
     monkeypatch.setattr(cluster, "WORKER_WAIT_S", 2.0)
-    with distributed.LocalCluster(n_workers=0, dashboard_address=None) as lc:
+    with distributed.LocalCluster(n_workers=0, dashboard_address=":0") as lc:
         t0 = time.monotonic()
         with pytest.raises(UsageError, match="no Dask workers connected to"):
             run_batch([_quick(tmp_path, "q.yaml")], scheduler=lc.scheduler_address)
@@ -433,7 +433,7 @@ def test_dask_timeout_stops_the_scenario_and_frees_the_worker(tmp_path):
     distributed = pytest.importorskip("distributed")
     files = [_heavy(tmp_path), *(_quick(tmp_path, f"q{i}.yaml") for i in range(2))]
     with distributed.LocalCluster(
-        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=":0"
     ) as lc:
         res = run_batch(files, scheduler=lc.scheduler_address, timeout=10.0)
     heavy, *quick = res.records
