@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from geom3d.errors import UsageError
-from geom3d.scheduler_address import check_address
+from geom3d.scheduler_address import check_address, connect
 
 from .discover import ScenarioFile
 from .pool import timeout_message
@@ -30,7 +30,6 @@ from .record import check_scenario, error_record
 __all__ = ["WORKER_WAIT_S", "check_address", "run_dask"]
 
 #: How long ``--scheduler`` waits for the scheduler to answer.
-_CONNECT_TIMEOUT = "15s"
 #: How long the batch waits for a first worker, or for a worker to come back (s).
 WORKER_WAIT_S = 30.0
 _POLL_S = 1.0
@@ -46,21 +45,6 @@ def _executing(dask_worker) -> list:
     return [ts.key for ts in dask_worker.state.executing]
 
 
-def _connect(address: str):
-    check_address(address)
-    try:
-        from distributed import Client
-    except ImportError:
-        raise UsageError(
-            "--scheduler needs Dask: install geom3d[dask] (pip install 'geom3d[dask]')"
-        ) from None
-    try:
-        return Client(address, timeout=_CONNECT_TIMEOUT, set_as_default=False)
-    except Exception as exc:  # OSError, TimeoutError, CommClosedError, ...
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"--scheduler: cannot connect to {address}: {detail}") from None
-
-
 def _n_workers(client) -> int:
     return len(client.scheduler_info().get("workers", {}))
 
@@ -72,7 +56,7 @@ def run_dask(
     finish: Callable[[int, dict], None],
 ) -> int:
     """Check every file on the cluster at ``address``; returns its number of workers."""
-    client = _connect(address)  # first: a clear usage error when Dask is not installed
+    client = connect(address)  # first: a clear usage error when Dask is not installed
     from distributed import wait
 
     try:

@@ -48,6 +48,7 @@ __all__ = [
     "memory_get",
     "memory_put",
     "read_entry_file",
+    "read_meta",
 ]
 
 log = logging.getLogger(__name__)
@@ -177,19 +178,27 @@ def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.nda
     return np.frombuffer(data, dtype=dtype).reshape(rows, 3)
 
 
+def read_meta(zf: zipfile.ZipFile, key: str, kind: str = "cache") -> dict:
+    """The metadata of an entry, after checking its shape: exactly the members geom3d
+    writes, stored uncompressed (so nothing inflates), bounded metadata, written for
+    ``key``. Raises ``_BadEntry`` otherwise."""
+    infos = zf.infolist()
+    if {i.filename for i in infos} != _MEMBERS or len(infos) != len(_MEMBERS):
+        raise _BadEntry(f"not a geom3d {kind} entry (other members)")
+    for i in infos:
+        if i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size:
+            raise _BadEntry("compressed member (geom3d stores entries uncompressed)")
+    if zf.getinfo("meta.json").file_size > _MAX_META_BYTES:
+        raise _BadEntry("metadata too large")
+    meta = json.loads(zf.read("meta.json"))
+    if not isinstance(meta, dict) or meta.get("key") != key:
+        raise _BadEntry("entry was written for another key")
+    return meta
+
+
 def _read_entry(fh, key: str, source_digest: str):
     with zipfile.ZipFile(fh) as zf:
-        infos = zf.infolist()
-        if {i.filename for i in infos} != _MEMBERS or len(infos) != len(_MEMBERS):
-            raise _BadEntry("not a geom3d cache entry (other members)")
-        for i in infos:
-            if i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size:
-                raise _BadEntry("compressed member (geom3d stores entries uncompressed)")
-        if zf.getinfo("meta.json").file_size > _MAX_META_BYTES:
-            raise _BadEntry("metadata too large")
-        meta = json.loads(zf.read("meta.json"))
-        if not isinstance(meta, dict) or meta.get("key") != key:
-            raise _BadEntry("entry was written for another key")
+        meta = read_meta(zf, key)
         if meta.get("source_sha256") != source_digest:
             raise _BadEntry("entry was written for another source file")
         stats = _check_stats(meta.get("stats"))

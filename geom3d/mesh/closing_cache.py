@@ -32,8 +32,6 @@ from geom3d import tolerances
 from geom3d.errors import printable
 
 from .cache import (
-    _MAX_META_BYTES,
-    _MEMBERS,
     _BadEntry,
     _read_array,
     default_cache_dir,
@@ -42,6 +40,7 @@ from .cache import (
     memory_get,
     memory_put,
     read_entry_file,
+    read_meta,
 )
 from .closing import ClosingReport
 
@@ -125,17 +124,7 @@ def _report(d) -> ClosingReport:
 
 def _read(fh, key: str):
     with zipfile.ZipFile(fh) as zf:
-        infos = zf.infolist()
-        if {i.filename for i in infos} != _MEMBERS or len(infos) != len(_MEMBERS):
-            raise _BadEntry("not a geom3d closing cache entry (other members)")
-        for i in infos:
-            if i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size:
-                raise _BadEntry("compressed member (geom3d stores entries uncompressed)")
-        if zf.getinfo("meta.json").file_size > _MAX_META_BYTES:
-            raise _BadEntry("metadata too large")
-        meta = json.loads(zf.read("meta.json"))
-        if not isinstance(meta, dict) or meta.get("key") != key:
-            raise _BadEntry("entry was written for another key")
+        meta = read_meta(zf, key, "closing cache")
         if meta.get("source_sha256") != key:
             raise _BadEntry("entry was written for another key")
         stats = meta.get("stats")

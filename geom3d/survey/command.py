@@ -20,11 +20,11 @@ from geom3d.api import load_scene
 from geom3d.errors import UsageError
 from geom3d.output import atomic_write, dumps_json
 from geom3d.progress import Progress, progress_mode
+from geom3d.scheduler_address import check_address
 from geom3d.units import LENGTH_UNITS
 
 from .compare import compare_surveys, load_survey
 from .document import DEFAULT_LANES, SurveyResult, run_survey
-from .pairs import check_address
 
 __all__ = ["RENDERER_GROUP", "add_parser", "run", "summary_lines"]
 

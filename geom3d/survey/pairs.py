@@ -26,15 +26,13 @@ import numpy as np
 from geom3d.bodies import Cylinder
 from geom3d.errors import UsageError
 from geom3d.raycast import RayEngine
-from geom3d.scheduler_address import check_address
+from geom3d.scheduler_address import connect
 from geom3d.visibility import find_patch
 
 __all__ = ["PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
 
 #: Progress callback: ``progress(pairs_done, pairs_total)``.
 OnProgress = Callable[[int, int], None]
-
-_CONNECT_TIMEOUT = "15s"
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,18 +174,9 @@ def _run_pool(job, chunks, workers, out, progress) -> None:
 
 
 def _run_dask(job, chunks, address, out, progress) -> int:
-    check_address(address)
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise UsageError(
-            "--scheduler needs Dask: install geom3d[dask] (pip install 'geom3d[dask]')"
-        ) from None
-    try:
-        client = Client(address, timeout=_CONNECT_TIMEOUT, set_as_default=False)
-    except Exception as exc:
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"--scheduler: cannot connect to {address}: {detail}") from None
+    client = connect(address)  # first: a clear usage error when Dask is not installed
+    from distributed import as_completed
+
     try:
         n_workers = len(client.scheduler_info().get("workers", {}))
         remote = client.scatter(job, broadcast=True)

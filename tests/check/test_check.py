@@ -11,7 +11,8 @@ import pytest
 import yaml
 from support import REPO
 
-from geom3d.check import cluster, exit_code, expand_paths, expectations, json_report, run_batch
+from geom3d import scheduler_address
+from geom3d.check import exit_code, expand_paths, expectations, json_report, run_batch
 from geom3d.cli import main
 from geom3d.errors import Geom3dError, ScenarioError
 from geom3d.mesh import clear_memory_cache
@@ -263,7 +264,7 @@ def test_unreachable_scheduler_exit_2(mixed, monkeypatch, capsys):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     monkeypatch.chdir(mixed.parent)
-    monkeypatch.setattr(cluster, "_CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr(scheduler_address, "CONNECT_TIMEOUT", "2s")
     assert main(["check", "batch/pass.yaml", "--scheduler", f"tcp://127.0.0.1:{port}"]) == 2
     assert "cannot connect to" in capsys.readouterr().err
 
