@@ -35,7 +35,7 @@ from .output import round_point, round_value
 from .ruleset import LofPolicy
 from .scene import Scene, Trooper
 from .tolerances import ARC_EPS_MM, ROUTE_REFINE_MM, ROUTE_STEP_MM
-from .visibility import PatchWitness, VisibilityStats, find_patch
+from .visibility import PatchWitness, VisibilityStats, pair_patch
 
 __all__ = [
     "LofResult",
@@ -181,15 +181,16 @@ def pair_visibility(
     viewer_id : str or None
         Which trooper the witness eye belongs to.
     """
-    occ = _occluders(scene, (a.id, b.id))
-    patch = _policy(scene).patch_mm
-    w = find_patch(a.cylinder, b.cylinder, scene.engine, occ, patch_mm=patch, stats=stats)
-    if w is not None:
-        return w, a.id
-    w = find_patch(b.cylinder, a.cylinder, scene.engine, occ, patch_mm=patch, stats=stats)
-    if w is not None:
-        return w, b.id
-    return None, None
+    w, k = pair_patch(
+        a.cylinder,
+        b.cylinder,
+        scene.engine,
+        _occluders(scene, (a.id, b.id)),
+        prover=scene.prover,
+        patch_mm=_policy(scene).patch_mm,
+        stats=stats,
+    )
+    return (w, (a.id, b.id)[k]) if w is not None else (None, None)
 
 
 def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
@@ -350,6 +351,8 @@ def lof_matrix(
             uses[key] = uses.get(key, 0) + 1
     todo = [key for key in uses if key not in cache]
     threads = min(4, os.cpu_count() or 1) if threads is None else max(1, int(threads))
+    if todo:
+        scene.prover  # noqa: B018 - built once here, not in every thread
     done = 0
     total = len(pairs)
     if threads > 1 and len(todo) > 1:  # the bulk of the work: visibility, in parallel
@@ -369,9 +372,7 @@ def lof_matrix(
                     progress(done, total)
         if stats is not None:
             for part in parts:
-                stats.rays += part.rays
-                stats.eyes += part.eyes
-                stats.eyes_refined += part.eyes_refined
+                stats.add(part)
     precomputed = set(todo) if threads > 1 and len(todo) > 1 else set()
     out = []
     for x, y in pairs:

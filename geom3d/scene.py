@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -22,10 +23,11 @@ from .errors import UnknownIdError, printable
 from .mesh import file_digest
 from .ruleset import Ruleset
 from .scenario import AttackSpec, Scenario, TrooperSpec
-from .solids import BuiltScenery, SceneryMesh, build_scenery
+from .solids import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from .standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
 from .tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
 from .trooper import Trooper
+from .visibility import InteriorMap, Prover
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -34,6 +36,9 @@ __all__ = ["Scene", "SceneryMesh", "Trooper"]
 # batch of scenarios on the same table builds the BVH once per worker.
 _SCENERY_CACHE: OrderedDict[str, BuiltScenery] = OrderedDict()
 _SCENERY_CACHE_SIZE = 4
+
+
+_PROVER_LOCK = threading.Lock()
 
 
 def clear_scene_cache() -> None:
@@ -257,6 +262,18 @@ class Scene:
                     )
 
     # ------------------------------------------------------------------ queries
+    @property
+    def prover(self) -> Prover:
+        """Blocking proofs over this scene's blocking mesh (built on first use, then
+        shared by every scene on the same cached scenery)."""
+        built = self._built
+        with _PROVER_LOCK:
+            if built.prover is None:
+                b = built.blocking
+                interior = InteriorMap(b.vertices, b.faces, *closed_solids(built))
+                built.prover = Prover(interior, built.engine)
+        return built.prover
+
     def trooper(self, tid: str) -> Trooper:
         """The trooper with id ``tid`` (UnknownIdError otherwise)."""
         try:

@@ -34,9 +34,12 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .errors import MeshError
 from .mesh import box_mesh, load_mesh
+from .mesh.boundary import merge_positions
 from .mesh.closing import ClosingReport, close_downward, close_table
 from .mesh.closing_cache import array_digest, cached_closing, closing_key
 from .raycast import RayEngine
@@ -139,6 +142,7 @@ class BuiltScenery:
     has_table_mesh: bool
     warnings: list[str]
     surface: object = None  # geom3d.standing.Surface, made by the first scene using it
+    prover: object = None  # geom3d.visibility.Prover, made by the first scene using it
 
 
 def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
@@ -482,3 +486,54 @@ def _merge(parts, names) -> tuple[SceneryMesh, np.ndarray]:
         tuple(names),
     )
     return mesh, np.concatenate(cl)
+
+
+def closed_solids(built: BuiltScenery) -> tuple[np.ndarray, np.ndarray]:
+    """The closed solids of the blocking mesh, for blocking proofs.
+
+    Faces are grouped into connected components (on exactly merged positions). A component
+    whose every edge is used by an even number of its faces is a closed solid of its own.
+    The other components of the table of ``solid: auto`` (its surface, curtains and cap)
+    form one more closed solid when nothing was skipped in closing it and no component
+    mixes table and scenery faces. See :mod:`geom3d.visibility.interior` for why these,
+    and only these, may certify.
+
+    Returns
+    -------
+    label : (m,) int64
+        Solid of each blocking face.
+    closed : (k,) bool
+        Which labels are closed solids.
+    """
+    b = built.blocking
+    m = len(b.faces)
+    if m == 0:
+        return np.zeros(0, np.int64), np.zeros(1, bool)
+    group, _ = merge_positions(b.vertices)
+    g = group[b.faces]
+    n = int(group.max()) + 1
+    edges = np.concatenate([g[:, [0, 1]], g[:, [1, 2]], g[:, [2, 0]]])
+    edges.sort(axis=1)
+    graph = coo_matrix((np.ones(len(edges), np.int8), (edges[:, 0], edges[:, 1])), shape=(n, n))
+    _, comp = connected_components(graph, directed=False)
+    label = comp[g[:, 0]].astype(np.int64)
+    n_lab = int(label.max()) + 1
+    real = edges[:, 0] != edges[:, 1]  # a repeated vertex: the face's edges cancel in pairs
+    key = edges[real, 0] * np.int64(n) + edges[real, 1]
+    uniq, counts = np.unique(key, return_counts=True)
+    closed = np.ones(n_lab, dtype=bool)
+    closed[comp[uniq[counts % 2 == 1] // n]] = False
+    table = b.element == 0 if built.has_table_mesh else np.zeros(m, bool)
+    c = built.pieces[0].closing if built.has_table_mesh else None
+    if c is not None and c.method == "table" and c.skipped_edges == 0:
+        rest = np.unique(label[table & ~closed[label]])
+        mixed = np.unique(label[~table])
+        if (
+            len(rest)
+            and not np.isin(rest, mixed).any()
+            and not np.isin(np.unique(label[table]), mixed).any()
+        ):
+            label = label.copy()
+            label[np.isin(label, rest)] = n_lab
+            closed = np.append(closed, True)
+    return label, closed

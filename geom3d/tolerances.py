@@ -50,6 +50,14 @@ __all__ = [
     "PIECE_FOOTPRINT_SAMPLES",
     "PIECE_REST_TOL_MM",
     "PLACEMENT_TOL_MM",
+    "PROOF_CLEARANCE_MM",
+    "PROOF_COLUMN_MM",
+    "PROOF_EPS_MM",
+    "PROOF_GUARD_MM",
+    "PROOF_MAX_COLUMNS",
+    "PROOF_MAX_DEPTH",
+    "PROOF_PLANES",
+    "PROOF_PLANE_TRIES",
     "RAY_EPS_MM",
     "RECTILINEAR_GRID_DECIMALS",
     "RENDER_MAX_PIXELS",
@@ -367,3 +375,32 @@ SLOPE_WARN_FRACTION: float = 0.5
 
 #: An upward parity probe counts at most this many crossings.
 PARITY_MAX_CROSSINGS: int = 64
+
+# ------------------------------------------------------------------ blocking proofs
+#: Side (mm) of the columns of the interior column map (:mod:`geom3d.visibility.interior`),
+#: unless the table is so large that the map would exceed ``PROOF_MAX_COLUMNS``.
+PROOF_COLUMN_MM: float = 1.0
+
+#: Most columns in one interior column map (the column side grows to stay below it).
+PROOF_MAX_COLUMNS: int = 4_000_000
+
+#: Conservative growth (mm) of columns, triangle z-ranges and proof boxes: every error of
+#: the column map errs towards "not proved".
+PROOF_EPS_MM: float = 1e-6
+
+#: A parity test point closer than this (mm) to a projected triangle edge is undecided,
+#: and its column gets no interior runs.
+PROOF_GUARD_MM: float = 1e-5
+
+#: Clearance (mm) between a trooper's eye region and any blocking triangle for its
+#: segments to be proved: ten times ``RAY_EPS_MM``, so the ray engine, which trims that
+#: much off each end of a segment, still sees the crossing a proof relies on.
+PROOF_CLEARANCE_MM: float = 1e-2
+
+#: Halvings of a bundle (eye box or target box) before its remaining parts go to rays.
+PROOF_MAX_DEPTH: int = 5
+
+#: Planes scored per bundle (one column apart, at most this many), and the best of them
+#: fully tested.
+PROOF_PLANES: int = 1024
+PROOF_PLANE_TRIES: int = 2

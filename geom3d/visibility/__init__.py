@@ -41,6 +41,9 @@ from .cast import (
     cylinder_array,
 )
 from .eyes import eye_batches, eye_points, two_adic
+from .interior import InteriorMap
+from .pair import pair_patch
+from .proof import PairProof, ProofStats, Prover
 from .search import BATCH_SIZES, PatchHit, search_patch
 from .witness import PatchWitness, patch_witness, visible_area
 
@@ -48,9 +51,13 @@ __all__ = [
     "BATCH_SIZES",
     "ApparentView",
     "ClearToTarget",
+    "InteriorMap",
+    "PairProof",
     "PatchHit",
     "PatchLattice",
     "PatchWitness",
+    "ProofStats",
+    "Prover",
     "SampleCast",
     "VisibilityStats",
     "cast_target",
@@ -62,6 +69,7 @@ __all__ = [
     "find_patch",
     "full_windows",
     "lattice",
+    "pair_patch",
     "patch_witness",
     "search_patch",
     "two_adic",
@@ -78,6 +86,8 @@ def find_patch(
     patch_mm: float = PATCH_MM,
     stats: VisibilityStats | None = None,
     eye_spacing: float = EYE_SPACING_MM,
+    proof: PairProof | None = None,
+    flip: bool = False,
 ) -> PatchWitness | None:
     """Search for an eye point of ``viewer_cyl`` that sees a patch of ``target_cyl``.
 
@@ -97,6 +107,13 @@ def find_patch(
     stats : VisibilityStats, optional
         Incremented with rays cast and eye points examined.
     eye_spacing : float, mm
+    proof : PairProof, optional
+        Bundles of segments between the two troopers proved blocked
+        (:meth:`Prover.pair`, made with the viewer first, or the target first and
+        ``flip``). Proved eyes are skipped and proved segments not cast; the answer is the
+        one found without it.
+    flip : bool
+        The proof was made from the target to the viewer.
 
     Returns
     -------
@@ -110,8 +127,19 @@ def find_patch(
     """
     stats = stats if stats is not None else VisibilityStats()
     lat = PatchLattice(patch_mm)
-    cast = ClearToTarget(
-        engine, cylinder_array(cull_occluders(viewer_cyl, target_cyl, occluders)), stats
-    )
-    hit = search_patch(eye_points(viewer_cyl, target_cyl, eye_spacing), target_cyl, cast, lat)
+    eyes = eye_points(viewer_cyl, target_cyl, eye_spacing)
+    settled = None
+    if proof is not None:
+        done = proof.settled_eyes(eyes, flip)
+        stats.eyes_proved += int(done.sum())
+        eyes = eyes[~done]
+        if not len(eyes):
+            return None
+
+        def settled(origins, ends):
+            return proof.settled(origins, ends, flip)
+
+    occ = cylinder_array(cull_occluders(viewer_cyl, target_cyl, occluders))
+    cast = ClearToTarget(engine, occ, stats, settled)
+    hit = search_patch(eyes, target_cyl, cast, lat)
     return None if hit is None else patch_witness(hit, cast)

@@ -15,6 +15,7 @@ the ray engine, through :meth:`geom3d.raycast.RayBackend.occluded_segments`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,16 +34,40 @@ __all__ = [
     "cast_target",
     "cull_occluders",
     "cylinder_array",
+    "occluded",
 ]
 
 
 @dataclass
 class VisibilityStats:
-    """Counters for benchmarks: segments cast and eye points examined."""
+    """Counters for benchmarks.
+
+    Attributes
+    ----------
+    rays : int
+        Segments that reach the target (settled by a proof, by an occluding trooper or
+        by the ray engine).
+    cast : int
+        Segments handed to the ray engine.
+    proved : int
+        Segments settled as blocked by a blocking proof (:mod:`.proof`), never cast.
+    eyes, eyes_refined : int
+        Eye points examined, and refined on the fine lattice.
+    eyes_proved : int
+        Eye points skipped because all their segments were proved blocked.
+    """
 
     rays: int = 0
+    cast: int = 0
+    proved: int = 0
     eyes: int = 0
     eyes_refined: int = 0
+    eyes_proved: int = 0
+
+    def add(self, other: VisibilityStats) -> None:
+        """Add ``other``'s counts to these."""
+        for name in ("rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 class SampleCast(Protocol):
@@ -128,17 +153,56 @@ class ClearToTarget:
         Occluding troopers (:func:`cylinder_array`).
     stats : VisibilityStats
         ``rays`` counts every segment that reaches the target.
+    settled : callable, optional
+        ``settled(origins, ends) -> (n,) bool``: segments already proved blocked by
+        scenery (:meth:`geom3d.visibility.proof.PairProof.settled`); they are not cast.
     """
 
-    def __init__(self, engine: RayBackend, occ: np.ndarray, stats: VisibilityStats) -> None:
+    def __init__(
+        self,
+        engine: RayBackend,
+        occ: np.ndarray,
+        stats: VisibilityStats,
+        settled: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    ) -> None:
         self.engine = engine
         self.occ = occ
         self.stats = stats
+        self.settled = settled
 
     def __call__(self, view: ApparentView, eye_idx, s, t):
         points, status, scenery, origins, ends = cast_target(view, eye_idx, s, t, self.occ)
         self.stats.rays += int(np.count_nonzero(status))  # STATUS_MISS is 0
         clear = np.zeros(len(status), dtype=bool)
         if len(scenery):
-            clear[scenery] = ~self.engine.occluded_segments(origins, ends)
+            clear[scenery] = ~occluded(self.engine, origins, ends, self.settled, self.stats)
         return clear, points
+
+
+def occluded(engine: RayBackend, origins, ends, settled, stats: VisibilityStats) -> np.ndarray:
+    """Scenery occlusion of segments, casting only those no proof has settled.
+
+    Parameters
+    ----------
+    engine : RayBackend
+    origins, ends : (n, 3) float64, mm
+    settled : callable or None
+        See :class:`ClearToTarget`.
+    stats : VisibilityStats
+        ``cast`` and ``proved`` are incremented.
+
+    Returns
+    -------
+    (n,) bool
+    """
+    if settled is None:
+        stats.cast += len(origins)
+        return engine.occluded_segments(origins, ends)
+    done = settled(origins, ends)
+    out = done.copy()
+    todo = np.flatnonzero(~done)
+    stats.proved += len(origins) - len(todo)
+    stats.cast += len(todo)
+    if len(todo):
+        out[todo] = engine.occluded_segments(origins[todo], ends[todo])
+    return out

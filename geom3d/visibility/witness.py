@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 
@@ -13,7 +13,6 @@ from .search import PatchHit
 __all__ = ["PatchWitness", "patch_witness", "visible_area"]
 
 
-@dataclass(frozen=True)
 class PatchWitness:
     """Why ``A`` sees ``T``.
 
@@ -26,11 +25,55 @@ class PatchWitness:
         through the centre of the patch window).
     visible_area_mm2 : float
         Apparent area of the target seen from ``eye`` (sampled at the fine spacing), mm².
+        Measured on first access (one fine pass over the eye's view): matrices and
+        surveys, which never read it, never pay for it.
     """
 
-    eye: tuple[float, float, float]
-    patch_center: tuple[float, float, float]
-    visible_area_mm2: float
+    __slots__ = ("_area", "_measure", "eye", "patch_center")
+
+    def __init__(
+        self,
+        eye: tuple[float, float, float],
+        patch_center: tuple[float, float, float],
+        visible_area_mm2: float | None = None,
+        *,
+        measure: Callable[[], float] | None = None,
+    ) -> None:
+        if visible_area_mm2 is None and measure is None:
+            raise TypeError("PatchWitness needs visible_area_mm2 or measure")
+        self.eye = eye
+        self.patch_center = patch_center
+        self._area = visible_area_mm2
+        self._measure = measure
+
+    @property
+    def visible_area_mm2(self) -> float:
+        if self._area is None:
+            self._area = float(self._measure())
+            self._measure = None
+        return self._area
+
+    def __getstate__(self):  # the measuring closure holds the ray engine: measure first
+        return (self.eye, self.patch_center, self.visible_area_mm2)
+
+    def __setstate__(self, state) -> None:
+        self.eye, self.patch_center, self._area = state
+        self._measure = None
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PatchWitness):
+            return NotImplemented
+        return (self.eye, self.patch_center, self.visible_area_mm2) == (
+            other.eye,
+            other.patch_center,
+            other.visible_area_mm2,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        area = "unmeasured" if self._area is None else f"{self._area:g}"
+        return f"PatchWitness(eye={self.eye}, patch_center={self.patch_center}, area={area})"
 
 
 def visible_area(view: ApparentView, i: int, cast: SampleCast, sample_mm: float) -> float:
@@ -51,14 +94,14 @@ def visible_area(view: ApparentView, i: int, cast: SampleCast, sample_mm: float)
 
 
 def patch_witness(hit: PatchHit, cast: SampleCast) -> PatchWitness:
-    """The :class:`PatchWitness` of a patch found with the sample predicate ``cast``."""
+    """The :class:`PatchWitness` of a patch found with the sample predicate ``cast``
+    (its visible area is measured when first read)."""
     view, i = hit.view, hit.eye
     sc, tc = hit.center_st
     pts, _hit = view.targets(np.array([i]), np.array([sc]), np.array([tc]))
     center = pts[0]
-    area = visible_area(view, i, cast, hit.lattice.sample_mm)
     return PatchWitness(
         eye=hit.eye_point,
         patch_center=(float(center[0]), float(center[1]), float(center[2])),
-        visible_area_mm2=area,
+        measure=lambda: visible_area(view, i, cast, hit.lattice.sample_mm),
     )

@@ -1,0 +1,153 @@
+"""The interior column map: boxes certified to lie inside closed solids.
+
+Blocking proofs (:mod:`.proof`) need regions that are *certainly* inside a solid. The map
+cuts the plan into square columns (``PROOF_COLUMN_MM``) and keeps, per column, the
+*interior runs*: z-intervals that no blocking triangle reaches and whose test point lies
+inside a *closed* element. Each run is a box ``column x [lo, hi]`` strictly inside a
+solid, so a segment from a point outside every closed solid to a point of a run meets a
+blocking triangle.
+
+Why that is sound
+-----------------
+An element is *closed* when its own triangles are closed modulo 2 (every edge, on exactly
+merged positions, used by an even number of faces): then the parity of upward-ray
+crossings is the same at every point of a connected region free of its triangles, and
+odd exactly inside. The table of ``solid: auto`` counts too: its curtains reach below its
+bottom cap and the cap covers its footprint, so (as :mod:`geom3d.mesh.closing` shows)
+parity changes only on its triangles above the cap; below the cap the cap itself makes
+the count even. Open scans closed by curtains do not count: their curtains stop at the
+ground, where parity is no longer a region's property (their triangles still bound every
+run, they just never certify one).
+
+A run is a gap between the z-ranges of every triangle meeting its (slightly grown) column,
+so no blocking triangle meets its box; its test point is decided by exact parity, and a
+test point too close to a projected edge leaves the column without runs. All tolerances
+(:data:`~geom3d.tolerances.PROOF_EPS_MM`, :data:`~geom3d.tolerances.PROOF_GUARD_MM`) err
+towards certifying less.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geom3d.bodies import Cylinder
+from geom3d.tolerances import (
+    PROOF_CLEARANCE_MM,
+    PROOF_COLUMN_MM,
+    PROOF_EPS_MM,
+    PROOF_GUARD_MM,
+    PROOF_MAX_COLUMNS,
+    STAND_INSET_MM,
+    SURFACE_INSET_MM,
+)
+
+from ._interior_kernels import build_columns, column_parity, cylinder_free, interior_runs
+
+__all__ = ["InteriorMap"]
+
+# where in a column its parity test point sits (fractions of the side): away from the
+# centre and the diagonals, so regular meshes do not put an edge through it
+_FX, _FY = 0.3819660112501051, 0.4142135623730950
+
+
+class InteriorMap:
+    """Interior runs of the closed solids of a blocking mesh.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+        The blocking mesh (what the ray engine holds).
+    label : (m,) int
+        Solid of each face (a connected component, or the table's surface, curtains and
+        cap together).
+    closed : (k,) bool
+        Which labels are closed solids (see the module docstring).
+    column_mm : float, mm
+
+    Attributes
+    ----------
+    grid : (6,) float64
+        ``x0, y0, g, nx, ny, eps``.
+    run_off : (nx * ny + 1,) int64
+    run_lo, run_hi : (r,) float64, mm
+    """
+
+    def __init__(self, vertices, faces, label, closed, column_mm: float = PROOF_COLUMN_MM):
+        v = np.ascontiguousarray(vertices, dtype=np.float64)
+        f = np.ascontiguousarray(faces, dtype=np.int64)
+        self._tris = np.ascontiguousarray(v[f]) if len(f) else np.zeros((0, 3, 3))
+        self._element = np.ascontiguousarray(label, dtype=np.int64)
+        self._closed = np.ascontiguousarray(closed, dtype=np.bool_)
+        if len(f):
+            lo = self._tris.reshape(-1, 3).min(axis=0)
+            hi = self._tris.reshape(-1, 3).max(axis=0)
+        else:
+            lo = hi = np.zeros(3)
+        span = np.maximum(hi[:2] - lo[:2], 0.0) + 2.0 * column_mm
+        g = float(column_mm)
+        if span[0] * span[1] / (g * g) > PROOF_MAX_COLUMNS:
+            g = math.sqrt(span[0] * span[1] / PROOF_MAX_COLUMNS)
+        nx = math.ceil(span[0] / g) + 1
+        ny = math.ceil(span[1] / g) + 1
+        x0 = float(lo[0]) - g
+        y0 = float(lo[1]) - g
+        eps = PROOF_EPS_MM
+        self.grid = np.array([x0, y0, g, nx, ny, eps], dtype=np.float64)
+        self._nx, self._ny = nx, ny
+        self._off, self._rtri, rlo, rhi = build_columns(self._tris, x0, y0, g, nx, ny, eps)
+        if self._closed.any():
+            self.run_off, self.run_lo, self.run_hi = interior_runs(
+                self._tris, self._element, self._closed, self._off, self._rtri, rlo, rhi,
+                x0, y0, g, ny, _FX, _FY, PROOF_GUARD_MM, eps,
+            )  # fmt: skip
+        else:
+            self.run_off = np.zeros(nx * ny + 1, np.int64)
+            self.run_lo = self.run_hi = np.zeros(0)
+        self._scratch = np.zeros(max(1, len(self._closed)), np.int64)
+
+    @property
+    def n_runs(self) -> int:
+        """Interior runs in the map."""
+        return len(self.run_lo)
+
+    def certifies(self) -> bool:
+        """Whether the map has any interior run (else no proof can succeed)."""
+        return self.n_runs > 0
+
+    def outside(self, cyl: Cylinder) -> bool:
+        """Is the eye region of ``cyl`` certainly outside every closed solid?
+
+        The eye region is the cylinder the eye points lie in (inset ``SURFACE_INSET_MM``
+        from the mantle and top and ``STAND_INSET_MM`` from the base), grown by
+        ``PROOF_CLEARANCE_MM``: no blocking triangle may meet it, and one of its points
+        must lie outside every closed solid by exact parity.
+        """
+        if not self.certifies():
+            return False
+        b = cyl.base_array
+        c = PROOF_CLEARANCE_MM
+        r = cyl.radius - SURFACE_INSET_MM
+        z0 = float(b[2]) + STAND_INSET_MM
+        z1 = cyl.top_z - SURFACE_INSET_MM
+        if r <= 0 or z1 <= z0:
+            return False
+        x0, y0, g = self.grid[0], self.grid[1], self.grid[2]
+        if not cylinder_free(
+            self._tris, self._off, self._rtri, x0, y0, g, self._nx, self._ny,
+            float(b[0]), float(b[1]), z0 - c, z1 + c, r + c,
+        ):  # fmt: skip
+            return False
+        qx = float(b[0]) + 0.3137 * r
+        qy = float(b[1]) + 0.1713 * r
+        i = math.floor((qx - x0) / g)
+        j = math.floor((qy - y0) / g)
+        if not (0 <= i < self._nx and 0 <= j < self._ny):
+            return True  # beyond the map: no triangle above or below, so outside
+        p = column_parity(
+            self._tris, self._element, self._closed, self._off, self._rtri,
+            i * self._ny + j, qx, qy, 0.5 * (z0 + z1), PROOF_GUARD_MM, self._scratch.copy(),
+        )  # fmt: skip
+        return p == 0

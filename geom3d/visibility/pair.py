@@ -1,0 +1,98 @@
+"""Symmetric visibility of two troopers, with blocking proofs (SPEC section 3.2).
+
+The pair is visible when an eye point of ``a`` sees a patch of ``b``, or else one of ``b``
+sees a patch of ``a``. With a :class:`~.proof.Prover`, the first eye batch of ``a`` is
+searched as it is (most visible pairs end there, and a proof would be wasted on them);
+then the pair's blocking proof is made once and serves both directions: eyes whose every
+segment is proved blocked are skipped, proved segments are not cast, and a pair proved
+blocked everywhere is answered without a search. Proofs only ever mark blocked what is
+blocked, and the search takes the first eye (in its fixed order) that sees a patch, so
+the answer, witness included, is the one found without proofs.
+"""
+
+from __future__ import annotations
+
+from geom3d.bodies import Cylinder
+from geom3d.raycast import RayBackend
+from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM
+
+from .apparent import PatchLattice
+from .cast import ClearToTarget, VisibilityStats, cull_occluders, cylinder_array
+from .eyes import eye_points
+from .proof import PairProof, Prover
+from .search import BATCH_SIZES, search_patch
+from .witness import PatchWitness, patch_witness
+
+__all__ = ["pair_patch"]
+
+
+def _search(viewer, target, eyes, engine, occ, lat, stats, proof, flip, sizes):
+    settled = None
+    if proof is not None:
+        done = proof.settled_eyes(eyes, flip)
+        stats.eyes_proved += int(done.sum())
+        eyes = eyes[~done]
+
+        def settled(origins, ends):
+            return proof.settled(origins, ends, flip)
+
+    if not len(eyes):
+        return None
+    cast = ClearToTarget(engine, occ, stats, settled)
+    hit = search_patch(eyes, target, cast, lat, batch_sizes=sizes)
+    return None if hit is None else patch_witness(hit, cast)
+
+
+def pair_patch(
+    a: Cylinder,
+    b: Cylinder,
+    engine: RayBackend,
+    occluders: list[Cylinder],
+    *,
+    prover: Prover | None = None,
+    patch_mm: float = PATCH_MM,
+    stats: VisibilityStats | None = None,
+    eye_spacing: float = EYE_SPACING_MM,
+) -> tuple[PatchWitness | None, int | None]:
+    """Does ``a`` see ``b`` or ``b`` see ``a``? (See the module docstring.)
+
+    Parameters
+    ----------
+    a, b : Cylinder
+    engine : RayBackend
+        BVH over the blocking scenery.
+    occluders : list of Cylinder
+        Other troopers' volumes that block.
+    prover : Prover, optional
+        Blocking proofs over the same scenery; without it every segment is cast.
+    patch_mm : float, mm
+    stats : VisibilityStats, optional
+    eye_spacing : float, mm
+
+    Returns
+    -------
+    witness : PatchWitness or None
+    viewer : int or None
+        0 when the witness eye is ``a``'s, 1 when it is ``b``'s, None when not visible.
+    """
+    stats = stats if stats is not None else VisibilityStats()
+    lat = PatchLattice(patch_mm)
+    occ = cylinder_array(cull_occluders(a, b, occluders))
+    eyes = eye_points(a, b, eye_spacing)
+    proof: PairProof | None = None
+    if prover is None:
+        w = _search(a, b, eyes, engine, occ, lat, stats, None, False, BATCH_SIZES)
+    else:
+        first = BATCH_SIZES[0]
+        w = _search(a, b, eyes[:first], engine, occ, lat, stats, None, False, (first,))
+        if w is None:
+            proof = prover.pair(a, b, occ)
+            if proof is not None and proof.complete:
+                return None, None
+            rest = BATCH_SIZES[1:] or BATCH_SIZES
+            w = _search(a, b, eyes[first:], engine, occ, lat, stats, proof, False, rest)
+    if w is not None:
+        return w, 0
+    eyes = eye_points(b, a, eye_spacing)
+    w = _search(b, a, eyes, engine, occ, lat, stats, proof, True, BATCH_SIZES)
+    return (w, 1) if w is not None else (None, None)
