@@ -50,10 +50,13 @@ __all__ = [
     "PIECE_FOOTPRINT_SAMPLES",
     "PIECE_REST_TOL_MM",
     "PLACEMENT_TOL_MM",
+    "PROOF_AFTER_BATCHES",
     "PROOF_CLEARANCE_MM",
     "PROOF_COLUMN_MM",
     "PROOF_EPS_MM",
+    "PROOF_FLAT_MM",
     "PROOF_GUARD_MM",
+    "PROOF_MAX_BUNDLES",
     "PROOF_MAX_COLUMNS",
     "PROOF_MAX_DEPTH",
     "PROOF_PLANES",
@@ -388,6 +391,10 @@ PROOF_MAX_COLUMNS: int = 4_000_000
 #: the column map errs towards "not proved".
 PROOF_EPS_MM: float = 1e-6
 
+#: Triangles at most this tall (mm) are recorded with their whole z-range in every column
+#: of their bounding box instead of being clipped to each (conservative; builds faster).
+PROOF_FLAT_MM: float = 0.5
+
 #: A parity test point closer than this (mm) to a projected triangle edge is undecided,
 #: and its column gets no interior runs.
 PROOF_GUARD_MM: float = 1e-5
@@ -397,8 +404,15 @@ PROOF_GUARD_MM: float = 1e-5
 #: much off each end of a segment, still sees the crossing a proof relies on.
 PROOF_CLEARANCE_MM: float = 1e-2
 
+#: Eye batches of the first trooper searched before a pair's proof is made: most visible
+#: pairs are settled by then (1 + 8 eyes), and a proof would be wasted on them.
+PROOF_AFTER_BATCHES: int = 2
+
 #: Halvings of a bundle (eye box or target box) before its remaining parts go to rays.
-PROOF_MAX_DEPTH: int = 5
+PROOF_MAX_DEPTH: int = 8
+
+#: Bundles examined per pair at most (the rest go to rays).
+PROOF_MAX_BUNDLES: int = 96
 
 #: Planes scored per bundle (one column apart, at most this many), and the best of them
 #: fully tested.

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from geom3d.errors import Geom3dError
 from geom3d.output import round_point, round_value
 from geom3d.scene import Scene
+from geom3d.solids import closed_solids
 
 from .analysis import (
     ZoneShare,
@@ -60,6 +61,9 @@ class SurveyResult:
     zones : list of ZoneShare
     units : str
         The scenario file's units (for display).
+    counters : dict
+        Proof and search counters summed over all pairs (``info["counters"]`` of
+        :func:`~geom3d.survey.pairs.visible_pairs`; for benchmarks).
     """
 
     document: dict
@@ -69,6 +73,7 @@ class SurveyResult:
     bands: list
     zones: list[ZoneShare]
     units: str
+    counters: dict = field(default_factory=dict)
 
 
 def position_ids(n: int) -> list[str]:
@@ -85,8 +90,16 @@ def _job(scene: Scene, grid: ProbeGrid, probe: Probe) -> PairJob:
             f"({len(blocking.faces)} vs {scene.engine.n_triangles} triangles)"
         )
     patch = scene.ruleset.lof_policy.patch_mm
+    label, closed = closed_solids(scene._built)  # the blocking proofs' solids
     return PairJob.make(
-        blocking.vertices, blocking.faces, grid.positions, probe.radius, probe.height, patch
+        blocking.vertices,
+        blocking.faces,
+        grid.positions,
+        probe.radius,
+        probe.height,
+        patch,
+        label=label,
+        closed=closed,
     )
 
 
@@ -108,7 +121,12 @@ def run_survey(
     job = _job(scene, grid, pr)
     t1 = time.perf_counter()
     vis, info = visible_pairs(
-        job, engine=scene.engine, workers=workers, scheduler=scheduler, progress=progress
+        job,
+        engine=scene.engine,
+        prover=lambda: scene.prover,  # in-process: the scene's own, built once per scenery
+        workers=workers,
+        scheduler=scheduler,
+        progress=progress,
     )
     t_pairs = time.perf_counter() - t1
     n = len(grid.positions)
@@ -159,7 +177,9 @@ def run_survey(
         "workers": int(info["workers"]),
     }
     bands = distance_bands(grid.positions, ii, jj, vis, band_width_mm(scene.scenario.units))
-    return SurveyResult(doc, grid, pr, vis, bands, zones, scene.scenario.units)
+    return SurveyResult(
+        doc, grid, pr, vis, bands, zones, scene.scenario.units, dict(info.get("counters", {}))
+    )
 
 
 def survey(

@@ -1,17 +1,20 @@
 """Visibility between all probe positions: the one visibility core, spread over processes.
 
-Each unordered pair ``i < j`` is visible when :func:`geom3d.visibility.find_patch` finds a
+Each unordered pair ``i < j`` is visible when :func:`geom3d.visibility.pair_patch` finds a
 patch (the ruleset's ``patch_mm``) from ``i`` to ``j`` or else from ``j`` to ``i``, exactly
 as :func:`geom3d.lof.pair_visibility` decides it for two troopers - arcs ignored, and the
-probes do not block each other (no occluders). Pairs are numbered in row-major order of
-``numpy.triu_indices(n, 1)`` and cut into contiguous chunks; a chunk's answers do not
-depend on where it ran, so the result is the same for any number of workers and on Dask.
+probes do not block each other (no occluders) - with the same blocking proofs
+(:class:`geom3d.visibility.Prover`), which skip segments without changing any answer.
+Pairs are numbered in row-major order of ``numpy.triu_indices(n, 1)`` and cut into
+contiguous chunks; a chunk's answers do not depend on where it ran, so the result is the
+same for any number of workers and on Dask.
 
-* ``workers=1``: in-process, on the scene's own BVH;
+* ``workers=1``: in-process, on the scene's own BVH and prover;
 * ``workers=N``: a local process pool (``forkserver`` where available, else ``spawn``:
-  safe with Embree's threads); each worker builds the BVH of the blocking scenery once;
-* ``scheduler=ADDR``: an existing Dask cluster (``distributed``); the job (blocking mesh
-  and probe cylinders) is scattered to every worker once.
+  safe with Embree's threads); each worker builds the BVH and the prover of the blocking
+  scenery once;
+* ``scheduler=ADDR``: an existing Dask cluster (``distributed``); the job (blocking mesh,
+  its solids and probe cylinders) is scattered to every worker once.
 """
 
 from __future__ import annotations
@@ -27,12 +30,30 @@ from geom3d.bodies import Cylinder
 from geom3d.errors import UsageError
 from geom3d.raycast import RayEngine
 from geom3d.scheduler_address import connect
-from geom3d.visibility import find_patch
+from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 
-__all__ = ["PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
+__all__ = ["COUNTERS", "PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
 
 #: Progress callback: ``progress(pairs_done, pairs_total)``.
 OnProgress = Callable[[int, int], None]
+
+#: Counters summed over every chunk (``info["counters"]`` of :func:`visible_pairs`):
+#: the prover's :class:`~geom3d.visibility.ProofStats` (``proof_*``) and the search's
+#: :class:`~geom3d.visibility.VisibilityStats`.
+COUNTERS = (
+    "proof_pairs",
+    "proof_pairs_settled",
+    "proof_bundles",
+    "proof_bundles_proved",
+    "rays",
+    "cast",
+    "proved",
+    "eyes",
+    "eyes_refined",
+    "eyes_proved",
+)
+_PROOF_FIELDS = ("pairs", "pairs_settled", "bundles", "bundles_proved")
+_SEARCH_FIELDS = ("rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved")
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,8 +71,13 @@ class PairJob:
         Probe cylinder.
     patch_mm : float, mm
         The ruleset's minimum visible patch.
+    label : (f,) int64 or None
+        Solid of each blocking face, and
+    closed : (k,) bool or None
+        which solids are closed (:func:`geom3d.solids.closed_solids`): what the blocking
+        proofs need. None: no proofs (every segment is cast; same answers).
     key : str
-        Digest of all the above (workers cache their BVH by it).
+        Digest of all the above (workers cache their BVH and prover by it).
     """
 
     vertices: np.ndarray
@@ -60,17 +86,41 @@ class PairJob:
     radius: float
     height: float
     patch_mm: float
+    label: np.ndarray | None = None
+    closed: np.ndarray | None = None
     key: str = field(default="")
 
     @classmethod
-    def make(cls, vertices, faces, positions, radius, height, patch_mm) -> PairJob:
+    def make(
+        cls, vertices, faces, positions, radius, height, patch_mm, label=None, closed=None
+    ) -> PairJob:
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
         p = np.ascontiguousarray(positions, dtype=np.float64).reshape(-1, 3)
+        if (label is None) != (closed is None):
+            raise ValueError("PairJob: label and closed go together")
+        if label is not None:
+            label = np.ascontiguousarray(label, dtype=np.int64)
+            closed = np.ascontiguousarray(closed, dtype=np.bool_)
+            if label.shape != (len(f),):
+                raise ValueError(f"PairJob: {len(label)} labels for {len(f)} faces")
         h = hashlib.sha256()
         for a in (v, f, p, np.array([radius, height, patch_mm], dtype=np.float64)):
             h.update(a.tobytes())
-        return cls(v, f, p, float(radius), float(height), float(patch_mm), h.hexdigest())
+        if label is None:
+            h.update(b"no proofs")
+        else:  # lengths first: label and closed bytes cannot trade places
+            h.update(np.array([len(label), len(closed)], dtype=np.int64).tobytes())
+            h.update(label.tobytes())
+            h.update(closed.tobytes())
+        return cls(
+            v, f, p, float(radius), float(height), float(patch_mm), label, closed, h.hexdigest()
+        )
+
+    @property
+    def proofs(self) -> bool:
+        """Whether workers build a prover (the job carries the solids)."""
+        return self.label is not None
 
     @property
     def n_pairs(self) -> int:
@@ -94,35 +144,56 @@ def chunk_bounds(n_pairs: int, workers: int) -> list[tuple[int, int]]:
     return [(s, min(n_pairs, s + size)) for s in range(0, n_pairs, size)]
 
 
-def _pair_visible(engine, cyl: list[Cylinder], i: int, j: int, patch: float) -> bool:
-    if find_patch(cyl[i], cyl[j], engine, [], patch_mm=patch) is not None:
-        return True
-    return find_patch(cyl[j], cyl[i], engine, [], patch_mm=patch) is not None
+def _pair_visible(engine, prover, cyl: list[Cylinder], i: int, j: int, patch, stats) -> bool:
+    w, _ = pair_patch(cyl[i], cyl[j], engine, [], prover=prover, patch_mm=patch, stats=stats)
+    return w is not None
 
 
-# Per-process cache: job key -> (engine, cylinders, i, j, patch_mm); workers reuse their BVH.
+# Per-process cache: job key -> (engine, prover, cylinders, i, j, patch_mm); workers reuse
+# their BVH and prover.
 _WORKER: dict[str, tuple] = {}
 
 
-def _setup(job: PairJob, engine=None) -> tuple:
+def _setup(job: PairJob, engine=None, prover=None) -> tuple:
+    """The worker state of ``job`` (cached by its key). ``engine`` / ``prover``: the
+    caller's own BVH and prover over the same mesh (``prover`` may be a function that
+    returns one), used instead of building them."""
     got = _WORKER.get(job.key)
     if got is None:
         _WORKER.clear()
         eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
+        prv = None
+        if job.proofs:
+            if engine is not None and prover is not None:
+                prv = prover() if callable(prover) else prover
+            else:
+                interior = InteriorMap(job.vertices, job.faces, job.label, job.closed)
+                prv = Prover(interior, eng)
         i, j = pair_indices(len(job.positions))
-        got = (eng, job.cylinders(), i, j, job.patch_mm)
+        got = (eng, prv, job.cylinders(), i, j, job.patch_mm)
         _WORKER[job.key] = got
     return got
 
 
-def _run_chunk(state: tuple, start: int, stop: int) -> np.ndarray:
-    """(stop - start,) bool: visibility of pairs ``start .. stop - 1``."""
-    eng, cyl, ii, jj, patch = state
-    return np.fromiter(
-        (_pair_visible(eng, cyl, int(ii[k]), int(jj[k]), patch) for k in range(start, stop)),
+def _run_chunk(state: tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Visibility of pairs ``start .. stop - 1``, (stop - start,) bool, and the chunk's
+    counters, (len(COUNTERS),) int64."""
+    eng, prv, cyl, ii, jj, patch = state
+    stats = VisibilityStats()
+    before = [getattr(prv.stats, k) for k in _PROOF_FIELDS] if prv is not None else None
+    vis = np.fromiter(
+        (
+            _pair_visible(eng, prv, cyl, int(ii[k]), int(jj[k]), patch, stats)
+            for k in range(start, stop)
+        ),
         dtype=bool,
         count=stop - start,
     )
+    proof = [0] * len(_PROOF_FIELDS)
+    if prv is not None:
+        proof = [getattr(prv.stats, k) - b for k, b in zip(_PROOF_FIELDS, before, strict=True)]
+    counters = np.array(proof + [getattr(stats, k) for k in _SEARCH_FIELDS], dtype=np.int64)
+    return vis, counters
 
 
 def _init_pool(job: PairJob) -> None:
@@ -132,13 +203,13 @@ def _init_pool(job: PairJob) -> None:
     _setup(job)
 
 
-def _pool_task(start: int, stop: int) -> tuple[int, np.ndarray]:
+def _pool_task(start: int, stop: int) -> tuple[int, np.ndarray, np.ndarray]:
     (state,) = _WORKER.values()  # set up by the pool initializer
-    return start, _run_chunk(state, start, stop)
+    return start, *_run_chunk(state, start, stop)
 
 
-def _dask_task(job: PairJob, start: int, stop: int) -> tuple[int, np.ndarray]:
-    return start, _run_chunk(_setup(job), start, stop)
+def _dask_task(job: PairJob, start: int, stop: int) -> tuple[int, np.ndarray, np.ndarray]:
+    return start, *_run_chunk(_setup(job), start, stop)
 
 
 def _mp_context():
@@ -151,7 +222,7 @@ def _mp_context():
     return mp.get_context("spawn")
 
 
-def _run_pool(job, chunks, workers, out, progress) -> None:
+def _run_pool(job, chunks, workers, out, counters, progress) -> None:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ex = ProcessPoolExecutor(
@@ -161,8 +232,9 @@ def _run_pool(job, chunks, workers, out, progress) -> None:
         futs = [ex.submit(_pool_task, s, e) for s, e in chunks]
         done = 0
         for fut in as_completed(futs):
-            start, vis = fut.result()
+            start, vis, cnt = fut.result()
             out[start : start + len(vis)] = vis
+            counters += cnt
             done += len(vis)
             progress(done, len(out))
     except BaseException:  # Ctrl-C or a failed chunk: stop the workers now
@@ -173,7 +245,7 @@ def _run_pool(job, chunks, workers, out, progress) -> None:
     ex.shutdown(wait=True)
 
 
-def _run_dask(job, chunks, address, out, progress) -> int:
+def _run_dask(job, chunks, address, out, counters, progress) -> int:
     client = connect(address)  # first: a clear usage error when Dask is not installed
     from distributed import as_completed
 
@@ -183,9 +255,10 @@ def _run_dask(job, chunks, address, out, progress) -> int:
         futs = [client.submit(_dask_task, remote, s, e, pure=False) for s, e in chunks]
         done = 0
         for fut in as_completed(futs, loop=client.loop):
-            start, vis = fut.result()
+            start, vis, cnt = fut.result()
             fut.release()
             out[start : start + len(vis)] = vis
+            counters += cnt
             done += len(vis)
             progress(done, len(out))
     finally:
@@ -197,6 +270,7 @@ def visible_pairs(
     job: PairJob,
     *,
     engine=None,
+    prover: Prover | Callable[[], Prover] | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     progress: OnProgress | None = None,
@@ -208,6 +282,10 @@ def visible_pairs(
     job : PairJob
     engine : RayBackend, optional
         BVH over ``job``'s mesh, used in-process (``workers=1``); built when absent.
+    prover : Prover or callable() -> Prover, optional
+        Blocking proofs over ``engine`` with ``job``'s solids (e.g. the scene's), used
+        in-process with ``engine`` (a function is called only then); built when absent.
+        Unused when ``job`` carries no solids.
     workers : int, optional
         Local processes (default: ``os.cpu_count()``); 1 runs in-process.
     scheduler : str, optional
@@ -219,30 +297,38 @@ def visible_pairs(
     visible : (n_pairs,) bool
         In the order of :func:`pair_indices`.
     info : dict
-        ``{"executor": "in-process" | "processes" | "dask", "workers": int}``.
+        ``{"executor": "in-process" | "processes" | "dask", "workers": int,
+        "counters": {name: int}}`` (see :data:`COUNTERS`).
     """
     cb = progress or (lambda done, total: None)
     n_pairs = job.n_pairs
     out = np.zeros(n_pairs, dtype=bool)
+    cnt = np.zeros(len(COUNTERS), dtype=np.int64)
+
+    def info(executor: str, n: int) -> dict:
+        counters = {k: int(c) for k, c in zip(COUNTERS, cnt, strict=True)}
+        return {"executor": executor, "workers": n, "counters": counters}
+
     if scheduler is not None:
         chunks = chunk_bounds(n_pairs, 8)
-        n = _run_dask(job, chunks, scheduler, out, cb)
-        return out, {"executor": "dask", "workers": n}
+        n = _run_dask(job, chunks, scheduler, out, cnt, cb)
+        return out, info("dask", n)
     n = workers if workers is not None else (os.cpu_count() or 1)
     if n < 1:
         raise UsageError(f"--workers: must be at least 1 (got {n})")
     chunks = chunk_bounds(n_pairs, n)
     n = max(1, min(n, len(chunks)))
     if n == 1:
-        state = _setup(job, engine)
+        state = _setup(job, engine, prover)
         try:
             done = 0
             for s, e in chunks:
-                out[s:e] = _run_chunk(state, s, e)
+                out[s:e], c = _run_chunk(state, s, e)
+                cnt += c
                 done += e - s
                 cb(done, n_pairs)
         finally:
-            _WORKER.clear()  # do not keep the caller's BVH alive
-        return out, {"executor": "in-process", "workers": 1}
-    _run_pool(job, chunks, n, out, cb)
-    return out, {"executor": "processes", "workers": n}
+            _WORKER.clear()  # do not keep the caller's BVH and prover alive
+        return out, info("in-process", 1)
+    _run_pool(job, chunks, n, out, cnt, cb)
+    return out, info("processes", n)

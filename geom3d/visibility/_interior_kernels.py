@@ -66,8 +66,30 @@ def _clip_rect(tri, x0, x1, y0, y1, bx, by, bz, cx, cy, cz):
     return True, lo, hi
 
 
+@njit(cache=True, inline="always")
+def _overlaps_rect(t, x0, x1, y0, y1):
+    """Does the projection of triangle ``t`` meet the rectangle? (separating axes)"""
+    area = (t[1, 0] - t[0, 0]) * (t[2, 1] - t[0, 1]) - (t[1, 1] - t[0, 1]) * (t[2, 0] - t[0, 0])
+    if area == 0.0:
+        return True  # degenerate in plan: keep it (conservative)
+    for k in range(3):
+        ax, ay = t[k, 0], t[k, 1]
+        bx, by = t[(k + 1) % 3, 0], t[(k + 1) % 3, 1]
+        # a point q is on the triangle's side of edge a->b when cross(b - a, q - a) has
+        # the sign of the area; the rectangle is separated when all corners are outside
+        out = True
+        for cx in (x0, x1):
+            for cy in (y0, y1):
+                cr = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+                if cr * area >= 0.0:
+                    out = False
+        if out:
+            return False
+    return True
+
+
 @njit(cache=True)
-def build_columns(tris, x0, y0, g, nx, ny, eps):
+def build_columns(tris, x0, y0, g, nx, ny, eps, flat):
     """Clip every triangle to every column it meets.
 
     Parameters
@@ -79,6 +101,9 @@ def build_columns(tris, x0, y0, g, nx, ny, eps):
     nx, ny : int
     eps : float, mm
         Columns are grown by ``eps`` and z-ranges by ``eps`` (conservative).
+    flat : float, mm
+        A triangle whose z-extent is at most this is not clipped: its whole z-range is
+        recorded in every column of its bounding box (conservative, and faster).
 
     Returns
     -------
@@ -114,8 +139,25 @@ def build_columns(tris, x0, y0, g, nx, ny, eps):
         i1 = min(nx - 1, math.floor((t[:, 0].max() + eps - x0) / g))
         j0 = max(0, math.floor((t[:, 1].min() - eps - y0) / g))
         j1 = min(ny - 1, math.floor((t[:, 1].max() + eps - y0) / g))
+        tz0 = t[:, 2].min()
+        tz1 = t[:, 2].max()
+        # a triangle in one column, or a nearly flat one, keeps its whole z-range there
+        # (a superset of the clipped range: conservative, and no clipping to pay for)
+        whole = (i0 == i1 and j0 == j1) or tz1 - tz0 <= flat
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
+                if whole:
+                    if not _overlaps_rect(
+                        t, x0 + i * g - eps, x0 + (i + 1) * g + eps,
+                        y0 + j * g - eps, y0 + (j + 1) * g + eps,
+                    ):  # fmt: skip
+                        continue
+                    cell[r] = i * ny + j
+                    rtri[r] = f
+                    rlo[r] = tz0 - eps
+                    rhi[r] = tz1 + eps
+                    r += 1
+                    continue
                 ok, lo, hi = _clip_rect(
                     t,
                     x0 + i * g - eps,

@@ -237,6 +237,9 @@ def _prove(
                 break
         score[k] = sc
     order = np.argsort(-score)
+    lam = 0.5
+    if m and score[order[0]] > -np.inf:
+        lam = (planes[order[0]] - xd) / (yd - xd)
     for r in range(min(n_tries, m)):
         k = order[r]
         if score[k] == -np.inf:
@@ -245,8 +248,8 @@ def _prove(
         nmin, nmax, _, _ = _crossings(xc, yc, p, pts)
         h = _hull(pts, hull)
         if _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax):
-            return True
-    return False
+            return True, lam
+    return False, lam
 
 
 @njit(cache=True)
@@ -294,30 +297,41 @@ def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_
 
 @njit(cache=True)
 def prove_bundles(
-    grid, run_off, run_lo, run_hi, occ, frame, x_box, y_box, max_depth, n_planes, n_tries
-):
+    grid, run_off, run_lo, run_hi, occ, frame, x_box, y_box, max_depth, max_nodes, n_planes,
+    n_tries,
+):  # fmt: skip
     """Prove the bundle X -> Y blocked, splitting it where a whole-bundle proof fails.
 
     Parameters
     ----------
     grid : (6,) float64
         ``x0, y0, g, nx, ny, eps`` of the column map.
-    run_off, run_lo, run_hi : the map's interior runs (empty for none).
+    run_off, run_lo, run_hi : the map's interior runs (none in any column: no runs).
     occ : (M, 5) float64
         Occluding cylinders ``(bx, by, bz, radius, height)`` (mm): their insides block too.
     frame : (4,) float64
         ``ox, oy, dx, dy`` of the pair frame.
     x_box, y_box : (6,) float64
     max_depth : int
-        Halvings allowed (the larger box, along its longer n or z side).
+        Halvings allowed (of X or Y, along n or z: whichever shrinks the crossing hull
+        most at the bundle's best plane).
+    max_nodes : int
+        Bundles examined at most (breadth first); the rest stay unproved.
     n_planes, n_tries : int
-        Planes scored per bundle, and fully tested.
+        Planes scored per bundle (one column apart, at most), and fully tested.
 
     Returns
     -------
-    leaves : (k, 12) float64
-        ``X`` box then ``Y`` box of each leaf; the leaves partition X x Y.
+    nodes : (k, 12) float64
+        The bundle tree, breadth first: ``X`` box then ``Y`` box of each node.
+    split : (k,) int64
+        Index (into the 12 numbers) of the lower bound of the side halved, -1 for a leaf.
+    mid : (k,) float64
+        Where it was halved; the first child keeps values <= mid, the second >= mid.
+    child : (k,) int64
+        Index of the first child (the second follows it).
     proven : (k,) bool
+        Leaves proved blocked.
     tried : int
         Bundles examined.
     """
@@ -330,112 +344,147 @@ def prove_bundles(
         occ_pf[k, 3] = occ[k, 2]
         occ_pf[k, 4] = occ[k, 2] + occ[k, 4]
     planes = _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, x_box, y_box, n_planes)
-    cap = 2 ** (max_depth + 1)
-    stack = np.empty((cap, 12))
-    depth = np.empty(cap, np.int64)
-    leaves = np.empty((cap, 12))
+    cap = 2 * max_nodes + 2
+    nodes = np.empty((cap, 12))
+    depth = np.zeros(cap, np.int64)
+    split = np.full(cap, -1, np.int64)
+    mid = np.zeros(cap)
+    child = np.full(cap, -1, np.int64)
     proven = np.zeros(cap, np.bool_)
     xc = np.empty((8, 3))
     yc = np.empty((8, 3))
     pts = np.empty((64, 2))
     hull = np.empty((130, 2))
-    stack[0, :6] = x_box
-    stack[0, 6:] = y_box
-    depth[0] = 0
+    nodes[0, :6] = x_box
+    nodes[0, 6:] = y_box
+    head = 0
     top = 1
-    n_leaves = 0
     tried = 0
-    while top > 0:
-        top -= 1
-        node = stack[top].copy()
-        dep = depth[top]
+    while head < top:
+        at = head
+        head += 1
+        node = nodes[at]
+        if not len(planes) or tried >= max_nodes:
+            continue
         tried += 1
-        ok = len(planes) > 0 and _prove(
+        ok, lam = _prove(
             grid, run_off, run_lo, run_hi, occ_pf, frame, node[:6], node[6:], planes,
             n_tries, xc, yc, pts, hull,
         )  # fmt: skip
-        if ok or dep >= max_depth or len(planes) == 0:
-            leaves[n_leaves] = node
-            proven[n_leaves] = ok
-            n_leaves += 1
+        if ok:
+            proven[at] = True
             continue
-        # split the box and axis with the largest extent (n or z)
+        if depth[at] >= max_depth or tried >= max_nodes:
+            continue
+        # split where it shrinks the crossing hull most: at the best plane the hull's
+        # extent is (1 - lam) X's plus lam Y's, per axis (n or z)
         best = 0
         ext = -1.0
         for which in range(2):
+            wgt = 1.0 - lam if which == 0 else lam
             for axis in (1, 2):
-                e = node[6 * which + 2 * axis + 1] - node[6 * which + 2 * axis]
+                e = wgt * (node[6 * which + 2 * axis + 1] - node[6 * which + 2 * axis])
                 if e > ext:
                     ext = e
                     best = 6 * which + 2 * axis
-        mid = 0.5 * (node[best] + node[best + 1])
-        a = node.copy()
-        a[best + 1] = mid
-        b = node.copy()
-        b[best] = mid
-        stack[top] = a
-        depth[top] = dep + 1
-        stack[top + 1] = b
-        depth[top + 1] = dep + 1
+        m = 0.5 * (node[best] + node[best + 1])
+        split[at] = best
+        mid[at] = m
+        child[at] = top
+        nodes[top] = node
+        nodes[top, best + 1] = m
+        nodes[top + 1] = node
+        nodes[top + 1, best] = m
+        depth[top] = depth[at] + 1
+        depth[top + 1] = depth[at] + 1
         top += 2
-    return leaves[:n_leaves].copy(), proven[:n_leaves].copy(), tried
+    return (
+        nodes[:top].copy(), split[:top].copy(), mid[:top].copy(), child[:top].copy(),
+        proven[:top].copy(), tried,
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def _in_box(b, off, d, n, z, tol):
+def _to_frame(frame, p):
+    rx, ry = p[0] - frame[0], p[1] - frame[1]
+    return rx * frame[2] + ry * frame[3], -rx * frame[3] + ry * frame[2], p[2]
+
+
+@njit(cache=True, inline="always")
+def _in_box(b, off, d, n, z):
     return (
-        b[off] - tol <= d <= b[off + 1] + tol
-        and b[off + 2] - tol <= n <= b[off + 3] + tol
-        and b[off + 4] - tol <= z <= b[off + 5] + tol
+        b[off] <= d <= b[off + 1]
+        and b[off + 2] <= n <= b[off + 3]
+        and b[off + 4] <= z <= b[off + 5]
     )
 
 
 @njit(cache=True)
-def settled_segments(leaves, proven, frame, origins, ends, flip):
+def settled_segments(nodes, split, mid, child, proven, frame, origins, ends, flip):
     """Which segments ``origins[i] -> ends[i]`` lie in a proven bundle.
 
-    ``flip`` False: origins are in the X boxes, ends in the Y boxes; True: the reverse.
-    Containment is exact (no tolerance): a point just outside a box is not settled.
+    ``flip`` False: origins are in the X box, ends in the Y box; True: the reverse.
+    Containment is exact: a point just outside the root boxes is not settled.
     """
-    ox, oy, dx, dy = frame[0], frame[1], frame[2], frame[3]
-    k = len(origins)
-    out = np.zeros(k, np.bool_)
-    ex, ey = (6, 0) if flip else (0, 6)
-    for i in range(k):
-        rx, ry = origins[i, 0] - ox, origins[i, 1] - oy
-        od, on = rx * dx + ry * dy, -rx * dy + ry * dx
-        sx, sy = ends[i, 0] - ox, ends[i, 1] - oy
-        ed, en = sx * dx + sy * dy, -sx * dy + sy * dx
-        for lf in range(len(leaves)):
-            if not proven[lf]:
-                continue
-            b = leaves[lf]
-            if _in_box(b, ex, od, on, origins[i, 2], 0.0) and _in_box(
-                b, ey, ed, en, ends[i, 2], 0.0
-            ):
-                out[i] = True
-                break
+    out = np.zeros(len(origins), np.bool_)
+    for i in range(len(origins)):
+        a = ends[i] if flip else origins[i]
+        b = origins[i] if flip else ends[i]
+        ad, an, az = _to_frame(frame, a)
+        bd, bn, bz = _to_frame(frame, b)
+        if not (_in_box(nodes[0], 0, ad, an, az) and _in_box(nodes[0], 6, bd, bn, bz)):
+            continue
+        k = 0
+        while split[k] >= 0:
+            sp = split[k]
+            if sp == 2:
+                v = an
+            elif sp == 4:
+                v = az
+            elif sp == 8:
+                v = bn
+            else:
+                v = bz
+            k = child[k] if v <= mid[k] else child[k] + 1
+        out[i] = proven[k]
     return out
 
 
 @njit(cache=True)
-def settled_eyes(leaves, proven, frame, eyes, flip):
-    """Eyes whose every segment to the other box is settled (every leaf holding them)."""
-    ox, oy, dx, dy = frame[0], frame[1], frame[2], frame[3]
+def settled_eyes(nodes, split, mid, child, proven, frame, eyes, flip):
+    """Eyes (in X, or in Y with ``flip``) every segment of which to the other box is in a
+    proven bundle: every leaf whose eye-side box holds the eye is proven."""
     out = np.zeros(len(eyes), np.bool_)
-    ex = 6 if flip else 0
+    own = 6 if flip else 0
+    stack = np.empty(len(split) + 1, np.int64)
     for i in range(len(eyes)):
-        rx, ry = eyes[i, 0] - ox, eyes[i, 1] - oy
-        d, n = rx * dx + ry * dy, -rx * dy + ry * dx
-        seen = False
+        d, n, z = _to_frame(frame, eyes[i])
+        if not _in_box(nodes[0], own, d, n, z):
+            continue
         ok = True
-        for lf in range(len(leaves)):
-            if _in_box(leaves[lf], ex, d, n, eyes[i, 2], 0.0):
-                seen = True
-                if not proven[lf]:
-                    ok = False
-                    break
-        out[i] = seen and ok
+        top = 1
+        stack[0] = 0
+        while top > 0 and ok:
+            top -= 1
+            k = stack[top]
+            sp = split[k]
+            if sp < 0:
+                ok = proven[k]
+                continue
+            c = child[k]
+            if (sp < 6) == (own == 0):  # a halving of the eye's own box: follow the eye
+                v = n if sp % 6 == 2 else z
+                if v <= mid[k]:
+                    stack[top] = c
+                    top += 1
+                if v >= mid[k]:
+                    stack[top] = c + 1
+                    top += 1
+            else:
+                stack[top] = c
+                stack[top + 1] = c + 1
+                top += 2
+        out[i] = ok
     return out
 
 

@@ -9,6 +9,7 @@ after a handful of rays.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator
@@ -57,19 +58,11 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
         phi0 = 0.0
         n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
         offs = np.linspace(-math.pi, math.pi, n_cols, endpoint=False)
-    ci = np.arange(len(offs))
-    center_col = len(offs) // 2
-    ri = np.arange(len(zs))
-    C, R = np.meshgrid(ci, ri, indexing="xy")
-    C, R = C.ravel(), R.ravel()
-    ang = phi0 + offs[C]
-    side = np.column_stack([b[0] + r * np.cos(ang), b[1] + r * np.sin(ang), zs[R]])
-    # coarse-to-fine priority: how many times both indices (relative to the centre
-    # column and the top row) divide by 2
-    rel_c = np.abs(C - center_col)
-    level = np.minimum(two_adic(rel_c), two_adic(R))
-    key_side = np.lexsort((np.abs(offs[C]), R, -level))
-    pts = [side[key_side]]
+    C, R = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
+    side = np.column_stack(
+        [b[0] + r * np.cos(phi0 + offs[C]), b[1] + r * np.sin(phi0 + offs[C]), zs[R]]
+    )
+    pts = [side]
     caps = []
     if target.top_z > viewer.top_z:
         caps.append(z1)
@@ -86,6 +79,31 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
             cap = cap[np.argsort(d, kind="stable")]
         pts.append(cap)
     return np.concatenate(pts)
+
+
+@functools.lru_cache(maxsize=256)
+def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Column and row index of each side eye point, in coarse-to-fine, top-first order.
+
+    Depends only on the lattice's shape, so it is computed once per shape.
+    """
+    if half:
+        offs = np.linspace(-math.pi / 2, math.pi / 2, n_cols + 1)
+    else:
+        offs = np.linspace(-math.pi, math.pi, n_cols, endpoint=False)
+    ci = np.arange(len(offs))
+    center_col = len(offs) // 2
+    ri = np.arange(n_rows + 1)
+    C, R = np.meshgrid(ci, ri, indexing="xy")
+    C, R = C.ravel(), R.ravel()
+    # coarse-to-fine priority: how many times both indices (relative to the centre
+    # column and the top row) divide by 2
+    level = np.minimum(two_adic(np.abs(C - center_col)), two_adic(R))
+    key = np.lexsort((np.abs(offs[C]), R, -level))
+    C, R = C[key], R[key]
+    C.setflags(write=False)
+    R.setflags(write=False)
+    return C, R
 
 
 def eye_batches(eyes: np.ndarray, sizes: tuple[int, ...]) -> Iterator[np.ndarray]:

@@ -37,6 +37,7 @@ from geom3d.tolerances import (
     PROOF_CLEARANCE_MM,
     PROOF_COLUMN_MM,
     PROOF_EPS_MM,
+    PROOF_FLAT_MM,
     PROOF_GUARD_MM,
     PROOF_MAX_COLUMNS,
     STAND_INSET_MM,
@@ -97,7 +98,9 @@ class InteriorMap:
         eps = PROOF_EPS_MM
         self.grid = np.array([x0, y0, g, nx, ny, eps], dtype=np.float64)
         self._nx, self._ny = nx, ny
-        self._off, self._rtri, rlo, rhi = build_columns(self._tris, x0, y0, g, nx, ny, eps)
+        self._off, self._rtri, rlo, rhi = build_columns(
+            self._tris, x0, y0, g, nx, ny, eps, PROOF_FLAT_MM
+        )
         if self._closed.any():
             self.run_off, self.run_lo, self.run_hi = interior_runs(
                 self._tris, self._element, self._closed, self._off, self._rtri, rlo, rhi,
@@ -106,6 +109,7 @@ class InteriorMap:
         else:
             self.run_off = np.zeros(nx * ny + 1, np.int64)
             self.run_lo = self.run_hi = np.zeros(0)
+        self._rtri = self._rtri.astype(np.int32)  # what outside() needs, compact
         self._scratch = np.zeros(max(1, len(self._closed)), np.int64)
 
     @property

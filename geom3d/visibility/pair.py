@@ -1,20 +1,21 @@
 """Symmetric visibility of two troopers, with blocking proofs (SPEC section 3.2).
 
 The pair is visible when an eye point of ``a`` sees a patch of ``b``, or else one of ``b``
-sees a patch of ``a``. With a :class:`~.proof.Prover`, the first eye batch of ``a`` is
-searched as it is (most visible pairs end there, and a proof would be wasted on them);
-then the pair's blocking proof is made once and serves both directions: eyes whose every
-segment is proved blocked are skipped, proved segments are not cast, and a pair proved
-blocked everywhere is answered without a search. Proofs only ever mark blocked what is
-blocked, and the search takes the first eye (in its fixed order) that sees a patch, so
-the answer, witness included, is the one found without proofs.
+sees a patch of ``a``. With a :class:`~.proof.Prover`, the first eye batches of ``a``
+(``PROOF_AFTER_BATCHES``) are searched as they are: most visible pairs end there, and a
+proof would be wasted on them. Then the pair's blocking proof is made once and serves
+both directions: eyes whose every segment is proved blocked are skipped, proved segments
+are not cast, and a pair proved blocked everywhere is answered without a search. Proofs
+only ever mark blocked what is blocked, and the search takes the first eye (in its fixed
+order) that sees a patch, so the answer, witness included, is the one found without
+proofs.
 """
 
 from __future__ import annotations
 
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
-from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM
+from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
 
 from .apparent import PatchLattice
 from .cast import ClearToTarget, VisibilityStats, cull_occluders, cylinder_array
@@ -83,14 +84,15 @@ def pair_patch(
     if prover is None:
         w = _search(a, b, eyes, engine, occ, lat, stats, None, False, BATCH_SIZES)
     else:
-        first = BATCH_SIZES[0]
-        w = _search(a, b, eyes[:first], engine, occ, lat, stats, None, False, (first,))
+        pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
+        n_pre = sum(pre)
+        w = _search(a, b, eyes[:n_pre], engine, occ, lat, stats, None, False, pre)
         if w is None:
             proof = prover.pair(a, b, occ)
             if proof is not None and proof.complete:
                 return None, None
-            rest = BATCH_SIZES[1:] or BATCH_SIZES
-            w = _search(a, b, eyes[first:], engine, occ, lat, stats, proof, False, rest)
+            rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
+            w = _search(a, b, eyes[n_pre:], engine, occ, lat, stats, proof, False, rest)
     if w is not None:
         return w, 0
     eyes = eye_points(b, a, eye_spacing)

@@ -25,6 +25,7 @@ import numpy as np
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
 from geom3d.tolerances import (
+    PROOF_MAX_BUNDLES,
     PROOF_MAX_DEPTH,
     PROOF_PLANE_TRIES,
     PROOF_PLANES,
@@ -49,11 +50,27 @@ _BOX_PAD_MM = 1e-4
 
 @dataclass
 class ProofStats:
-    """Counters for benchmarks: pairs and bundles examined and proved."""
+    """Counters for benchmarks.
+
+    Attributes
+    ----------
+    pairs : int
+        Pairs a proof was attempted for.
+    pairs_settled : int
+        Pairs proved blocked everywhere (answered without a search).
+    bundles : int
+        Bundles examined (tree nodes tried).
+    leaves : int
+        Bundles the pairs were finally cut into.
+    bundles_proved : int
+        Of those leaves, the ones proved blocked (the proof hit rate is
+        ``bundles_proved / leaves``).
+    """
 
     pairs: int = 0
     pairs_settled: int = 0
     bundles: int = 0
+    leaves: int = 0
     bundles_proved: int = 0
 
 
@@ -61,32 +78,55 @@ class ProofStats:
 class PairProof:
     """Proved bundles between two troopers (see the module docstring).
 
+    The bundle tree of :func:`._proof_kernels.prove_bundles`: node 0 is the whole pair
+    ``X x Y``; an inner node is halved (one side of ``X`` or ``Y``) into two children; a
+    leaf is proved or not.
+
     Attributes
     ----------
     frame : (4,) float64
         ``ox, oy, dx, dy``: the pair frame, from the first trooper to the second.
-    leaves : (k, 12) float64
-        ``X`` box then ``Y`` box of each bundle, in the pair frame.
-    proven : (k,) bool
+    nodes : (k, 12) float64
+        ``X`` box then ``Y`` box of each node, in the pair frame.
+    split, mid, child : (k,) arrays
+        How inner nodes were halved (``split`` is -1 at leaves).
+    proved : (k,) bool
+        Leaves proved blocked.
     """
 
     frame: np.ndarray
-    leaves: np.ndarray
-    proven: np.ndarray
+    nodes: np.ndarray
+    split: np.ndarray
+    mid: np.ndarray
+    child: np.ndarray
+    proved: np.ndarray
+
+    @property
+    def leaves(self) -> np.ndarray:
+        """(j, 12) float64: ``X`` box then ``Y`` box of each leaf bundle."""
+        return self.nodes[self.split < 0]
+
+    @property
+    def proven(self) -> np.ndarray:
+        """(j,) bool: which leaves (same order as :attr:`leaves`) are proved blocked."""
+        return self.proved[self.split < 0]
 
     @property
     def complete(self) -> bool:
         """Every bundle is proved: the pair is blocked both ways."""
         return bool(self.proven.all())
 
+    def _tree(self):
+        return self.nodes, self.split, self.mid, self.child, self.proved, self.frame
+
     def settled_eyes(self, eyes: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: eyes (of the first trooper, or the second with ``flip``) all of whose
         segments to the other trooper are proved blocked."""
-        return settled_eyes(self.leaves, self.proven, self.frame, eyes, flip)
+        return settled_eyes(*self._tree(), eyes, flip)
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        return settled_segments(self.leaves, self.proven, self.frame, origins, ends, flip)
+        return settled_segments(*self._tree(), origins, ends, flip)
 
 
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:
@@ -167,7 +207,7 @@ class Prover:
         ox, oy = float(ba[0]), float(ba[1])
         frame = np.array([ox, oy, dx, dy])
         im = self.interior
-        leaves, proven, tried = prove_bundles(
+        nodes, split, mid, child, proved, tried = prove_bundles(
             im.grid,
             im.run_off if runs else self._no_runs,
             im.run_lo if runs else _NO_RUNS,
@@ -177,15 +217,19 @@ class Prover:
             _box(a, ox, oy, dx, dy),
             _box(b, ox, oy, dx, dy),
             PROOF_MAX_DEPTH,
+            PROOF_MAX_BUNDLES,
             PROOF_PLANES,
             PROOF_PLANE_TRIES,
         )
+        leaf = split < 0
+        n_proved = int(proved[leaf].sum())
         with self._lock:
             self.stats.pairs += 1
             self.stats.bundles += int(tried)
-            self.stats.bundles_proved += int(proven.sum())
-            if proven.all():
+            self.stats.bundles_proved += n_proved
+            self.stats.leaves += int(leaf.sum())
+            if n_proved == int(leaf.sum()):
                 self.stats.pairs_settled += 1
-        if not proven.any():
+        if not n_proved:
             return None
-        return PairProof(frame, leaves, proven)
+        return PairProof(frame, nodes, split, mid, child, proved)
