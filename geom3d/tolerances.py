@@ -409,10 +409,10 @@ PROOF_CLEARANCE_MM: float = 1e-2
 PROOF_AFTER_BATCHES: int = 2
 
 #: Halvings of a bundle (eye box or target box) before its remaining parts go to rays.
-PROOF_MAX_DEPTH: int = 8
+PROOF_MAX_DEPTH: int = 7
 
 #: Bundles examined per pair at most (the rest go to rays).
-PROOF_MAX_BUNDLES: int = 96
+PROOF_MAX_BUNDLES: int = 32
 
 #: Planes scored per bundle (one column apart, at most this many), and the best of them
 #: fully tested.

@@ -6,6 +6,7 @@ drop-to-surface); also importable as ``geom3d.scene.Trooper``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -54,9 +55,9 @@ class Trooper:
     unit: str | None = None
     dropped: bool = False
 
-    @property
+    @functools.cached_property
     def cylinder(self) -> Cylinder:
-        """The silhouette volume."""
+        """The silhouette volume (made once per trooper)."""
         return Cylinder(self.position, 0.5 * self.diameter, self.height)
 
     @property

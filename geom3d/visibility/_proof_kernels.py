@@ -208,14 +208,30 @@ def _center_margin(grid, run_off, run_lo, run_hi, occ_pf, frame, p, nmid, zlo, z
 
 
 @njit(cache=True)
+def _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, p, xc, yc, pts, hull):
+    nmin, nmax, _, _ = _crossings(xc, yc, p, pts)
+    h = _hull(pts, hull)
+    return _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax)
+
+
+@njit(cache=True)
 def _prove(
-    grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, planes, n_tries, xc, yc, pts, hull
-):
-    """Try the best-scored candidate planes on the bundle X -> Y."""
+    grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, planes, n_tries, hint, xc, yc, pts,
+    hull,
+):  # fmt: skip
+    """Try the bundle X -> Y at its parent's best plane ``hint`` (an index into
+    ``planes``, or -1), then at its own best-scored planes.
+
+    Returns (proved, lam, best): ``lam`` places the best plane between the boxes (0 at
+    X's centre, 1 at Y's), ``best`` is its index (-1: none scored).
+    """
     _corners(xb, xc)
     _corners(yb, yc)
     xd = 0.5 * (xb[0] + xb[1])
     yd = 0.5 * (yb[0] + yb[1])
+    if hint >= 0 and xb[1] < planes[hint] < yb[0]:
+        if _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, planes[hint], xc, yc, pts, hull):
+            return True, (planes[hint] - xd) / (yd - xd), hint
     zlo = min(xb[4], yb[4])
     zhi = max(xb[5], yb[5])
     m = len(planes)
@@ -228,7 +244,7 @@ def _prove(
         lo_n = xb[2] + lam * (yb[2] - xb[2])
         hi_n = xb[3] + lam * (yb[3] - xb[3])
         sc = np.inf
-        for f in (0.5, 0.0, 1.0, 0.25, 0.75):
+        for f in (0.5, 0.0, 1.0):
             sc = min(sc, _center_margin(
                 grid, run_off, run_lo, run_hi, occ_pf, frame, p, lo_n + f * (hi_n - lo_n),
                 zlo, zhi,
@@ -237,19 +253,19 @@ def _prove(
                 break
         score[k] = sc
     order = np.argsort(-score)
-    lam = 0.5
-    if m and score[order[0]] > -np.inf:
-        lam = (planes[order[0]] - xd) / (yd - xd)
+    if not m or score[order[0]] == -np.inf:
+        return False, 0.5, -1
+    best = order[0]
+    lam = (planes[best] - xd) / (yd - xd)
     for r in range(min(n_tries, m)):
         k = order[r]
         if score[k] == -np.inf:
             break
-        p = planes[k]
-        nmin, nmax, _, _ = _crossings(xc, yc, p, pts)
-        h = _hull(pts, hull)
-        if _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax):
-            return True, lam
-    return False, lam
+        if k == hint:
+            continue
+        if _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, planes[k], xc, yc, pts, hull):
+            return True, lam, best
+    return False, lam, best
 
 
 @njit(cache=True)
@@ -355,6 +371,7 @@ def prove_bundles(
     yc = np.empty((8, 3))
     pts = np.empty((64, 2))
     hull = np.empty((130, 2))
+    hint = np.full(cap, -1, np.int64)
     nodes[0, :6] = x_box
     nodes[0, 6:] = y_box
     head = 0
@@ -367,9 +384,9 @@ def prove_bundles(
         if not len(planes) or tried >= max_nodes:
             continue
         tried += 1
-        ok, lam = _prove(
+        ok, lam, best_plane = _prove(
             grid, run_off, run_lo, run_hi, occ_pf, frame, node[:6], node[6:], planes,
-            n_tries, xc, yc, pts, hull,
+            n_tries, hint[at], xc, yc, pts, hull,
         )  # fmt: skip
         if ok:
             proven[at] = True
@@ -397,6 +414,8 @@ def prove_bundles(
         nodes[top + 1, best] = m
         depth[top] = depth[at] + 1
         depth[top + 1] = depth[at] + 1
+        hint[top] = best_plane
+        hint[top + 1] = best_plane
         top += 2
     return (
         nodes[:top].copy(), split[:top].copy(), mid[:top].copy(), child[:top].copy(),

@@ -95,15 +95,21 @@ def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[
     Every segment from a point of ``a`` to a point of ``b`` lies in their joint bounding
     box, so the others can never block it (exact culling).
     """
+    if not occluders:
+        return []
     ba, bb = a.bounds(), b.bounds()
     lo = np.minimum(ba[0], bb[0])
     hi = np.maximum(ba[1], bb[1])
-    out = []
-    for c in occluders:
-        cb = c.bounds()
-        if np.all(cb[0] <= hi) and np.all(cb[1] >= lo):
-            out.append(c)
-    return out
+    c = cylinder_array(occluders)
+    keep = (
+        (c[:, 0] - c[:, 3] <= hi[0])
+        & (c[:, 0] + c[:, 3] >= lo[0])
+        & (c[:, 1] - c[:, 3] <= hi[1])
+        & (c[:, 1] + c[:, 3] >= lo[1])
+        & (c[:, 2] <= hi[2])
+        & (c[:, 2] + c[:, 4] >= lo[2])
+    )
+    return [cyl for cyl, k in zip(occluders, keep, strict=True) if k]
 
 
 def cast_target(view: ApparentView, eye_idx, s, t, occ: np.ndarray):

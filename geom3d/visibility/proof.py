@@ -206,6 +206,12 @@ class Prover:
         dx, dy = d / length
         ox, oy = float(ba[0]), float(ba[1])
         frame = np.array([ox, oy, dx, dy])
+        if len(occ):  # only occluders that can meet the hull of the two cylinders
+            rx, ry = occ[:, 0] - ox, occ[:, 1] - oy
+            od, on = rx * dx + ry * dy, -rx * dy + ry * dx
+            reach = occ[:, 3] + max(a.radius, b.radius) + 1.0
+            near = (np.abs(on) < reach) & (od > -reach) & (od < length + reach)
+            occ = np.ascontiguousarray(occ[near])
         im = self.interior
         nodes, split, mid, child, proved, tried = prove_bundles(
             im.grid,
