@@ -8,12 +8,22 @@ Prints, in one run and one process (so a noisy machine still gives fair ratios):
   engine / raw ratio;
 * the naive method (every eye point x every fine sample, no pruning, no early exit) on a
   subset of pairs, extrapolated to the whole matrix, and the speed-up over it;
-* optionally (``--scaling``) how the matrix time grows with triangles and troopers.
+* the matrix pair by pair (one thread): for blocked and for visible pairs, the segments
+  cast, the segments settled by blocking proofs, the eyes skipped and the time per pair;
+  the pairs settled by proof alone, the bundle and segment hit rates of the proofs; with
+  ``--proofs both`` (default) the same without proofs, and whether the answers are
+  identical (exit status 1 when they are not);
+* optionally (``--cli-diff``) the whole ``geom3d lof`` run on ``--troopers`` troopers minus
+  the run on 2, per unordered pair, against the time raw Embree needs for 5,000 segments;
+* optionally (``--scaling``) how the matrix time grows with triangles and troopers, and
+  (``--scaling-troopers 10,20,40,80``) the pair time and proof share per trooper count.
 
 Usage::
 
-    python benchmarks/bench_lof.py                 # 1M triangles, 20 troopers
+    python benchmarks/bench_lof.py                 # 1M triangles, 40 troopers
     python benchmarks/bench_lof.py --triangles 50000 --troopers 10 --naive-pairs 2
+    python benchmarks/bench_lof.py --cli-diff --scaling-troopers 10,20,40,80
+    python benchmarks/bench_lof.py --proofs off    # per-pair figures without proofs only
     python benchmarks/bench_lof.py --scaling       # 50k / 1M / 5M and 10 / 20 / 40
 """
 
@@ -29,6 +39,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _lof_figures as fig
 
 from geom3d import terrain
 from geom3d.api import build_scene
@@ -46,8 +59,6 @@ from geom3d.visibility import (
     lattice,
 )
 
-SILHOUETTES = [1, 2, 2, 2, 3, 4, 5, 2, 1, 6]
-
 
 def write_table(n_triangles: int, folder: Path) -> Path:
     mesh = terrain.synthetic_scanned_table(n_triangles, seed=0)
@@ -57,24 +68,7 @@ def write_table(n_triangles: int, folder: Path) -> Path:
 
 
 def make_scene(table: Path, n_troopers: int, seed: int = 0, solid: str = "auto") -> Scene:
-    rng = np.random.default_rng(seed)
-    spots = terrain.synthetic_trooper_spots(n_troopers, seed=seed)
-    troopers = [
-        {
-            "id": f"t{i:02d}",
-            "side": "blue" if i % 2 else "red",
-            "position": [float(x), float(y)],
-            "facing_deg": float(rng.integers(0, 360)),
-            "silhouette": SILHOUETTES[i % len(SILHOUETTES)],
-        }
-        for i, (x, y) in enumerate(spots)
-    ]
-    data = {
-        "format": "geom3d/1",
-        "units": "mm",
-        "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm", "solid": solid},
-        "troopers": troopers,
-    }
+    data = fig.scenario_data(table, n_troopers, seed, solid)
     return build_scene(parse_scenario(data, file="bench.yaml", base_dir=table.parent))
 
 
@@ -128,7 +122,7 @@ def matrix(scene: Scene, threads: int | None = 1):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--triangles", type=int, default=1_000_000)
-    ap.add_argument("--troopers", type=int, default=20)
+    ap.add_argument("--troopers", type=int, default=40)
     ap.add_argument("--naive-pairs", type=int, default=4)
     ap.add_argument("--scaling", action="store_true")
     ap.add_argument(
@@ -137,6 +131,24 @@ def main(argv=None) -> int:
         default="auto",
         help="the table's solid mode (auto: closed as the top of a solid; surface: thin, "
         "as before issue 10)",
+    )
+    ap.add_argument(
+        "--proofs",
+        choices=("on", "off", "both"),
+        default="both",
+        help="per-pair figures with blocking proofs, without, or both and compare the "
+        "answers (default: both)",
+    )
+    ap.add_argument(
+        "--cli-diff",
+        action="store_true",
+        help="time `geom3d lof` on --troopers and on 2 troopers: the pair time",
+    )
+    ap.add_argument(
+        "--scaling-troopers",
+        default="",
+        metavar="N,N,...",
+        help="matrix and pair time, proof share per trooper count (e.g. 10,20,40,80)",
     )
     args = ap.parse_args(argv)
 
@@ -158,11 +170,17 @@ def main(argv=None) -> int:
         scene = make_scene(table, args.troopers, solid=args.solid)
         warm_s = time.perf_counter() - t0
 
+        t0 = time.perf_counter()
+        scene.prover  # noqa: B018 - the proof map, built once per scenery like the BVH
+        prover_s = time.perf_counter() - t0
+        first_s, _, _ = matrix(scene, threads=1)  # untimed: numba compile or cache load
         m_s, stats, res = matrix(scene, threads=1)
         mt_s, _, res_t = matrix(scene, threads=None)
         assert [r.to_dict() for r in res_t] == [r.to_dict() for r in res]
         n_pairs = len(res)
-        raw_s = raw_embree_seconds(scene, stats.rays)
+        raw_s = raw_embree_seconds(scene, stats.cast)
+        # the target's rate: best of 3 runs of 1M queries (the least disturbed by load)
+        raw_rate = 1e6 / min(raw_embree_seconds(scene, 1_000_000) for _ in range(3))
         n_lof = sum(r.lof for r in res)
         n_vis = sum(r.visible for r in res)
 
@@ -188,17 +206,21 @@ def main(argv=None) -> int:
         print(f"mesh load, cold (parse + topology report): {cold_s:.2f} s")
         print(f"  of which mesh {ls.mesh_seconds:.2f} s, BVH build {ls.bvh_seconds:.2f} s")
         print(f"mesh load, warm (.npz cache, fresh process state): {warm_s:.2f} s")
+        print(f"blocking-proof map (interior runs) build: {prover_s:.2f} s")
+        print(f"first matrix (numba compile or cache load, not counted): {first_s:.2f} s")
         print(
             f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s on one thread, "
             f"{mt_s:.3f} s on {min(4, os.cpu_count() or 1)} threads ({n_lof} LoF, {n_vis} visible)"
         )
         print(
-            f"  segments cast by the engine: {stats.rays:,} "
-            f"({stats.eyes:,} eye points, {stats.eyes_refined:,} refined)"
+            f"  segments cast by the engine: {stats.cast:,}, settled by proofs: "
+            f"{stats.proved:,} ({stats.eyes:,} eye points, {stats.eyes_refined:,} refined, "
+            f"{stats.eyes_proved:,} skipped by proofs)"
         )
         print(
             f"  raw Embree, same number of segment queries: {raw_s:.3f} s "
-            f"({stats.rays / raw_s / 1e6:.2f} M segments/s)"
+            f"({stats.cast / max(raw_s, 1e-12) / 1e6:.2f} M segments/s; "
+            f"{raw_rate / 1e6:.2f} M/s best of 3 x 1M)"
         )
         print(f"  engine (one thread) / raw Embree: {m_s / raw_s:.2f}")
         print(
@@ -207,11 +229,41 @@ def main(argv=None) -> int:
         )
         print(f"  speed-up over naive: {naive_s / m_s:.1f}x")
 
+        target_s = fig.TARGET_SEGMENTS / raw_rate
+        print(
+            f"target per pair: raw Embree for {fig.TARGET_SEGMENTS:,} segments = "
+            f"{1e3 * target_s:.3f} ms"
+        )
+        rows = fig.pair_rows(scene, ("on", "off") if args.proofs == "both" else (args.proofs,))
+        for mode, part in rows.items():
+            fig.print_pair_rows(part, f"pair by pair, proofs {mode}", target_s)
+        status = 0
+        if len(rows) == 2:
+            diff = fig.same_answers(rows["on"], rows["off"])
+            print(f"answers identical: {'no' if diff else 'yes'}")
+            if diff:
+                print(f"  differing pairs: {diff[:10]}{' ...' if len(diff) > 10 else ''}")
+                status = 1
+            t_on = sum(r.seconds for r in rows["on"])
+            t_off = sum(r.seconds for r in rows["off"])
+            print(f"  time with proofs / without: {t_on / t_off:.2f}")
+
+        if args.cli_diff:
+            print()
+            fig.cli_diff(
+                table, tmp, args.troopers, 2, args.solid, lambda n: raw_embree_seconds(scene, n)
+            )
+
+        if args.scaling_troopers:
+            counts = [int(k) for k in args.scaling_troopers.split(",") if k.strip()]
+            fig.scaling_troopers(make_scene, matrix, table, counts, args.solid, raw_rate)
+
         if args.scaling:
             print("\nscaling (matrix time after the BVH is built; one thread, then default)")
             for n in (50_000, 1_000_000, 5_000_000):
                 tb = write_table(n, tmp)
                 sc = make_scene(tb, 20)
+                sc.prover  # noqa: B018 - built before timing, like the BVH
                 t, st, r = matrix(sc)
                 tn, _, _ = matrix(sc, threads=None)
                 print(
@@ -228,7 +280,7 @@ def main(argv=None) -> int:
                     f"  {sc.scenery.n_triangles:>9,} triangles, {k:2d} troopers: {t:6.3f} s "
                     f"(threads: {tn:6.3f} s)  ({st.rays:,} segments, {len(r)} pairs)"
                 )
-    return 0
+    return status
 
 
 if __name__ == "__main__":
