@@ -5,9 +5,13 @@ grid (576 grid points, ~165,000 pairs), prints, in one process:
 
 * the probe grid (positions per level) and its time;
 * the survey's wall time in-process (1 worker), with 2 local processes, and on a 2-worker
-  Dask LocalCluster (each optional), pairs per second, and whether the three documents are
-  byte-identical minus ``timing``;
-* segments the engine cast per pair (in-process run);
+  Dask LocalCluster (each optional; ``1np``: in-process without blocking proofs), pairs
+  per second, and whether the documents are byte-identical minus ``timing``;
+* per run, the blocking proofs' figures summed over all workers (pairs tried and settled by
+  a proof, bundles proved, eyes skipped) and the segments cast and proved per pair; the
+  in-process run also prints the scene prover's own ``stats``;
+* the time to set up the proofs (solids and interior map), which every worker process pays
+  once (in-process: the scene's prover, inside that run's time);
 * the raw Embree rate in the same process (occlusion queries between probe positions on
   prepared float32 arrays) and the issue's target: the time raw Embree needs for 5,000
   segments per pair, plus 30 s.
@@ -25,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -41,7 +46,9 @@ from bench_lof import write_table
 from geom3d.api import build_scene, load_scene
 from geom3d.output import dumps_json
 from geom3d.scenario import parse_scenario
+from geom3d.solids import closed_solids
 from geom3d.survey import place_probes, probe_for, run_survey
+from geom3d.visibility import InteriorMap
 
 SEGMENTS_PER_PAIR_TARGET = 5000
 TARGET_SLACK_S = 30.0
@@ -88,6 +95,26 @@ def _strip(doc: dict) -> str:
     return dumps_json({k: v for k, v in doc.items() if k != "timing"})
 
 
+def proof_setup_s(scene) -> tuple[float, float, int]:
+    """Seconds for the solids and the interior map (what each worker builds), runs."""
+    t0 = time.perf_counter()
+    label, closed = closed_solids(scene._built)
+    t1 = time.perf_counter()
+    b = scene.blocking
+    im = InteriorMap(b.vertices, b.faces, label, closed)
+    return t1 - t0, time.perf_counter() - t1, im.n_runs
+
+
+def proof_line(c: dict, n_pairs: int) -> str:
+    return (
+        f"    proofs: {c['proof_pairs']:,} pairs tried, {c['proof_pairs_settled']:,} settled "
+        f"whole ({c['proof_pairs_settled'] / max(1, n_pairs):.1%} of pairs), "
+        f"{c['proof_bundles_proved']:,} of {c['proof_bundles']:,} bundles proved; "
+        f"eyes {c['eyes']:,} ({c['eyes_proved']:,} skipped as proved); segments per pair: "
+        f"{c['cast'] / max(1, n_pairs):,.0f} cast, {c['proved'] / max(1, n_pairs):,.0f} proved"
+    )
+
+
 def survey_runs(scene, spacing: float, runs: list[str], label: str) -> None:
     t0 = time.perf_counter()
     grid = place_probes(scene, probe_for(scene, 2), spacing)
@@ -107,6 +134,11 @@ def survey_runs(scene, spacing: float, runs: list[str], label: str) -> None:
         f"  raw Embree: {rate / 1e6:.2f} M segments/s (one thread); target "
         f"(5,000 segments per pair + 30 s): {target:.1f} s"
     )
+    ts, tm, n_runs = proof_setup_s(scene)
+    print(
+        f"  proof setup (per worker process): solids {ts:.1f} s + interior map {tm:.1f} s "
+        f"({n_runs:,} interior runs)"
+    )
     docs = {}
     for run in runs:
         kw = {}
@@ -118,9 +150,13 @@ def survey_runs(scene, spacing: float, runs: list[str], label: str) -> None:
                 n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
             kw["scheduler"] = cluster.scheduler_address
+        elif run == "1np":
+            kw.update(workers=1, proofs=False)
         else:
             kw["workers"] = int(run)
         rays0 = scene.engine.rays_cast
+        built = scene._built.prover
+        stats0 = dataclasses.replace(built.stats) if built is not None else None
         t0 = time.perf_counter()
         try:
             res = run_survey(scene, spacing_mm=spacing, **kw)
@@ -131,15 +167,27 @@ def survey_runs(scene, spacing: float, runs: list[str], label: str) -> None:
         t = res.document["timing"]
         docs[run] = res.document
         extra = ""
-        if run == "1":
+        if run in ("1", "1np"):
             rays = scene.engine.rays_cast - rays0
             extra = f", {rays / max(1, n_pairs):,.0f} segments per pair"
-        name = "Dask LocalCluster, 2 workers" if run == "dask" else f"{run} worker(s)"
+        name = {"dask": "Dask LocalCluster, 2 workers", "1np": "1 worker, no proofs"}.get(
+            run, f"{run} worker(s)"
+        )
         print(
             f"  survey, {name}: {wall:.1f} s wall ({t['pairs_s']:.1f} s pairs, "
             f"{n_pairs / t['pairs_s']:.1f} pairs/s){extra}; target {target:.1f} s: "
             f"{'met' if wall <= target else 'NOT met'}"
         )
+        if res.counters:
+            print(proof_line(res.counters, n_pairs))
+        if run == "1" and scene._built.prover is not None:
+            st = scene._built.prover.stats
+            if stats0 is not None:  # a prover from an earlier run: this run's share
+                st = dataclasses.replace(
+                    st, **{f.name: getattr(st, f.name) - getattr(stats0, f.name)
+                           for f in dataclasses.fields(st)}
+                )  # fmt: skip
+            print(f"    scene prover.stats: {st}")
     if len(docs) > 1:
         same = len({_strip(d) for d in docs.values()}) == 1
         print(f"  documents identical minus timing across {', '.join(docs)}: {same}")
@@ -157,7 +205,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--triangles", type=int, default=1_000_000)
     ap.add_argument("--spacing", type=float, default=50.0)
-    ap.add_argument("--runs", default="1,2,dask", help="comma list of 1, 2, ..., dask")
+    ap.add_argument(
+        "--runs", default="1,2,dask", help="comma list of 1, 2, ..., dask, 1np (no proofs)"
+    )
     ap.add_argument("--no-table", action="store_true", help="skip the scanned table")
     ap.add_argument("--demo", action="store_true", help="also the demo table")
     ap.add_argument("--demo-spacing", type=float, default=50.0)

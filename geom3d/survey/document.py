@@ -82,7 +82,7 @@ def position_ids(n: int) -> list[str]:
     return [f"p{k + 1:0{width}d}" for k in range(n)]
 
 
-def _job(scene: Scene, grid: ProbeGrid, probe: Probe) -> PairJob:
+def _job(scene: Scene, grid: ProbeGrid, probe: Probe, proofs: bool = True) -> PairJob:
     blocking = scene.blocking
     if len(blocking.faces) != scene.engine.n_triangles:
         raise Geom3dError(
@@ -90,7 +90,7 @@ def _job(scene: Scene, grid: ProbeGrid, probe: Probe) -> PairJob:
             f"({len(blocking.faces)} vs {scene.engine.n_triangles} triangles)"
         )
     patch = scene.ruleset.lof_policy.patch_mm
-    label, closed = closed_solids(scene._built)  # the blocking proofs' solids
+    label, closed = closed_solids(scene._built) if proofs else (None, None)
     return PairJob.make(
         blocking.vertices,
         blocking.faces,
@@ -112,13 +112,17 @@ def run_survey(
     scheduler: str | None = None,
     lanes_count: int = DEFAULT_LANES,
     progress: Callable[[int, int], None] | None = None,
+    proofs: bool = True,
 ) -> SurveyResult:
-    """Survey a scene (see :func:`survey`); the document plus what the summary shows."""
+    """Survey a scene (see :func:`survey`); the document plus what the summary shows.
+
+    ``proofs=False`` casts every segment, without blocking proofs (for benchmarks: the
+    document is the same)."""
     t0 = time.perf_counter()
     pr = probe_for(scene, probe)
     grid = place_probes(scene, pr, spacing_mm)
     t_grid = time.perf_counter() - t0
-    job = _job(scene, grid, pr)
+    job = _job(scene, grid, pr, proofs)
     t1 = time.perf_counter()
     vis, info = visible_pairs(
         job,
