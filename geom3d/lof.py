@@ -34,7 +34,7 @@ from .errors import InputError
 from .output import round_point, round_value
 from .ruleset import LofPolicy
 from .scene import Scene, Trooper
-from .tolerances import ARC_EPS_MM, ROUTE_REFINE_MM, ROUTE_STEP_MM
+from .tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
 from .visibility import PatchWitness, VisibilityStats, pair_patch
 
 __all__ = [
@@ -186,7 +186,7 @@ def pair_visibility(
         b.cylinder,
         scene.engine,
         _occluders(scene, (a.id, b.id)),
-        prover=scene.prover,
+        prover=scene.prover_if_built,
         patch_mm=_policy(scene).patch_mm,
         stats=stats,
     )
@@ -351,8 +351,8 @@ def lof_matrix(
             uses[key] = uses.get(key, 0) + 1
     todo = [key for key in uses if key not in cache]
     threads = min(4, os.cpu_count() or 1) if threads is None else max(1, int(threads))
-    if todo:
-        scene.prover  # noqa: B018 - built once here, not in every thread
+    if len(todo) >= PROOF_MIN_PAIRS:
+        scene.prover  # noqa: B018 - worth building for many pairs; once, not per thread
     done = 0
     total = len(pairs)
     if threads > 1 and len(todo) > 1:  # the bulk of the work: visibility, in parallel

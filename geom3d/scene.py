@@ -274,6 +274,12 @@ class Scene:
                 built.prover = Prover(interior, built.engine)
         return built.prover
 
+    @property
+    def prover_if_built(self) -> Prover | None:
+        """:attr:`prover` when something has already built it, else None (a single pair
+        does not pay for building the interior map; see :func:`geom3d.lof.lof_matrix`)."""
+        return self._built.prover
+
     def trooper(self, tid: str) -> Trooper:
         """The trooper with id ``tid`` (UnknownIdError otherwise)."""
         try:

@@ -59,6 +59,7 @@ __all__ = [
     "PROOF_MAX_BUNDLES",
     "PROOF_MAX_COLUMNS",
     "PROOF_MAX_DEPTH",
+    "PROOF_MIN_PAIRS",
     "PROOF_PLANES",
     "PROOF_PLANE_TRIES",
     "RAY_EPS_MM",
@@ -403,6 +404,11 @@ PROOF_GUARD_MM: float = 1e-5
 #: segments to be proved: ten times ``RAY_EPS_MM``, so the ray engine, which trims that
 #: much off each end of a segment, still sees the crossing a proof relies on.
 PROOF_CLEARANCE_MM: float = 1e-2
+
+#: A Line of Fire matrix with at least this many pairs to decide builds the blocking-proof
+#: map (seconds on a million-triangle table); fewer pairs are cast ray by ray, unless
+#: the map was already built (or cached on disk).
+PROOF_MIN_PAIRS: int = 32
 
 #: Eye batches of the first trooper searched before a pair's proof is made: most visible
 #: pairs are settled by then (1 + 8 eyes), and a proof would be wasted on them.

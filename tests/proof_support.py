@@ -125,6 +125,7 @@ def same_answer(scene, a, b):
     """Line of Fire's pair visibility (with proofs) against the search without proofs.
 
     Returns the visible flag."""
+    assert scene.prover is not None  # built: pair_visibility then uses it
     w, viewer = lof.pair_visibility(scene, a, b)
     w0, k0 = pair_patch(
         a.cylinder, b.cylinder, scene.engine, occluders(scene, a, b), prover=None, patch_mm=3.0

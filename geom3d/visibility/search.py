@@ -126,43 +126,80 @@ def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
     cand = np.flatnonzero(clear.any(axis=(1, 2)))
     if not len(cand):
         return None
-    cast.stats.eyes_refined += len(cand)
-    c = clear[cand]
     # A coarse cell (between lattice points k and k + 1 on each axis) is refined when one
     # of its four corners counts: every fine sample within one coarse step of a counting
     # coarse sample lies in such a cell, so a coarse_mm square around it is fully sampled.
+    c = clear[cand]
     pad = np.pad(c, ((0, 0), (1, 1), (1, 1)))
     cell = pad[:, :-1, :-1] | pad[:, 1:, :-1] | pad[:, :-1, 1:] | pad[:, 1:, 1:]
     # cell (i, j) spans fine indices (ks[0] - 1 + i) * step + 0..step - 1 on each axis
     step = lat.coarse_step
     active = np.repeat(np.repeat(cell, step, axis=1), step, axis=2)
-    e_i, a_i, b_i = np.nonzero(active)
     a0 = (ks[0] - 1) * step
     b0 = (kt[0] - 1) * step
-    fine = np.zeros(active.shape, dtype=bool)
-    fine_ok, fine_pts = cast(
-        view, cand[e_i], (a0 + a_i) * lat.sample_mm, (b0 + b_i) * lat.sample_mm
-    )
-    fine[e_i, a_i, b_i] = fine_ok
-    full = full_windows(fine, lat.window)
-    hit_eyes = np.flatnonzero(full.any(axis=(1, 2)))
-    if not len(hit_eyes):
-        return None
-    k = int(hit_eyes[0])
-    # of the full windows, the one nearest the target's centre makes the clearest
-    # witness for a diagram (ties: lowest indices, so the choice is deterministic)
-    wins = np.argwhere(full[k])
-    half = 0.5 * (lat.window - 1)
+    # windows that lie wholly in refined cells are the only ones that can be full
+    possible = full_windows(active, lat.window)
+    for k in range(len(cand)):  # the first eye (in order) with a full window wins
+        wins = np.argwhere(possible[k])
+        if not len(wins):
+            continue
+        cast.stats.eyes_refined += 1
+        found = _nearest_full_window(view, int(cand[k]), wins, a0, b0, cast, lat)
+        if found is not None:
+            a, b, p = found
+            return PatchHit(
+                view=view,
+                eye=int(cand[k]),
+                corner=(a0 + a, b0 + b),
+                lattice=lat,
+                sample=(float(p[0]), float(p[1]), float(p[2])),
+            )
+    return None
+
+
+def _nearest_full_window(view, eye, wins, a0, b0, cast: SampleCast, lat: PatchLattice):
+    """Of the candidate windows ``wins`` ((n, 2) local corners, in lexicographic order) of
+    one eye, the full one nearest the target's centre (ties: lowest indices), or None.
+
+    Windows are examined nearest first and their samples cast in growing chunks, so an
+    open view costs one window's samples instead of the whole refined view; a window is
+    only accepted once every nearer one is known not to be full, so the choice is the
+    one a full pass over every sample would make.
+    """
+    w = lat.window
+    half = 0.5 * (w - 1)
     ca = a0 + wins[:, 0] + half
     cb = b0 + wins[:, 1] + half
-    a, b = (int(x) for x in wins[int(np.argmin(ca * ca + cb * cb))])
-    mid = (lat.window - 1) // 2
-    at = np.flatnonzero((e_i == k) & (a_i == a + mid) & (b_i == b + mid))[0]
-    p = fine_pts[at]
-    return PatchHit(
-        view=view,
-        eye=int(cand[k]),
-        corner=(a0 + a, b0 + b),
-        lattice=lat,
-        sample=(float(p[0]), float(p[1]), float(p[2])),
-    )
+    order = np.argsort(ca * ca + cb * cb, kind="stable")  # stable: ties keep (a, b) order
+    wins = wins[order]
+    lo = wins.min(axis=0)
+    shape = tuple(wins.max(axis=0) - lo + w)
+    state = np.zeros(shape, np.int8)  # 0 unknown, 1 counts, 2 does not
+    pts = np.zeros((*shape, 3))
+    offs = np.arange(w)
+    mid = (w - 1) // 2
+    done = 0
+    chunk = 1
+    while done < len(wins):
+        part = wins[done : done + chunk] - lo
+        ia = (part[:, 0, None, None] + offs[None, :, None]).repeat(w, axis=2).ravel()
+        ib = (part[:, 1, None, None] + offs[None, None, :]).repeat(w, axis=1).ravel()
+        need = state[ia, ib] == 0
+        if need.any():
+            cell = np.unique(np.stack([ia[need], ib[need]], axis=1), axis=0)
+            fa, fb = cell[:, 0], cell[:, 1]
+            ok, p = cast(
+                view,
+                np.full(len(fa), eye, dtype=np.int64),
+                (a0 + lo[0] + fa) * lat.sample_mm,
+                (b0 + lo[1] + fb) * lat.sample_mm,
+            )
+            state[fa, fb] = np.where(ok, 1, 2)
+            pts[fa, fb] = p
+        full = (state[ia, ib] == 1).reshape(len(part), w * w).all(axis=1)
+        if full.any():
+            a, b = part[int(np.argmax(full))]
+            return int(a + lo[0]), int(b + lo[1]), pts[a + mid, b + mid]
+        done += len(part)
+        chunk *= 4
+    return None

@@ -186,6 +186,11 @@ def test_matrix_counts_proved_segments_and_settled_pairs():
             box("pb", [40, 40, 10], [120, 0]),
         ],
     )
+    # 6 pairs are fewer than PROOF_MIN_PAIRS: the matrix does not build the map itself...
+    lof.lof_matrix(scene)
+    assert scene.prover_if_built is None
+    scene.visibility_cache.clear()
+    scene.prover  # noqa: B018 - ...so build it here
     st_ = VisibilityStats()
     out = lof.lof_matrix(scene, stats=st_)
     vis = {(r.from_id, r.to_id): r.visible for r in out}
@@ -214,3 +219,15 @@ def test_witness_pickles_with_its_area_measured():
     w2 = scene2.line_of_fire("a", "b").witness
     assert w2.visible_area_mm2 == w.visible_area_mm2
     assert w2.eye == w.eye
+
+
+def test_a_big_matrix_builds_the_proof_map_and_a_single_pair_does_not():
+    ids = [f"t{k}" for k in range(10)]  # 45 pairs >= PROOF_MIN_PAIRS
+    scene = make_scene(
+        [trooper(t, [40 * k, 60 * (k % 2)]) for k, t in enumerate(ids)],
+        [box("w", [300, 10, 80], [150, 30])],
+    )
+    lof.line_of_fire(scene, "t0", "t1")
+    assert scene.prover_if_built is None
+    lof.lof_matrix(scene)
+    assert scene.prover_if_built is not None
