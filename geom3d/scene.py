@@ -27,7 +27,8 @@ from .solids import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from .standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
 from .tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
 from .trooper import Trooper
-from .visibility import InteriorMap, Prover
+from .visibility import Prover
+from .visibility.interior_cache import cached_interior, interior_key
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -270,7 +271,12 @@ class Scene:
         with _PROVER_LOCK:
             if built.prover is None:
                 b = built.blocking
-                interior = InteriorMap(b.vertices, b.faces, *closed_solids(built))
+                c = built.pieces[0].closing if built.has_table_mesh else None
+                table = [built.has_table_mesh, c and c.method, c and c.skipped_edges]
+                key = interior_key(b.vertices, b.faces, b.element, extra=repr(table))
+                interior, _ = cached_interior(
+                    key, b.vertices, b.faces, lambda: closed_solids(built)
+                )
                 built.prover = Prover(interior, built.engine)
         return built.prover
 

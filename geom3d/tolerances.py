@@ -62,6 +62,7 @@ __all__ = [
     "PROOF_MIN_PAIRS",
     "PROOF_PLANES",
     "PROOF_PLANE_TRIES",
+    "PROOF_TILE_MM",
     "RAY_EPS_MM",
     "RECTILINEAR_GRID_DECIMALS",
     "RENDER_MAX_PIXELS",
@@ -387,6 +388,10 @@ PROOF_COLUMN_MM: float = 1.0
 
 #: Most columns in one interior column map (the column side grows to stay below it).
 PROOF_MAX_COLUMNS: int = 4_000_000
+
+#: Side (mm) of the coarse tiles in which the proof map looks up the triangles near a
+#: trooper (to certify its eye region outside every solid).
+PROOF_TILE_MM: float = 16.0
 
 #: Conservative growth (mm) of columns, triangle z-ranges and proof boxes: every error of
 #: the column map errs towards "not proved".

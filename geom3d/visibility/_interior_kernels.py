@@ -17,7 +17,7 @@ import numpy as np
 
 from geom3d._kernels import njit
 
-__all__ = ["build_columns", "column_parity", "cylinder_free"]
+__all__ = ["bin_triangles", "build_columns", "column_parity", "cylinder_free", "interior_runs"]
 
 
 @njit(cache=True, inline="always")
@@ -423,3 +423,34 @@ def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
                 if inside and n >= 3 and sgn != 0.0:
                     return False
     return True
+
+
+@njit(cache=True)
+def bin_triangles(tris, x0, y0, g, nx, ny):
+    """CSR ``(off, tri)`` of the triangles whose plan bounding box meets each square cell
+    ``(i, j)`` (flat index ``i * ny + j``) of side ``g`` from ``(x0, y0)``."""
+    m = tris.shape[0]
+    counts = np.zeros(nx * ny + 1, np.int64)
+    for f in range(m):
+        i0 = max(0, math.floor((tris[f, :, 0].min() - x0) / g))
+        i1 = min(nx - 1, math.floor((tris[f, :, 0].max() - x0) / g))
+        j0 = max(0, math.floor((tris[f, :, 1].min() - y0) / g))
+        j1 = min(ny - 1, math.floor((tris[f, :, 1].max() - y0) / g))
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                counts[i * ny + j + 1] += 1
+    for c in range(nx * ny):
+        counts[c + 1] += counts[c]
+    pos = counts[:-1].copy()
+    out = np.empty(counts[-1], np.int64)
+    for f in range(m):
+        i0 = max(0, math.floor((tris[f, :, 0].min() - x0) / g))
+        i1 = min(nx - 1, math.floor((tris[f, :, 0].max() - x0) / g))
+        j0 = max(0, math.floor((tris[f, :, 1].min() - y0) / g))
+        j1 = min(ny - 1, math.floor((tris[f, :, 1].max() - y0) / g))
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                c = i * ny + j
+                out[pos[c]] = f
+                pos[c] += 1
+    return counts, out

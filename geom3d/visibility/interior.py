@@ -40,11 +40,18 @@ from geom3d.tolerances import (
     PROOF_FLAT_MM,
     PROOF_GUARD_MM,
     PROOF_MAX_COLUMNS,
+    PROOF_TILE_MM,
     STAND_INSET_MM,
     SURFACE_INSET_MM,
 )
 
-from ._interior_kernels import build_columns, column_parity, cylinder_free, interior_runs
+from ._interior_kernels import (
+    bin_triangles,
+    build_columns,
+    column_parity,
+    cylinder_free,
+    interior_runs,
+)
 
 __all__ = ["InteriorMap"]
 
@@ -67,6 +74,9 @@ class InteriorMap:
     closed : (k,) bool
         Which labels are closed solids (see the module docstring).
     column_mm : float, mm
+    runs : tuple, optional
+        ``(grid, run_off, run_lo, run_hi)`` computed before for the same mesh, labels and
+        tolerances (:mod:`.interior_cache`): skips building them.
 
     Attributes
     ----------
@@ -76,7 +86,9 @@ class InteriorMap:
     run_lo, run_hi : (r,) float64, mm
     """
 
-    def __init__(self, vertices, faces, label, closed, column_mm: float = PROOF_COLUMN_MM):
+    def __init__(
+        self, vertices, faces, label, closed, column_mm: float = PROOF_COLUMN_MM, *, runs=None
+    ):
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
         self._tris = np.ascontiguousarray(v[f]) if len(f) else np.zeros((0, 3, 3))
@@ -87,8 +99,23 @@ class InteriorMap:
             hi = self._tris.reshape(-1, 3).max(axis=0)
         else:
             lo = hi = np.zeros(3)
+        if runs is not None:  # (grid, run_off, run_lo, run_hi), e.g. from the disk cache
+            self.grid, self.run_off, self.run_lo, self.run_hi = runs
+        else:
+            self._build_runs(lo, hi, float(column_mm))
+        # outside() looks triangles up in coarse tiles (cheap to build, never cached)
+        t = PROOF_TILE_MM
+        self._tile = (float(lo[0]) - t, float(lo[1]) - t, t)
+        self._tnx = math.ceil((float(hi[0] - lo[0]) + 2 * t) / t) + 1
+        self._tny = math.ceil((float(hi[1] - lo[1]) + 2 * t) / t) + 1
+        self._toff, self._ttri = bin_triangles(
+            self._tris, self._tile[0], self._tile[1], t, self._tnx, self._tny
+        )
+        self._scratch = np.zeros(max(1, len(self._closed)), np.int64)
+
+    def _build_runs(self, lo: np.ndarray, hi: np.ndarray, column_mm: float) -> None:
         span = np.maximum(hi[:2] - lo[:2], 0.0) + 2.0 * column_mm
-        g = float(column_mm)
+        g = column_mm
         if span[0] * span[1] / (g * g) > PROOF_MAX_COLUMNS:
             g = math.sqrt(span[0] * span[1] / PROOF_MAX_COLUMNS)
         nx = math.ceil(span[0] / g) + 1
@@ -97,20 +124,25 @@ class InteriorMap:
         y0 = float(lo[1]) - g
         eps = PROOF_EPS_MM
         self.grid = np.array([x0, y0, g, nx, ny, eps], dtype=np.float64)
-        self._nx, self._ny = nx, ny
-        self._off, self._rtri, rlo, rhi = build_columns(
-            self._tris, x0, y0, g, nx, ny, eps, PROOF_FLAT_MM
-        )
-        if self._closed.any():
-            self.run_off, self.run_lo, self.run_hi = interior_runs(
-                self._tris, self._element, self._closed, self._off, self._rtri, rlo, rhi,
-                x0, y0, g, ny, _FX, _FY, PROOF_GUARD_MM, eps,
-            )  # fmt: skip
-        else:
+        if not self._closed.any():
             self.run_off = np.zeros(nx * ny + 1, np.int64)
             self.run_lo = self.run_hi = np.zeros(0)
-        self._rtri = self._rtri.astype(np.int32)  # what outside() needs, compact
-        self._scratch = np.zeros(max(1, len(self._closed)), np.int64)
+            return
+        off, rtri, rlo, rhi = build_columns(self._tris, x0, y0, g, nx, ny, eps, PROOF_FLAT_MM)
+        self.run_off, self.run_lo, self.run_hi = interior_runs(
+            self._tris, self._element, self._closed, off, rtri, rlo, rhi,
+            x0, y0, g, ny, _FX, _FY, PROOF_GUARD_MM, eps,
+        )  # fmt: skip
+
+    @property
+    def label(self) -> np.ndarray:
+        """(m,) int64: the solid of each face."""
+        return self._element
+
+    @property
+    def closed(self) -> np.ndarray:
+        """(k,) bool: which solids are closed."""
+        return self._closed
 
     @property
     def n_runs(self) -> int:
@@ -138,9 +170,9 @@ class InteriorMap:
         z1 = cyl.top_z - SURFACE_INSET_MM
         if r <= 0 or z1 <= z0:
             return False
-        x0, y0, g = self.grid[0], self.grid[1], self.grid[2]
+        x0, y0, g = self._tile
         if not cylinder_free(
-            self._tris, self._off, self._rtri, x0, y0, g, self._nx, self._ny,
+            self._tris, self._toff, self._ttri, x0, y0, g, self._tnx, self._tny,
             float(b[0]), float(b[1]), z0 - c, z1 + c, r + c,
         ):  # fmt: skip
             return False
@@ -148,10 +180,10 @@ class InteriorMap:
         qy = float(b[1]) + 0.1713 * r
         i = math.floor((qx - x0) / g)
         j = math.floor((qy - y0) / g)
-        if not (0 <= i < self._nx and 0 <= j < self._ny):
-            return True  # beyond the map: no triangle above or below, so outside
+        if not (0 <= i < self._tnx and 0 <= j < self._tny):
+            return True  # beyond every triangle: nothing above or below, so outside
         p = column_parity(
-            self._tris, self._element, self._closed, self._off, self._rtri,
-            i * self._ny + j, qx, qy, 0.5 * (z0 + z1), PROOF_GUARD_MM, self._scratch.copy(),
+            self._tris, self._element, self._closed, self._toff, self._ttri,
+            i * self._tny + j, qx, qy, 0.5 * (z0 + z1), PROOF_GUARD_MM, self._scratch.copy(),
         )  # fmt: skip
         return p == 0

@@ -1,0 +1,177 @@
+"""The blocking-proof map's interior runs, cached on disk next to the mesh parse cache.
+
+Building the runs of a million-triangle table (labelling its closed solids, clipping every
+triangle to its columns, deciding parity) takes seconds; the result depends only on the
+blocking mesh, what is closed, and the ``PROOF_*`` tolerances. :func:`cached_interior`
+keys it by the SHA-256 of exactly those and keeps one ``interior-<key>.npz`` file in the
+mesh cache folder (:func:`geom3d.mesh.cache.default_cache_dir`).
+
+An entry passes the same gate as every geom3d cache entry
+(:func:`geom3d.mesh.cache.read_entry_file`: a regular file of this user, bounded, a stored
+zip of exactly ``meta.json``, ``vertices.npy``, ``faces.npy``, written for this key, read
+without pickles) and is then checked for what it must be: counts that match the mesh, a
+grid of the right size, run offsets rising from 0 to the number of runs, finite runs with
+``lo <= hi``, labels in range. Anything else is ignored with a logged warning and the
+map is rebuilt (and the entry rewritten atomically).
+
+The two arrays of the entry format hold, flattened and padded to rows of three: the
+floats ``grid (6), run_lo (r), run_hi (r)``; the integers ``run_off (cells + 1),
+label (m), closed (k)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from geom3d import tolerances
+from geom3d.errors import printable
+from geom3d.mesh.cache import (
+    _BadEntry,
+    _read_array,
+    default_cache_dir,
+    disk_put,
+    log,
+    read_entry_file,
+    read_meta,
+)
+
+from .interior import InteriorMap
+
+__all__ = ["INTERIOR_CACHE_VERSION", "cached_interior", "interior_key"]
+
+#: Bump when the runs change for the same input.
+INTERIOR_CACHE_VERSION: int = 1
+
+_TOLERANCES = (
+    "PROOF_COLUMN_MM",
+    "PROOF_EPS_MM",
+    "PROOF_FLAT_MM",
+    "PROOF_GUARD_MM",
+    "PROOF_MAX_COLUMNS",
+)
+_STATS = {"n_vertices", "n_triangles", "n_runs", "n_cells", "n_faces", "n_labels"}
+
+
+def interior_key(*arrays: np.ndarray, extra: str = "") -> str:
+    """Cache key of the map of a blocking mesh.
+
+    Parameters
+    ----------
+    *arrays : numpy arrays
+        Everything the map depends on: the blocking vertices and faces, and whatever
+        decides the closed solids (element of each face, ...).
+    extra : str
+        Anything else it depends on, as text (e.g. how the table was closed).
+
+    Returns
+    -------
+    str
+        ``interior-<sha256>-v<version>``.
+    """
+    h = hashlib.sha256()
+    tol = {k: getattr(tolerances, k) for k in _TOLERANCES}
+    h.update(json.dumps([extra, tol], sort_keys=True).encode())
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape};".encode())
+        h.update(a.data)
+    return f"interior-{h.hexdigest()}-v{INTERIOR_CACHE_VERSION}"
+
+
+def _rows(flat: np.ndarray) -> np.ndarray:
+    pad = (-len(flat)) % 3
+    return np.concatenate([flat, np.zeros(pad, flat.dtype)]).reshape(-1, 3)
+
+
+def _count(stats: dict, name: str) -> int:
+    n = stats[name]
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise _BadEntry(f"metadata count {name!r} is invalid")
+    return n
+
+
+def _read(fh, key: str, n_faces: int):
+    with zipfile.ZipFile(fh) as zf:
+        meta = read_meta(zf, key, "proof map cache")
+        stats = meta.get("stats")
+        if meta.get("source_sha256") != key or not isinstance(stats, dict):
+            raise _BadEntry("entry was written for another key")
+        if set(stats) != _STATS:
+            raise _BadEntry("metadata has other fields than expected")
+        n = {k: _count(stats, k) for k in _STATS}
+        fl = _read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel()
+        it = _read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel()
+    r, cells, m, k = n["n_runs"], n["n_cells"], n["n_faces"], n["n_labels"]
+    if m != n_faces or len(fl) < 6 + 2 * r or len(it) < cells + 1 + m + k:
+        raise _BadEntry("counts do not match the mesh")
+    grid = fl[:6].copy()
+    lo, hi = fl[6 : 6 + r].copy(), fl[6 + r : 6 + 2 * r].copy()
+    off = it[: cells + 1].copy()
+    label = it[cells + 1 : cells + 1 + m].copy()
+    closed = it[cells + 1 + m : cells + 1 + m + k]
+    if not np.all(np.isfinite(grid)) or grid[2] <= 0 or int(grid[3]) * int(grid[4]) != cells:
+        raise _BadEntry("grid does not match its cells")
+    if off[0] != 0 or off[-1] != r or np.any(np.diff(off) < 0):
+        raise _BadEntry("run offsets are invalid")
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo <= hi)):
+        raise _BadEntry("runs are invalid")
+    if m and (label.min() < 0 or label.max() >= k):
+        raise _BadEntry("labels out of range")
+    if np.any((closed != 0) & (closed != 1)):
+        raise _BadEntry("closed flags are invalid")
+    return label, closed.astype(bool), (grid, off, lo, hi)
+
+
+def cached_interior(
+    key: str,
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    solids: Callable[[], tuple[np.ndarray, np.ndarray]],
+    cache_dir=None,
+) -> tuple[InteriorMap, bool]:
+    """The :class:`InteriorMap` of a blocking mesh, from the disk cache when it is there.
+
+    Parameters
+    ----------
+    key : str
+        From :func:`interior_key`.
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+    solids : callable
+        ``solids() -> (label (m,) int64, closed (k,) bool)``; called only on a miss.
+    cache_dir : path-like, optional
+        Default :func:`geom3d.mesh.cache.default_cache_dir`.
+
+    Returns
+    -------
+    (InteriorMap, hit)
+    """
+    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{key}.npz"
+    got = read_entry_file(path, lambda fh: _read(fh, key, len(faces)), lambda w: _warn(path, w))
+    if got is not None:
+        label, closed, runs = got
+        return InteriorMap(vertices, faces, label, closed, runs=runs), True
+    label, closed = solids()
+    im = InteriorMap(vertices, faces, label, closed)
+    fl = np.concatenate([im.grid, im.run_lo, im.run_hi]).astype(np.float64)
+    it = np.concatenate([im.run_off, im.label, im.closed.astype(np.int64)]).astype(np.int64)
+    stats = {
+        "n_runs": len(im.run_lo),
+        "n_cells": len(im.run_off) - 1,
+        "n_faces": len(im.label),
+        "n_labels": len(im.closed),
+    }
+    fl, it = _rows(fl), _rows(it)
+    stats.update(n_vertices=len(fl), n_triangles=len(it))
+    disk_put(path, key, key, fl, it, stats)
+    return im, False
+
+
+def _warn(path: Path, why: str) -> None:
+    log.warning(printable(f"geom3d: ignoring proof map cache entry {path}: {why}; rebuilding"))
