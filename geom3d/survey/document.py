@@ -24,7 +24,6 @@ import numpy as np
 from geom3d.errors import Geom3dError
 from geom3d.output import round_point, round_value
 from geom3d.scene import Scene
-from geom3d.solids import closed_solids
 
 from .analysis import (
     ZoneShare,
@@ -90,7 +89,11 @@ def _job(scene: Scene, grid: ProbeGrid, probe: Probe, proofs: bool = True) -> Pa
             f"({len(blocking.faces)} vs {scene.engine.n_triangles} triangles)"
         )
     patch = scene.ruleset.lof_policy.patch_mm
-    label, closed = closed_solids(scene._built) if proofs else (None, None)
+    label = closed = None
+    map_key = ""
+    if proofs:  # the scene's own map (cached on disk): workers load it by its key
+        interior = scene.prover.interior
+        label, closed, map_key = interior.label, interior.closed, interior.cache_key
     return PairJob.make(
         blocking.vertices,
         blocking.faces,
@@ -100,6 +103,7 @@ def _job(scene: Scene, grid: ProbeGrid, probe: Probe, proofs: bool = True) -> Pa
         patch,
         label=label,
         closed=closed,
+        map_key=map_key,
     )
 
 

@@ -31,6 +31,7 @@ from geom3d.errors import UsageError
 from geom3d.raycast import RayEngine
 from geom3d.scheduler_address import connect
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
+from geom3d.visibility.interior_cache import cached_interior
 
 __all__ = ["COUNTERS", "PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
 
@@ -78,6 +79,10 @@ class PairJob:
         proofs need. None: no proofs (every segment is cast; same answers).
     key : str
         Digest of all the above (workers cache their BVH and prover by it).
+    map_key : str
+        Disk cache key of the proof map for this mesh and these solids
+        (:func:`geom3d.visibility.interior_cache.interior_key`): workers load the map the
+        scene built instead of building it again. Empty: build it.
     """
 
     vertices: np.ndarray
@@ -89,10 +94,20 @@ class PairJob:
     label: np.ndarray | None = None
     closed: np.ndarray | None = None
     key: str = field(default="")
+    map_key: str = field(default="")
 
     @classmethod
     def make(
-        cls, vertices, faces, positions, radius, height, patch_mm, label=None, closed=None
+        cls,
+        vertices,
+        faces,
+        positions,
+        radius,
+        height,
+        patch_mm,
+        label=None,
+        closed=None,
+        map_key: str = "",
     ) -> PairJob:
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
@@ -114,7 +129,16 @@ class PairJob:
             h.update(label.tobytes())
             h.update(closed.tobytes())
         return cls(
-            v, f, p, float(radius), float(height), float(patch_mm), label, closed, h.hexdigest()
+            v,
+            f,
+            p,
+            float(radius),
+            float(height),
+            float(patch_mm),
+            label,
+            closed,
+            h.hexdigest(),
+            map_key if label is not None else "",
         )
 
     @property
@@ -166,6 +190,11 @@ def _setup(job: PairJob, engine=None, prover=None) -> tuple:
         if job.proofs:
             if engine is not None and prover is not None:
                 prv = prover() if callable(prover) else prover
+            elif job.map_key:  # the map the scene built, from the disk cache
+                interior, _ = cached_interior(
+                    job.map_key, job.vertices, job.faces, lambda: (job.label, job.closed)
+                )
+                prv = Prover(interior, eng)
             else:
                 interior = InteriorMap(job.vertices, job.faces, job.label, job.closed)
                 prv = Prover(interior, eng)

@@ -112,6 +112,8 @@ class InteriorMap:
             self._tris, self._tile[0], self._tile[1], t, self._tnx, self._tny
         )
         self._scratch = np.zeros(max(1, len(self._closed)), np.int64)
+        #: Disk cache key when the map came from (or went to) the cache, else "".
+        self.cache_key = ""
 
     def _build_runs(self, lo: np.ndarray, hi: np.ndarray, column_mm: float) -> None:
         span = np.maximum(hi[:2] - lo[:2], 0.0) + 2.0 * column_mm

@@ -156,9 +156,12 @@ def cached_interior(
     got = read_entry_file(path, lambda fh: _read(fh, key, len(faces)), lambda w: _warn(path, w))
     if got is not None:
         label, closed, runs = got
-        return InteriorMap(vertices, faces, label, closed, runs=runs), True
+        im = InteriorMap(vertices, faces, label, closed, runs=runs)
+        im.cache_key = key
+        return im, True
     label, closed = solids()
     im = InteriorMap(vertices, faces, label, closed)
+    im.cache_key = key
     fl = np.concatenate([im.grid, im.run_lo, im.run_hi]).astype(np.float64)
     it = np.concatenate([im.run_off, im.label, im.closed.astype(np.int64)]).astype(np.int64)
     stats = {
