@@ -88,6 +88,17 @@ def _overlaps_rect(t, x0, x1, y0, y1):
     return True
 
 
+@njit(cache=True, inline="always")
+def _cells_of(t, x0, y0, g, nx, ny, eps):
+    """Column index ranges ``i0..i1, j0..j1`` of the plan bounding box of triangle ``t``
+    grown by ``eps`` (clipped to the grid; empty when i1 < i0 or j1 < j0)."""
+    i0 = max(0, math.floor((t[:, 0].min() - eps - x0) / g))
+    i1 = min(nx - 1, math.floor((t[:, 0].max() + eps - x0) / g))
+    j0 = max(0, math.floor((t[:, 1].min() - eps - y0) / g))
+    j1 = min(ny - 1, math.floor((t[:, 1].max() + eps - y0) / g))
+    return i0, i1, j0, j1
+
+
 @njit(cache=True)
 def build_columns(tris, x0, y0, g, nx, ny, eps, flat):
     """Clip every triangle to every column it meets.
@@ -116,10 +127,7 @@ def build_columns(tris, x0, y0, g, nx, ny, eps, flat):
     m = tris.shape[0]
     upper = 0
     for f in range(m):
-        i0 = max(0, math.floor((tris[f, :, 0].min() - eps - x0) / g))
-        i1 = min(nx - 1, math.floor((tris[f, :, 0].max() + eps - x0) / g))
-        j0 = max(0, math.floor((tris[f, :, 1].min() - eps - y0) / g))
-        j1 = min(ny - 1, math.floor((tris[f, :, 1].max() + eps - y0) / g))
+        i0, i1, j0, j1 = _cells_of(tris[f], x0, y0, g, nx, ny, eps)
         if i1 >= i0 and j1 >= j0:
             upper += (i1 - i0 + 1) * (j1 - j0 + 1)
     cell = np.empty(upper, np.int64)
@@ -135,10 +143,7 @@ def build_columns(tris, x0, y0, g, nx, ny, eps, flat):
     r = 0
     for f in range(m):
         t = tris[f]
-        i0 = max(0, math.floor((t[:, 0].min() - eps - x0) / g))
-        i1 = min(nx - 1, math.floor((t[:, 0].max() + eps - x0) / g))
-        j0 = max(0, math.floor((t[:, 1].min() - eps - y0) / g))
-        j1 = min(ny - 1, math.floor((t[:, 1].max() + eps - y0) / g))
+        i0, i1, j0, j1 = _cells_of(t, x0, y0, g, nx, ny, eps)
         tz0 = t[:, 2].min()
         tz1 = t[:, 2].max()
         # a triangle in one column, or a nearly flat one, keeps its whole z-range there
@@ -432,10 +437,7 @@ def bin_triangles(tris, x0, y0, g, nx, ny):
     m = tris.shape[0]
     counts = np.zeros(nx * ny + 1, np.int64)
     for f in range(m):
-        i0 = max(0, math.floor((tris[f, :, 0].min() - x0) / g))
-        i1 = min(nx - 1, math.floor((tris[f, :, 0].max() - x0) / g))
-        j0 = max(0, math.floor((tris[f, :, 1].min() - y0) / g))
-        j1 = min(ny - 1, math.floor((tris[f, :, 1].max() - y0) / g))
+        i0, i1, j0, j1 = _cells_of(tris[f], x0, y0, g, nx, ny, 0.0)
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 counts[i * ny + j + 1] += 1
@@ -444,10 +446,7 @@ def bin_triangles(tris, x0, y0, g, nx, ny):
     pos = counts[:-1].copy()
     out = np.empty(counts[-1], np.int64)
     for f in range(m):
-        i0 = max(0, math.floor((tris[f, :, 0].min() - x0) / g))
-        i1 = min(nx - 1, math.floor((tris[f, :, 0].max() - x0) / g))
-        j0 = max(0, math.floor((tris[f, :, 1].min() - y0) / g))
-        j1 = min(ny - 1, math.floor((tris[f, :, 1].max() - y0) / g))
+        i0, i1, j0, j1 = _cells_of(tris[f], x0, y0, g, nx, ny, 0.0)
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 c = i * ny + j

@@ -135,6 +135,16 @@ def _occ_holds(occ_pf, p, sa, sb, lo, hi, eps):
     return False
 
 
+@njit(cache=True, inline="always")
+def _slab_params(c0, c1, a, u, lo, hi):
+    """Parameters n in [lo, hi] where a + n u lies in [c0, c1] (empty: first > second)."""
+    if u == 0.0:
+        return (lo, hi) if c0 <= a <= c1 else (1.0, 0.0)
+    t0 = (c0 - a) / u
+    t1 = (c1 - a) / u
+    return max(lo, min(t0, t1)), min(hi, max(t0, t1))
+
+
 @njit(cache=True)
 def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax):
     """Does every point of the hull at d = p lie in an interior run?"""
@@ -148,28 +158,14 @@ def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin,
     i0 = math.floor((min(xa, xb) - eps - x0) / g)
     i1 = math.floor((max(xa, xb) + eps - x0) / g)
     for i in range(i0, i1 + 1):
-        cx0 = x0 + i * g - eps
-        cx1 = x0 + (i + 1) * g + eps
-        if ux != 0.0:
-            t0 = (cx0 - ax) / ux
-            t1 = (cx1 - ax) / ux
-            ta, tb = max(nmin, min(t0, t1)), min(nmax, max(t0, t1))
-        else:
-            ta, tb = nmin, nmax
+        ta, tb = _slab_params(x0 + i * g - eps, x0 + (i + 1) * g + eps, ax, ux, nmin, nmax)
         if ta > tb:
             continue
         ya, yb = ay + ta * uy, ay + tb * uy
         j0 = math.floor((min(ya, yb) - eps - y0) / g)
         j1 = math.floor((max(ya, yb) + eps - y0) / g)
         for j in range(j0, j1 + 1):
-            cy0 = y0 + j * g - eps
-            cy1 = y0 + (j + 1) * g + eps
-            if uy != 0.0:
-                s0 = (cy0 - ay) / uy
-                s1 = (cy1 - ay) / uy
-                sa, sb = max(ta, min(s0, s1)), min(tb, max(s0, s1))
-            else:
-                sa, sb = ta, tb
+            sa, sb = _slab_params(y0 + j * g - eps, y0 + (j + 1) * g + eps, ay, uy, ta, tb)
             if sa > sb:
                 continue
             lo, hi = _slab_z(hull, h, sa, sb)

@@ -40,6 +40,7 @@ from geom3d.mesh.cache import (
     read_entry_file,
     read_meta,
 )
+from geom3d.mesh.closing_cache import array_digest
 
 from .interior import InteriorMap
 
@@ -77,10 +78,7 @@ def interior_key(*arrays: np.ndarray, extra: str = "") -> str:
     h = hashlib.sha256()
     tol = {k: getattr(tolerances, k) for k in _TOLERANCES}
     h.update(json.dumps([extra, tol], sort_keys=True).encode())
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape};".encode())
-        h.update(a.data)
+    h.update(array_digest(*arrays).encode())
     return f"interior-{h.hexdigest()}-v{INTERIOR_CACHE_VERSION}"
 
 
