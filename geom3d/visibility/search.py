@@ -217,8 +217,9 @@ def _nearest_full_window(view, eye, wins, a0, b0, cast: SampleCast, lat: PatchLa
         ib = (part[:, 1, None, None] + offs[None, None, :]).repeat(w, axis=1).ravel()
         need = state[ia, ib] == 0
         if need.any():
-            cell = np.unique(np.stack([ia[need], ib[need]], axis=1), axis=0)
-            fa, fb = cell[:, 0], cell[:, 1]
+            todo = np.zeros(shape, dtype=bool)  # each sample once, however many windows
+            todo[ia[need], ib[need]] = True
+            fa, fb = np.nonzero(todo)
             ok, p = cast(
                 view,
                 np.full(len(fa), eye, dtype=np.int64),
