@@ -390,7 +390,8 @@ PROOF_COLUMN_MM: float = 1.0
 PROOF_MAX_COLUMNS: int = 4_000_000
 
 #: Side (mm) of the coarse tiles in which the proof map looks up the triangles near a
-#: trooper (to certify its eye region outside every solid).
+#: trooper (to certify its eye region outside every solid); larger on a table so big that
+#: there would be more than ``PROOF_MAX_COLUMNS`` tiles.
 PROOF_TILE_MM: float = 16.0
 
 #: Conservative growth (mm) of columns, triangle z-ranges and proof boxes: every error of

@@ -104,7 +104,8 @@ class InteriorMap:
         else:
             self._build_runs(lo, hi, float(column_mm))
         # outside() looks triangles up in coarse tiles (cheap to build, never cached)
-        t = PROOF_TILE_MM
+        area = float(hi[0] - lo[0] + 2 * PROOF_TILE_MM) * float(hi[1] - lo[1] + 2 * PROOF_TILE_MM)
+        t = max(PROOF_TILE_MM, math.sqrt(area / PROOF_MAX_COLUMNS))  # a huge table: bigger
         self._tile = (float(lo[0]) - t, float(lo[1]) - t, t)
         self._tnx = math.ceil((float(hi[0] - lo[0]) + 2 * t) / t) + 1
         self._tny = math.ceil((float(hi[1] - lo[1]) + 2 * t) / t) + 1
