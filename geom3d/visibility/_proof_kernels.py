@@ -55,6 +55,22 @@ def _crossings(xc, yc, p, pts):
     return nmin, nmax, zmin, zmax
 
 
+@njit(cache=True, inline="always")
+def _push(hull, m, low, p):
+    """Monotone chain step: drop the hull points ``p`` makes non-convex (keeping at least
+    ``low``), then append ``p``; returns the new size."""
+    while m >= low:
+        ax, az = hull[m - 2, 0], hull[m - 2, 1]
+        bx, bz = hull[m - 1, 0], hull[m - 1, 1]
+        if (bx - ax) * (p[1] - az) - (bz - az) * (p[0] - ax) <= 0.0:
+            m -= 1
+        else:
+            break
+    hull[m, 0] = p[0]
+    hull[m, 1] = p[1]
+    return m + 1
+
+
 @njit(cache=True)
 def _hull(pts, hull):
     """Convex hull (monotone chain) of pts (k, 2) into hull; returns its size (ccw)."""
@@ -63,31 +79,11 @@ def _hull(pts, hull):
     order = o1[o2]  # lexicographic (n, z)
     n = len(order)
     m = 0
-    for idx in range(n):
-        p = pts[order[idx]]
-        while m >= 2:
-            ax, az = hull[m - 2, 0], hull[m - 2, 1]
-            bx, bz = hull[m - 1, 0], hull[m - 1, 1]
-            if (bx - ax) * (p[1] - az) - (bz - az) * (p[0] - ax) <= 0.0:
-                m -= 1
-            else:
-                break
-        hull[m, 0] = p[0]
-        hull[m, 1] = p[1]
-        m += 1
+    for idx in range(n):  # lower chain
+        m = _push(hull, m, 2, pts[order[idx]])
     low = m + 1
-    for idx in range(n - 2, -1, -1):
-        p = pts[order[idx]]
-        while m >= low:
-            ax, az = hull[m - 2, 0], hull[m - 2, 1]
-            bx, bz = hull[m - 1, 0], hull[m - 1, 1]
-            if (bx - ax) * (p[1] - az) - (bz - az) * (p[0] - ax) <= 0.0:
-                m -= 1
-            else:
-                break
-        hull[m, 0] = p[0]
-        hull[m, 1] = p[1]
-        m += 1
+    for idx in range(n - 2, -1, -1):  # upper chain
+        m = _push(hull, m, low, pts[order[idx]])
     return max(1, m - 1)
 
 

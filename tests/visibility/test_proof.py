@@ -244,3 +244,19 @@ def test_fast_search_agrees_with_brute_force_on_random_tables(table):
     scene = make_scene(ts, boxes)
     for x, y in pairs(scene):
         check_against_brute_force(scene, scene.trooper(x), scene.trooper(y))
+
+
+def test_crossing_hull_is_the_convex_hull():
+    # the proofs rest on the hull of the 64 corner crossings: it must hold every point
+    from scipy.spatial import ConvexHull
+
+    from geom3d.visibility._proof_kernels import _hull
+
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        pts = rng.normal(size=(64, 2)) * rng.uniform(0.1, 50.0, size=2)
+        out = np.empty((130, 2))
+        k = _hull(pts, out)
+        ref = ConvexHull(pts)
+        assert k == len(ref.vertices)
+        assert {tuple(p) for p in out[:k]} == {tuple(p) for p in pts[ref.vertices]}
