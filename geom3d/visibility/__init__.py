@@ -6,8 +6,8 @@ a square in the plane through T's centre perpendicular to the line of sight from
 each point of the square standing for the first point of T's volume on its ray from
 ``e``. Every such ray must be clear of blocking scenery and of the other troopers' volumes.
 
-The core, used by Line of Fire (:func:`find_patch`) and by the Blast Focus
-(:mod:`geom3d.blastfocus`):
+The core, used by Line of Fire and the survey (:func:`pair_patch`, both ways at once;
+:func:`find_patch`, one way) and by the Blast Focus (:mod:`geom3d.blastfocus`):
 
 * :mod:`.eyes` - eye points on the viewer's surface facing the target, coarse-to-fine and
   top-first, and their batches;
@@ -15,7 +15,13 @@ The core, used by Line of Fire (:func:`find_patch`) and by the Blast Focus
   lattices (:class:`PatchLattice`, derived from ``patch_mm``);
 * :mod:`.cast` - *sample predicates* (which samples count) on the compiled kernel;
 * :mod:`.search` - the coarse-to-fine search over a sample predicate;
-* :mod:`.witness` - Line of Fire's witness and visible area.
+* :mod:`.witness` - Line of Fire's witness and visible area (measured when first read);
+* :mod:`.interior` (with :mod:`.interior_cache`) - boxes certified inside closed solids;
+* :mod:`.proof` - bundles of segments proved blocked through them, without rays;
+* :mod:`.pair` - the symmetric pair search, which skips what a proof settles.
+
+Proofs change the cost, never the answer: they only mark blocked what is blocked, and the
+search takes the first eye (in its fixed order) that sees a patch.
 
 Guarantees (tolerances in :mod:`geom3d.tolerances`): a region whose apparent view
 contains a ``patch_mm + SAMPLE_MM`` square (4 x 4 mm), seen from a sampled eye point, is
