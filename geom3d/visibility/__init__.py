@@ -48,7 +48,7 @@ from .cast import (
 )
 from .eyes import eye_batches, eye_points, two_adic
 from .interior import InteriorMap
-from .pair import pair_patch
+from .pair import pair_patch, search_eyes
 from .proof import PairProof, ProofStats, Prover
 from .search import BATCH_SIZES, PatchHit, search_patch
 from .witness import PatchWitness, patch_witness, visible_area
@@ -77,6 +77,7 @@ __all__ = [
     "lattice",
     "pair_patch",
     "patch_witness",
+    "search_eyes",
     "search_patch",
     "two_adic",
     "visible_area",
@@ -92,8 +93,6 @@ def find_patch(
     patch_mm: float = PATCH_MM,
     stats: VisibilityStats | None = None,
     eye_spacing: float = EYE_SPACING_MM,
-    proof: PairProof | None = None,
-    flip: bool = False,
 ) -> PatchWitness | None:
     """Search for an eye point of ``viewer_cyl`` that sees a patch of ``target_cyl``.
 
@@ -113,13 +112,6 @@ def find_patch(
     stats : VisibilityStats, optional
         Incremented with rays cast and eye points examined.
     eye_spacing : float, mm
-    proof : PairProof, optional
-        Bundles of segments between the two troopers proved blocked
-        (:meth:`Prover.pair`, made with the viewer first, or the target first and
-        ``flip``). Proved eyes are skipped and proved segments not cast; the answer is the
-        one found without it.
-    flip : bool
-        The proof was made from the target to the viewer.
 
     Returns
     -------
@@ -133,19 +125,6 @@ def find_patch(
     """
     stats = stats if stats is not None else VisibilityStats()
     lat = PatchLattice(patch_mm)
-    eyes = eye_points(viewer_cyl, target_cyl, eye_spacing)
-    settled = None
-    if proof is not None:
-        done = proof.settled_eyes(eyes, flip)
-        stats.eyes_proved += int(done.sum())
-        eyes = eyes[~done]
-        if not len(eyes):
-            return None
-
-        def settled(origins, ends):
-            return proof.settled(origins, ends, flip)
-
     occ = cylinder_array(cull_occluders(viewer_cyl, target_cyl, occluders))
-    cast = ClearToTarget(engine, occ, stats, settled)
-    hit = search_patch(eyes, target_cyl, cast, lat)
-    return None if hit is None else patch_witness(hit, cast)
+    eyes = eye_points(viewer_cyl, target_cyl, eye_spacing)
+    return search_eyes(target_cyl, eyes, engine, occ, lat, stats)

@@ -13,6 +13,8 @@ proofs.
 
 from __future__ import annotations
 
+import numpy as np
+
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
 from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
@@ -24,10 +26,26 @@ from .proof import PairProof, Prover
 from .search import BATCH_SIZES, search_patch
 from .witness import PatchWitness, patch_witness
 
-__all__ = ["pair_patch"]
+__all__ = ["pair_patch", "search_eyes"]
 
 
-def _search(viewer, target, eyes, engine, occ, lat, stats, proof, flip, sizes):
+def search_eyes(
+    target: Cylinder,
+    eyes: np.ndarray,
+    engine: RayBackend,
+    occ: np.ndarray,
+    lat: PatchLattice,
+    stats: VisibilityStats,
+    proof: PairProof | None = None,
+    flip: bool = False,
+    sizes: tuple[int, ...] = BATCH_SIZES,
+) -> PatchWitness | None:
+    """Search ``eyes`` (in order) for one that sees a patch of ``target``.
+
+    ``occ``: occluding cylinders (:func:`cylinder_array`). With ``proof`` (made from the
+    eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and proved
+    segments are not cast; the answer is the same.
+    """
     settled = None
     if proof is not None:
         done = proof.settled_eyes(eyes, flip)
@@ -82,19 +100,19 @@ def pair_patch(
     eyes = eye_points(a, b, eye_spacing)
     proof: PairProof | None = None
     if prover is None:
-        w = _search(a, b, eyes, engine, occ, lat, stats, None, False, BATCH_SIZES)
+        w = search_eyes(b, eyes, engine, occ, lat, stats)
     else:
         pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
         n_pre = sum(pre)
-        w = _search(a, b, eyes[:n_pre], engine, occ, lat, stats, None, False, pre)
+        w = search_eyes(b, eyes[:n_pre], engine, occ, lat, stats, sizes=pre)
         if w is None:
             proof = prover.pair(a, b, occ)
             if proof is not None and proof.complete:
                 return None, None
             rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
-            w = _search(a, b, eyes[n_pre:], engine, occ, lat, stats, proof, False, rest)
+            w = search_eyes(b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest)
     if w is not None:
         return w, 0
     eyes = eye_points(b, a, eye_spacing)
-    w = _search(b, a, eyes, engine, occ, lat, stats, proof, True, BATCH_SIZES)
+    w = search_eyes(a, eyes, engine, occ, lat, stats, proof, flip=True)
     return (w, 1) if w is not None else (None, None)
