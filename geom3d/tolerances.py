@@ -57,12 +57,18 @@ __all__ = [
     "PROOF_FLAT_MM",
     "PROOF_GUARD_MM",
     "PROOF_MAX_BUNDLES",
+    "PROOF_MAX_BUNDLES_PAIR",
     "PROOF_MAX_COLUMNS",
     "PROOF_MAX_DEPTH",
     "PROOF_MIN_PAIRS",
     "PROOF_PLANES",
+    "PROOF_PLANE_GROUP",
     "PROOF_PLANE_TRIES",
+    "PROOF_SEGMENTS_PER_BUNDLE",
     "PROOF_TILE_MM",
+    "PROOF_WALL_FRAMES",
+    "PROOF_WALL_MERGE_DEG",
+    "PROOF_WALL_MIN_TILT_DEG",
     "RAY_EPS_MM",
     "RECTILINEAR_GRID_DECIMALS",
     "RENDER_MAX_PIXELS",
@@ -420,13 +426,35 @@ PROOF_MIN_PAIRS: int = 32
 #: pairs are settled by then (1 + 8 eyes), and a proof would be wasted on them.
 PROOF_AFTER_BATCHES: int = 2
 
-#: Halvings of a bundle (eye box or target box) before its remaining parts go to rays.
+#: Halvings of a bundle (eye box or target box) before its remaining parts go to rays
+#: (at least; more for a pair with more bundles, see ``PROOF_SEGMENTS_PER_BUNDLE``).
 PROOF_MAX_DEPTH: int = 7
 
-#: Bundles examined per pair at most (the rest go to rays).
+#: Bundles examined per pair and frame at least (the rest go to rays).
 PROOF_MAX_BUNDLES: int = 32
+
+#: A pair whose search would cast many segments earns more bundles per frame: one per
+#: this many segments its search is expected to cast (a bundle costs about as much as
+#: that many segments), up to ``PROOF_MAX_BUNDLES_PAIR``, halved up to
+#: ``log2(bundles) + 2`` times.
+PROOF_SEGMENTS_PER_BUNDLE: int = 2000
+PROOF_MAX_BUNDLES_PAIR: int = 64
+
+#: Besides the pair's own frame, proofs are tried in at most this many frames aligned with
+#: the walls that a few probe segments between the two troopers hit first (a thin wall
+#: at an angle to the line between them is crossed by planes square to it, not by planes
+#: square to that line); faces steeper than ``PROOF_WALL_MIN_TILT_DEG`` from the
+#: horizontal count as walls, and walls within ``PROOF_WALL_MERGE_DEG`` share a frame.
+PROOF_WALL_FRAMES: int = 2
+PROOF_WALL_MIN_TILT_DEG: float = 60.0
+PROOF_WALL_MERGE_DEG: float = 2.0
 
 #: Planes scored per bundle (one column apart, at most this many), and the best of them
 #: fully tested.
 PROOF_PLANES: int = 1024
 PROOF_PLANE_TRIES: int = 2
+
+#: Of consecutive plane positions (one column apart) with something solid across the
+#: pair, one per this many is kept: the middle of a thin wall, every few columns through
+#: a thick block.
+PROOF_PLANE_GROUP: int = 4

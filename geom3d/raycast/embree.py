@@ -19,7 +19,11 @@ from geom3d.errors import InputError
 from geom3d.tolerances import RAY_EPS_MM
 from geom3d.validation import as_faces, as_points
 
+from . import _embree_capi
 from .base import RayBackend
+
+if _embree_capi.load() is not None:
+    from ._embree_kernels import first_hit_kernel, occluded_kernel
 
 __all__ = ["EmbreeEngine"]
 
@@ -52,70 +56,74 @@ class EmbreeEngine(RayBackend):
         else:
             self._offset = np.zeros(3)
             self._bounds = np.zeros((2, 3))
-        self._scene = None
+        self._scene = None  # the embreex scene, where the C API is not available
+        self._cscene = None
         if len(f):
-            self._scene = rtcore_scene.EmbreeScene()
             vv = (v - self._offset).astype(np.float32)
-            TriangleMesh(self._scene, vv, f.astype(np.int32))
+            lib = _embree_capi.load()
+            if lib is not None:
+                self._cscene = _embree_capi.CScene(lib, vv, f)
+            else:
+                self._scene = rtcore_scene.EmbreeScene()
+                TriangleMesh(self._scene, vv, f.astype(np.int32))
 
     @property
     def bounds(self) -> np.ndarray:
         """(2, 3) float, mm: bounding box of the mesh (zeros when empty)."""
         return self._bounds.copy()
 
+    def _count(self, n: int) -> None:
+        with self._count_lock:
+            self.rays_cast += n
+
     def _occluded_prepared(self, start, unit, dist) -> np.ndarray:
-        """Occlusion of segments already in Embree's frame (see :func:`prepare_segments`)."""
+        """Occlusion of segments already in Embree's frame (see :func:`prepare_segments`),
+        through embreex."""
         if self._scene is None or len(start) == 0:
             return np.zeros(len(start), dtype=bool)
-        with self._count_lock:
-            self.rays_cast += len(start)
+        self._count(len(start))
         res = self._scene.run(start, unit, dists=dist, query="OCCLUDED")
         return np.asarray(res) >= 0
 
-    def _prepare(self, origins, ends):
-        """Validated, compacted Embree inputs: (idx, start, unit, dist), see kernels."""
+    def _validated(self, origins, ends):
         o = as_points(origins, "origins")
         e = as_points(ends, "ends")
         if o.shape != e.shape:
             raise InputError(f"origins has {len(o)} points but ends has {len(e)}")
-        return prepare_segments(
-            np.ascontiguousarray(o), np.ascontiguousarray(e), self._offset, RAY_EPS_MM
-        )
+        return np.ascontiguousarray(o), np.ascontiguousarray(e)
 
     def occluded(self, origins, ends) -> np.ndarray:
         """Which segments ``origins[i] -> ends[i]`` hit a triangle (see the base class)."""
-        idx, start, unit, dist = self._prepare(origins, ends)
-        out = np.zeros(len(np.asarray(origins)), dtype=bool)
-        if self._scene is None or not len(idx):
-            return out
-        out[idx] = self._occluded_prepared(start, unit, dist)
-        return out
+        return self.occluded_segments(*self._validated(origins, ends))
 
     def occluded_segments(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """:meth:`occluded` for trusted float64 arrays (no validation)."""
-        out = np.zeros(len(origins), dtype=bool)
-        if self._scene is None or not len(origins):
+        o = np.ascontiguousarray(origins, dtype=np.float64)
+        e = np.ascontiguousarray(ends, dtype=np.float64)
+        if self._cscene is not None:
+            self._count(len(o))
+            return occluded_kernel(self._cscene.address, o, e, self._offset, RAY_EPS_MM)
+        out = np.zeros(len(o), dtype=bool)
+        if self._scene is None or not len(o):
             return out
-        idx, start, unit, dist = prepare_segments(
-            np.ascontiguousarray(origins, dtype=np.float64),
-            np.ascontiguousarray(ends, dtype=np.float64),
-            self._offset,
-            RAY_EPS_MM,
-        )
+        idx, start, unit, dist = prepare_segments(o, e, self._offset, RAY_EPS_MM)
         if len(idx):
             out[idx] = self._occluded_prepared(start, unit, dist)
         return out
 
     def first_hit(self, origins, ends):
         """First triangle hit along each segment (see the base class)."""
-        idx, start, unit, dist_in = self._prepare(origins, ends)
-        n = len(np.asarray(origins))
+        o, e = self._validated(origins, ends)
+        if self._cscene is not None:
+            self._count(len(o))
+            return first_hit_kernel(self._cscene.address, o, e, self._offset, RAY_EPS_MM)
+        idx, start, unit, dist_in = prepare_segments(o, e, self._offset, RAY_EPS_MM)
+        n = len(o)
         dist = np.full(n, np.inf)
         tri = np.full(n, -1, dtype=np.int64)
         if self._scene is None or not len(idx):
             return dist, tri
-        with self._count_lock:
-            self.rays_cast += len(idx)
+        self._count(len(idx))
         res = self._scene.run(start, unit, dists=dist_in, output=True)
         prim = np.asarray(res["primID"], dtype=np.int64)
         t = np.asarray(res["tfar"], dtype=np.float64)

@@ -244,7 +244,7 @@ def _above(tri, qx, qy, guard2):
     return 1, z
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def column_parity(tris, element, solid, off, rtri, c, qx, qy, qz, guard, scratch):
     """Is (qx, qy, qz) inside a closed solid? 1 inside, 0 outside, -1 undecided.
 
@@ -385,7 +385,7 @@ def _label_parity(tris, label, rtri, buf, m, lab, qx, qy, qz, guard):
     return count % 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
     """No triangle meets the solid cylinder of radius ``r`` over ``[z0, z1]`` at (bx, by)."""
     i0 = max(0, math.floor((bx - r - x0) / g))

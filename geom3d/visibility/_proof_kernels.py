@@ -1,8 +1,9 @@
 """Compiled kernels of the bundle proofs (:mod:`.proof`).
 
-Boxes are in a *pair frame*: ``d`` along the horizontal direction from the first trooper
-to the second, ``n`` the horizontal normal, ``z`` the world height; a box is
-``[d0, d1, n0, n1, z0, z1]``. World ``(x, y) = (ox, oy) + d (dx, dy) + n (-dy, dx)``.
+Boxes are in a *frame*: ``d`` along a horizontal direction in which the first trooper's
+box lies wholly before the second's (the line between them, or square to a wall), ``n``
+the horizontal normal, ``z`` the world height; a box is ``[d0, d1, n0, n1, z0, z1]``.
+World ``(x, y) = (ox, oy) + d (dx, dy) + n (-dy, dx)``.
 
 A bundle is every segment from a point of box ``X`` to a point of box ``Y``. For a plane
 ``d = p`` strictly between the boxes, each segment crosses it inside the convex hull ``Q``
@@ -261,8 +262,9 @@ def _prove(
 
 
 @njit(cache=True)
-def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_planes):
-    """Plane positions, one column apart, where something solid lies across the pair."""
+def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_planes, group):
+    """Plane positions where something solid lies across the pair: probed one column
+    apart (at most ``max_planes``), kept one per stretch of ``group``."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])
     gap = yb[0] - xb[1]
     out = np.empty(0)
@@ -270,13 +272,19 @@ def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_
         return out
     m = max(1, min(max_planes, int(gap / g) + 1))
     keep = np.zeros(m, np.bool_)
-    reach = max(xb[3], yb[3], -xb[2], -yb[2])
+    xd = 0.5 * (xb[0] + xb[1])
+    yd = 0.5 * (yb[0] + yb[1])
     zlo = min(xb[4], yb[4])
     zhi = max(xb[5], yb[5])
     for k in range(m):
         p = xb[1] + gap * (k + 0.5) / m
-        for f in (-1.0, -0.5, 0.0, 0.5, 1.0):
-            n = f * reach
+        # the bundle's n-range at this plane (in a rotated frame the boxes' n-ranges
+        # differ): probe across it
+        lam = (p - xd) / (yd - xd)
+        lo_n = xb[2] + lam * (yb[2] - xb[2])
+        hi_n = xb[3] + lam * (yb[3] - xb[3])
+        for f in (0.0, 0.25, 0.5, 0.75, 1.0):
+            n = lo_n + f * (hi_n - lo_n)
             x = frame[0] + p * frame[2] - n * frame[3]
             y = frame[1] + p * frame[3] + n * frame[2]
             i = math.floor((x - x0) / g)
@@ -294,19 +302,33 @@ def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_
                 if abs(p - occ_pf[o, 0]) < occ_pf[o, 2]:
                     keep[k] = True
                     break
-    out = np.empty(keep.sum())
+    # one plane per stretch of at most `group` consecutive kept positions (its middle):
+    # a wall a few columns thick gets one plane through its middle, a thick block one
+    # every `group` columns, and scoring a bundle costs that many planes, not every column
+    out = np.empty(m)
     q = 0
-    for k in range(m):
-        if keep[k]:
-            out[q] = xb[1] + gap * (k + 0.5) / m
+    k = 0
+    while k < m:
+        if not keep[k]:
+            k += 1
+            continue
+        e = k
+        while e < m and keep[e]:
+            e += 1
+        parts = (e - k + group - 1) // group
+        for c in range(parts):
+            a = k + (e - k) * c // parts
+            b = k + (e - k) * (c + 1) // parts
+            out[q] = xb[1] + gap * (0.5 * (a + b - 1) + 0.5) / m
             q += 1
-    return out
+        k = e
+    return out[:q].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def prove_bundles(
     grid, run_off, run_lo, run_hi, occ, frame, x_box, y_box, max_depth, max_nodes, n_planes,
-    n_tries,
+    n_tries, group,
 ):  # fmt: skip
     """Prove the bundle X -> Y blocked, splitting it where a whole-bundle proof fails.
 
@@ -325,8 +347,10 @@ def prove_bundles(
         most at the bundle's best plane).
     max_nodes : int
         Bundles examined at most (breadth first); the rest stay unproved.
-    n_planes, n_tries : int
-        Planes scored per bundle (one column apart, at most), and fully tested.
+    n_planes, n_tries, group : int
+        Plane positions probed (one column apart, at most), one kept per stretch of
+        ``group`` where something solid lies across; of those, the best ``n_tries`` for a
+        bundle are fully tested.
 
     Returns
     -------
@@ -351,7 +375,9 @@ def prove_bundles(
         occ_pf[k, 2] = occ[k, 3]
         occ_pf[k, 3] = occ[k, 2]
         occ_pf[k, 4] = occ[k, 2] + occ[k, 4]
-    planes = _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, x_box, y_box, n_planes)
+    planes = _candidate_planes(
+        grid, run_off, run_lo, run_hi, occ_pf, frame, x_box, y_box, n_planes, group
+    )
     cap = 2 * max_nodes + 2
     nodes = np.empty((cap, 12))
     depth = np.zeros(cap, np.int64)
@@ -430,7 +456,7 @@ def _in_box(b, off, d, n, z):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def settled_segments(nodes, split, mid, child, proven, frame, origins, ends, flip):
     """Which segments ``origins[i] -> ends[i]`` lie in a proven bundle.
 
@@ -461,7 +487,7 @@ def settled_segments(nodes, split, mid, child, proven, frame, origins, ends, fli
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def settled_eyes(nodes, split, mid, child, proven, frame, eyes, flip):
     """Eyes (in X, or in Y with ``flip``) every segment of which to the other box is in a
     proven bundle: every leaf whose eye-side box holds the eye is proven."""
@@ -499,7 +525,7 @@ def settled_eyes(nodes, split, mid, child, proven, frame, eyes, flip):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def segment_hits_cylinders(a, b, occ):
     """Does the segment a -> b pass through the inside of one of the cylinders ``occ``?"""
     dx, dy, dz = b[0] - a[0], b[1] - a[1], b[2] - a[2]

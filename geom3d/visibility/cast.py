@@ -90,10 +90,11 @@ def cylinder_array(cyls: list[Cylinder]) -> np.ndarray:
 
 
 def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[Cylinder]:
-    """The occluders whose bounding box meets the bounding box of ``a`` and ``b``.
+    """The occluders that can meet a segment from a point of ``a`` to a point of ``b``.
 
-    Every segment from a point of ``a`` to a point of ``b`` lies in their joint bounding
-    box, so the others can never block it (exact culling).
+    Such a segment lies in the joint bounding box of ``a`` and ``b``, and in plan within
+    the larger radius of the line between their axes (the convex hull of their two discs
+    lies there); an occluder wholly outside either can never block it (exact culling).
     """
     if not occluders:
         return []
@@ -101,6 +102,11 @@ def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[
     lo = np.minimum(ba[0], bb[0])
     hi = np.maximum(ba[1], bb[1])
     c = cylinder_array(occluders)
+    pa, pb = a.base_array[:2], b.base_array[:2]
+    ab = pb - pa
+    rel = c[:, :2] - pa
+    f = np.clip(rel @ ab / max(float(ab @ ab), 1e-300), 0.0, 1.0)
+    gap = np.hypot(*(rel - f[:, None] * ab).T)  # plan distance to the segment between axes
     keep = (
         (c[:, 0] - c[:, 3] <= hi[0])
         & (c[:, 0] + c[:, 3] >= lo[0])
@@ -108,6 +114,7 @@ def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[
         & (c[:, 1] + c[:, 3] >= lo[1])
         & (c[:, 2] <= hi[2])
         & (c[:, 2] + c[:, 4] >= lo[2])
+        & (gap <= c[:, 3] + max(a.radius, b.radius))
     )
     return [cyl for cyl, k in zip(occluders, keep, strict=True) if k]
 

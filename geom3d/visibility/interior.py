@@ -152,6 +152,24 @@ class InteriorMap:
         """Interior runs in the map."""
         return len(self.run_lo)
 
+    def face_normals(self, faces: np.ndarray) -> np.ndarray:
+        """Unit normals of blocking triangles.
+
+        Parameters
+        ----------
+        faces : (k,) int
+            Indices into the blocking mesh (as the ray engine reports them).
+
+        Returns
+        -------
+        (k, 3) float64
+            Zero for a degenerate triangle.
+        """
+        t = self._tris[np.asarray(faces, dtype=np.int64)]
+        n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+        size = np.linalg.norm(n, axis=1, keepdims=True)
+        return np.divide(n, size, out=np.zeros_like(n), where=size > 0)
+
     def certifies(self) -> bool:
         """Whether the map has any interior run (else no proof can succeed)."""
         return self.n_runs > 0

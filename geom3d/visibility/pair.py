@@ -99,6 +99,7 @@ def pair_patch(
     occ = cylinder_array(cull_occluders(a, b, occluders))
     eyes = eye_points(a, b, eye_spacing)
     proof: PairProof | None = None
+    back = None  # the eyes of b, once made
     if prover is None:
         w = search_eyes(b, eyes, engine, occ, lat, stats)
     else:
@@ -106,13 +107,23 @@ def pair_patch(
         n_pre = sum(pre)
         w = search_eyes(b, eyes[:n_pre], engine, occ, lat, stats, sizes=pre)
         if w is None:
-            proof = prover.pair(a, b, occ)
+            back = eye_points(b, a, eye_spacing)
+            effort = len(eyes) * _coarse_count(b, lat) + len(back) * _coarse_count(a, lat)
+            proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
             rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
             w = search_eyes(b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest)
     if w is not None:
         return w, 0
-    eyes = eye_points(b, a, eye_spacing)
+    eyes = eye_points(b, a, eye_spacing) if back is None else back
     w = search_eyes(a, eyes, engine, occ, lat, stats, proof, flip=True)
     return (w, 1) if w is not None else (None, None)
+
+
+def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
+    """About how many coarse samples one eye casts at ``target`` (its apparent view is
+    about its true size): for sizing a proof by the work it may save."""
+    across = 2.0 * target.radius / lat.coarse_mm + 1.0
+    up = target.height / lat.coarse_mm + 1.0
+    return int(across * up)

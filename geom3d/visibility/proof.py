@@ -1,12 +1,16 @@
 """Blocking proofs: settle whole bundles of segments as blocked without casting them.
 
-A pair of troopers ``A``, ``B`` is boxed in its *pair frame* (see
-:mod:`._proof_kernels`): ``X`` holds A's cylinder, ``Y`` holds B's. Every segment the patch
-search casts between them (an eye point of one to a point of the other) runs from ``X``
-to ``Y`` or back. :func:`prove_bundles` tries to show that all segments from ``X`` to
-``Y`` pass through an interior run of the :class:`~.interior.InteriorMap`, halving the
-boxes where one proof does not cover them all; the result is a :class:`PairProof`, a
-partition of ``X x Y`` into bundles, some proved.
+A pair of troopers ``A``, ``B`` is boxed in a *frame* (see :mod:`._proof_kernels`):
+``X`` holds A's cylinder, ``Y`` holds B's, and ``X`` lies wholly before ``Y`` along the
+frame's ``d`` axis. Every segment the patch search casts between them (an eye point of
+one to a point of the other) runs from ``X`` to ``Y`` or back. :func:`prove_bundles`
+tries to show that all segments from ``X`` to ``Y`` pass through an interior run of the
+:class:`~.interior.InteriorMap`, halving the boxes where one proof does not cover them
+all; the result is a :class:`BundleTree`, a partition of ``X x Y`` into bundles, some
+proved. The frames tried are the pair's own (``d`` along the line from A to B) and
+frames square to the walls between them (:meth:`Prover.wall_angles`): a thin wall at an
+angle to that line is crossed whole only by planes parallel to it. A
+:class:`PairProof` holds the trees that proved something.
 
 A proved bundle is blocked for every segment whose *eye* end is outside every closed
 solid (:meth:`InteriorMap.outside`): such a segment enters a solid, so it meets a blocking
@@ -17,6 +21,7 @@ unsettled samples of the others, so it returns exactly what it returns without p
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -26,9 +31,15 @@ from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
 from geom3d.tolerances import (
     PROOF_MAX_BUNDLES,
+    PROOF_MAX_BUNDLES_PAIR,
     PROOF_MAX_DEPTH,
+    PROOF_PLANE_GROUP,
     PROOF_PLANE_TRIES,
     PROOF_PLANES,
+    PROOF_SEGMENTS_PER_BUNDLE,
+    PROOF_WALL_FRAMES,
+    PROOF_WALL_MERGE_DEG,
+    PROOF_WALL_MIN_TILT_DEG,
 )
 
 from ._proof_kernels import (
@@ -39,7 +50,7 @@ from ._proof_kernels import (
 )
 from .interior import InteriorMap
 
-__all__ = ["PairProof", "ProofStats", "Prover"]
+__all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]
 
 _NO_RUNS = np.zeros(0)
 
@@ -75,8 +86,8 @@ class ProofStats:
 
 
 @dataclass(frozen=True)
-class PairProof:
-    """Proved bundles between two troopers (see the module docstring).
+class BundleTree:
+    """Proved bundles between two troopers in one frame (see the module docstring).
 
     The bundle tree of :func:`._proof_kernels.prove_bundles`: node 0 is the whole pair
     ``X x Y``; an inner node is halved (one side of ``X`` or ``Y``) into two children; a
@@ -85,9 +96,10 @@ class PairProof:
     Attributes
     ----------
     frame : (4,) float64
-        ``ox, oy, dx, dy``: the pair frame, from the first trooper to the second.
+        ``ox, oy, dx, dy``: the frame; ``d`` runs along ``(dx, dy)``, from the first
+        trooper's side to the second's.
     nodes : (k, 12) float64
-        ``X`` box then ``Y`` box of each node, in the pair frame.
+        ``X`` box then ``Y`` box of each node, in the frame.
     split, mid, child : (k,) arrays
         How inner nodes were halved (``split`` is -1 at leaves).
     proved : (k,) bool
@@ -129,6 +141,55 @@ class PairProof:
         return settled_segments(*self._tree(), origins, ends, flip)
 
 
+@dataclass(frozen=True)
+class PairProof:
+    """What is proved of a pair: one :class:`BundleTree` per frame that proved something.
+
+    A segment is settled when one tree settles it; an eye when one tree settles all of
+    its segments.
+
+    Attributes
+    ----------
+    trees : tuple of BundleTree
+        At least one; the pair's own frame first when it proved something.
+    """
+
+    trees: tuple[BundleTree, ...]
+
+    @property
+    def leaves(self) -> np.ndarray:
+        """(j, 12) float64: the leaf bundles of every tree, tree by tree."""
+        return np.concatenate([t.leaves for t in self.trees])
+
+    @property
+    def proven(self) -> np.ndarray:
+        """(j,) bool: which leaves (same order as :attr:`leaves`) are proved blocked."""
+        return np.concatenate([t.proven for t in self.trees])
+
+    @property
+    def complete(self) -> bool:
+        """One tree proves every bundle: the pair is blocked both ways."""
+        return any(t.complete for t in self.trees)
+
+    def settled_eyes(self, eyes: np.ndarray, flip: bool) -> np.ndarray:
+        """(n,) bool: eyes (of the first trooper, or the second with ``flip``) all of whose
+        segments to the other trooper one tree proves blocked."""
+        out = self.trees[0].settled_eyes(eyes, flip)
+        for t in self.trees[1:]:
+            out |= t.settled_eyes(eyes, flip)
+        return out
+
+    def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
+        """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
+        out = self.trees[0].settled(origins, ends, flip)
+        for t in self.trees[1:]:
+            rest = np.flatnonzero(~out)
+            if not len(rest):
+                break
+            out[rest] = t.settled(origins[rest], ends[rest], flip)
+        return out
+
+
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:
     b = cyl.base_array
     rx, ry = float(b[0]) - ox, float(b[1]) - oy
@@ -168,8 +229,18 @@ class Prover:
                 self._outside[key] = hit
         return hit
 
-    def pair(self, a: Cylinder, b: Cylinder, occ: np.ndarray | None = None) -> PairProof | None:
+    def pair(
+        self,
+        a: Cylinder,
+        b: Cylinder,
+        occ: np.ndarray | None = None,
+        effort: int | None = None,
+    ) -> PairProof | None:
         """Prove what can be proved of the segments between ``a`` and ``b``.
+
+        Proofs are tried in the pair's own frame (``d`` along the line from ``a`` to
+        ``b``), then in frames square to the walls that probe segments between the two
+        hit first (:meth:`wall_angles`), until one tree proves everything.
 
         Parameters
         ----------
@@ -177,13 +248,16 @@ class Prover:
         occ : (M, 5) float64, optional
             Occluding troopers (:func:`geom3d.visibility.cylinder_array`): a segment
             through the inside of one is blocked too.
+        effort : int, optional
+            Segments the pair's search is expected to cast without proofs: sets the
+            bundles per frame (``PROOF_SEGMENTS_PER_BUNDLE``). Default: the least.
 
         Returns
         -------
         PairProof or None
             None when nothing is proved: nothing solid, troopers whose boxes overlap along
-            the pair's direction, or a clear segment between their centres (the pair is
-            then visible or nearly so, and the search settles it quickly by itself).
+            every frame tried, or a clear segment between their centres (the pair is then
+            visible or nearly so, and the search settles it quickly by itself).
             Interior runs are used only when both eye regions are certainly outside every
             closed solid.
         """
@@ -203,39 +277,119 @@ class Prover:
             or self.engine.occluded_segments(ca[None, :], cb[None, :])[0]
         ):
             return None
-        dx, dy = d / length
+        own = math.degrees(math.atan2(d[1], d[0]))
+        angles = [own] + (self.wall_angles(a, b, own) if runs else [])
+        nodes = PROOF_MAX_BUNDLES
+        if effort is not None:
+            nodes = min(PROOF_MAX_BUNDLES_PAIR, max(nodes, effort // PROOF_SEGMENTS_PER_BUNDLE))
+        depth = max(PROOF_MAX_DEPTH, math.ceil(math.log2(nodes)) + 2)
+        trees: list[BundleTree] = []
+        tried = leaves = proved = 0
+        complete = False
+        for k, angle in enumerate(angles):
+            tree, n_tried = self._tree(a, b, occ, runs, angle, nodes, depth, exact=k == 0)
+            tried += n_tried
+            if tree is None:
+                continue
+            leaves += len(tree.proven)
+            proved += int(tree.proven.sum())
+            if tree.proven.any():
+                trees.append(tree)
+            if tree.complete:
+                complete = True
+                break
+        with self._lock:
+            self.stats.pairs += 1
+            self.stats.bundles += tried
+            self.stats.bundles_proved += proved
+            self.stats.leaves += leaves
+            self.stats.pairs_settled += int(complete)
+        if not trees:
+            return None
+        return PairProof(tuple(trees))
+
+    def wall_angles(self, a: Cylinder, b: Cylinder, own_deg: float) -> list[float]:
+        """Directions (degrees, counter-clockwise from +x) square to the walls between
+        ``a`` and ``b``: at most ``PROOF_WALL_FRAMES``, most often hit first.
+
+        Six probe segments between the two cylinders (three across, two heights), cast
+        both ways, report the first triangle they hit; of those steeper than
+        ``PROOF_WALL_MIN_TILT_DEG``, the horizontal normals, turned to point from ``a``'s
+        side to ``b``'s, are the candidate directions. Directions within
+        ``PROOF_WALL_MERGE_DEG`` of one already taken (``own_deg`` first) are dropped.
+        """
+        ba, bb = a.base_array, b.base_array
+        d = bb[:2] - ba[:2]
+        dv = d / float(np.hypot(*d))
+        nv = np.array([-dv[1], dv[0]])
+        o, e = [], []
+        for f in (-0.6, 0.0, 0.6):
+            for h in (0.3, 0.7):
+                o.append([*(ba[:2] + f * a.radius * nv), ba[2] + h * a.height])
+                e.append([*(bb[:2] + f * b.radius * nv), bb[2] + h * b.height])
+        o, e = np.array(o), np.array(e)
+        _, first = self.engine.first_hit(np.concatenate([o, e]), np.concatenate([e, o]))
+        first = first[first >= 0]
+        if not len(first):
+            return []
+        nrm = self.interior.face_normals(first)
+        steep = np.abs(nrm[:, 2]) <= math.cos(math.radians(PROOF_WALL_MIN_TILT_DEG))
+        h = nrm[steep, :2]
+        h = h[np.hypot(h[:, 0], h[:, 1]) > 0]
+        if not len(h):
+            return []
+        h = h * np.where(h @ dv < 0, -1.0, 1.0)[:, None]
+        ang = np.round(np.degrees(np.arctan2(h[:, 1], h[:, 0])), 6)
+        uniq, count = np.unique(ang, return_counts=True)
+        taken = [own_deg]
+        out: list[float] = []
+        for k in np.lexsort((uniq, -count)):  # most hits first; ties: smallest angle
+            x = float(uniq[k])
+            if all(abs((x - t + 180.0) % 360.0 - 180.0) > PROOF_WALL_MERGE_DEG for t in taken):
+                taken.append(x)
+                out.append(x)
+                if len(out) == PROOF_WALL_FRAMES:
+                    break
+        return out
+
+    def _tree(self, a, b, occ, runs, angle_deg, nodes, depth, exact):
+        """One bundle tree in the frame along ``angle_deg`` (origin at ``a``'s base), or
+        (None, 0) when the boxes of ``a`` and ``b`` overlap along it. ``exact``: the
+        pair's own direction, given as its unit vector rather than through the angle."""
+        ba, bb = a.base_array, b.base_array
         ox, oy = float(ba[0]), float(ba[1])
+        if exact:
+            d = bb[:2] - ba[:2]
+            dx, dy = (float(x) for x in d / float(np.hypot(*d)))
+        else:
+            dx, dy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
+        x_box, y_box = _box(a, ox, oy, dx, dy), _box(b, ox, oy, dx, dy)
+        if not y_box[0] > x_box[1]:
+            return None, 0
         frame = np.array([ox, oy, dx, dy])
         if len(occ):  # only occluders that can meet the hull of the two cylinders
             rx, ry = occ[:, 0] - ox, occ[:, 1] - oy
             od, on = rx * dx + ry * dy, -rx * dy + ry * dx
             reach = occ[:, 3] + max(a.radius, b.radius) + 1.0
-            near = (np.abs(on) < reach) & (od > -reach) & (od < length + reach)
+            lo_n = min(x_box[2], y_box[2]) - reach
+            hi_n = max(x_box[3], y_box[3]) + reach
+            near = (on > lo_n) & (on < hi_n) & (od > x_box[0] - reach) & (od < y_box[1] + reach)
             occ = np.ascontiguousarray(occ[near])
         im = self.interior
-        nodes, split, mid, child, proved, tried = prove_bundles(
+        tree = prove_bundles(
             im.grid,
             im.run_off if runs else self._no_runs,
             im.run_lo if runs else _NO_RUNS,
             im.run_hi if runs else _NO_RUNS,
             occ,
             frame,
-            _box(a, ox, oy, dx, dy),
-            _box(b, ox, oy, dx, dy),
-            PROOF_MAX_DEPTH,
-            PROOF_MAX_BUNDLES,
+            x_box,
+            y_box,
+            depth,
+            nodes,
             PROOF_PLANES,
             PROOF_PLANE_TRIES,
+            PROOF_PLANE_GROUP,
         )
-        leaf = split < 0
-        n_proved = int(proved[leaf].sum())
-        with self._lock:
-            self.stats.pairs += 1
-            self.stats.bundles += int(tried)
-            self.stats.bundles_proved += n_proved
-            self.stats.leaves += int(leaf.sum())
-            if n_proved == int(leaf.sum()):
-                self.stats.pairs_settled += 1
-        if not n_proved:
-            return None
-        return PairProof(frame, nodes, split, mid, child, proved)
+        nodes_, split, mid, child, proved, tried = tree
+        return BundleTree(frame, nodes_, split, mid, child, proved), int(tried)

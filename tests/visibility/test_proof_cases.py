@@ -61,6 +61,35 @@ def test_solid_wall_is_proved_blocked_whole():
     assert not clear.any()
 
 
+def test_thin_wall_at_an_angle_is_proved_in_its_own_frame(monkeypatch):
+    # a 4 mm wall turned 35 degrees across the line between the troopers (on 10 mm
+    # platforms): planes square to that line cut it in thin slanted strips, so the pair's
+    # own frame proves little; the plane through the wall's middle proves it whole
+    walls = [
+        box("w", [4, 200, 80], [60, 0], rotation_deg=35.0),
+        box("pa", [40, 40, 10], [0, 0]),
+        box("pb", [40, 40, 10], [120, 0]),
+    ]
+    scene = two_troopers(walls)
+    a, b = scene.trooper("a"), scene.trooper("b")
+    prover = scene.prover
+    angles = prover.wall_angles(a.cylinder, b.cylinder, 0.0)
+    assert len(angles) == 1 and angles[0] == pytest.approx(35.0, abs=0.01)
+    proof = prover.pair(a.cylinder, b.cylinder)
+    assert proof is not None and proof.complete
+    wall = proof.trees[-1]  # the wall's frame, proved whole in one bundle
+    assert wall.complete and len(wall.proven) == 1
+    assert wall.frame[2:] == pytest.approx([math.cos(math.radians(35)), math.sin(math.radians(35))])
+    assert all(not t.complete for t in proof.trees[:-1])  # its own frame: not whole
+    assert proof.settled_eyes(eye_points(a.cylinder, b.cylinder), False).all()
+    assert proof.settled_eyes(eye_points(b.cylinder, a.cylinder), True).all()
+    assert not same_answer(scene, a, b)
+    with monkeypatch.context() as m:  # without wall frames the pair is not proved whole
+        m.setattr(type(prover), "wall_angles", lambda self, a, b, own: [])
+        alone = prover.pair(a.cylinder, b.cylinder)
+        assert alone is None or not alone.complete
+
+
 def slit_wall(width, offset=0.3):
     """A 64 mm thick, 80 mm tall wall between a and b (x 28 .. 92), with a vertical slit
     ``width`` wide centred ``offset`` off the line between them.

@@ -227,3 +227,44 @@ def test_occluding_trooper_blocks_and_is_culled_when_out_of_the_way():
     aside = Cylinder((100.0, 300.0, 0.0), 40.0, 100.0)
     assert find_patch(VIEWER, target, NO_SCENERY, [wall]) is None
     assert find_patch(VIEWER, target, NO_SCENERY, [aside]) is not None
+
+
+def test_culled_occluders_never_meet_a_segment_between_the_pair():
+    """An occluder is dropped only when no segment between points of the two troopers
+    can meet it; near misses beside the line between them are kept."""
+    from proof_support import through_cylinders
+
+    from geom3d.visibility import cull_occluders
+
+    rng = np.random.default_rng(11)
+    a = Cylinder((0.0, 0.0, 0.0), 12.5, 40.0)
+    b = Cylinder((300.0, 120.0, 5.0), 20.0, 55.0)
+    occ = [
+        Cylinder((float(x), float(y), 0.0), float(r), 60.0)
+        for x, y, r in zip(
+            rng.uniform(-30, 330, 400),
+            rng.uniform(-40, 160, 400),
+            rng.uniform(5, 30, 400),
+            strict=True,
+        )
+    ]
+    kept = {id(c) for c in cull_occluders(a, b, occ)}
+    dropped = [c for c in occ if id(c) not in kept]
+    # the joint bounding box alone keeps them all: the line test does the culling here
+    assert len(dropped) > 100 and len(kept) > 50
+
+    def points(cyl, n):
+        r = cyl.radius * np.sqrt(rng.uniform(0, 1, n))
+        t = rng.uniform(0, 2 * np.pi, n)
+        z = cyl.base[2] + rng.uniform(0, cyl.height, n)
+        return np.column_stack([cyl.base[0] + r * np.cos(t), cyl.base[1] + r * np.sin(t), z])
+
+    o, e = points(a, 20000), points(b, 20000)
+    # the segments along the hull's edges come nearest the dropped occluders
+    side = np.array([-120.0, 300.0]) / math.hypot(120.0, 300.0)
+    for s in (-1.0, 1.0):
+        o = np.vstack([o, [[*(s * 12.5 * side), 20.0]]])
+        e = np.vstack([e, [[*(np.array([300.0, 120.0]) + s * 20.0 * side), 30.0]]])
+    assert not through_cylinders(o, e, dropped).any()
+    grown = [Cylinder(c.base, c.radius + 2, 60.0) for c in dropped]
+    assert through_cylinders(o, e, grown).any()  # some dropped ones come within 2 mm
