@@ -41,6 +41,7 @@ __all__ = [
     "cylinder_interval",
     "prepare_segments",
     "view_frames",
+    "view_ray",
 ]
 
 #: The ray misses the target cylinder.
@@ -94,6 +95,43 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     return t0, t1
 
 
+@njit(cache=True, inline="always")
+def view_ray(eyes, u, v, c, i, s, t, target, occ):
+    """The ray from ``eyes[i]`` through apparent point ``(s, t)`` (one ray of
+    :func:`cast_view_rays`).
+
+    Returns
+    -------
+    status : int
+        ``STATUS_*``.
+    qx, qy, qz : float, mm
+        First point of the target on the ray (meaningless on a miss).
+    """
+    ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
+    px = c[0] + s * u[i, 0] + t * v[i, 0]
+    py = c[1] + s * u[i, 1] + t * v[i, 1]
+    pz = c[2] + s * u[i, 2] + t * v[i, 2]
+    dx, dy, dz = px - ex, py - ey, pz - ez
+    t0, t1 = cylinder_interval(
+        ex, ey, ez, dx, dy, dz, target[0], target[1], target[2], target[3], target[4]
+    )
+    if not (t1 >= t0 and t1 >= 0.0):
+        return STATUS_MISS, 0.0, 0.0, 0.0
+    th = t0 if t0 > 0.0 else 0.0
+    qx, qy, qz = ex + th * dx, ey + th * dy, ez + th * dz
+    sx, sy, sz = qx - ex, qy - ey, qz - ez
+    length = math.sqrt(sx * sx + sy * sy + sz * sz)
+    for j in range(occ.shape[0]):
+        a0, a1 = cylinder_interval(
+            ex, ey, ez, sx, sy, sz, occ[j, 0], occ[j, 1], occ[j, 2], occ[j, 3], occ[j, 4]
+        )
+        lo = a0 if a0 > 0.0 else 0.0
+        hi = a1 if a1 < 1.0 else 1.0
+        if (hi - lo) * length > CONTACT_EPS_MM:
+            return STATUS_BLOCKED, qx, qy, qz
+    return STATUS_SCENERY, qx, qy, qz
+
+
 @njit(cache=True, nogil=True)
 def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ):
     """Rays from eye points through apparent-view samples to the target cylinder.
@@ -133,40 +171,17 @@ def cast_view_rays(eyes, u, v, c, eye_idx, s, t, target, occ):
     origins = np.empty((k_n, 3))
     ends = np.empty((k_n, 3))
     n = 0
-    bx, by, bz, r, h = target[0], target[1], target[2], target[3], target[4]
-    m_n = occ.shape[0]
     for k in range(k_n):
         i = eye_idx[k]
-        ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
-        px = c[0] + s[k] * u[i, 0] + t[k] * v[i, 0]
-        py = c[1] + s[k] * u[i, 1] + t[k] * v[i, 1]
-        pz = c[2] + s[k] * u[i, 2] + t[k] * v[i, 2]
-        dx, dy, dz = px - ex, py - ey, pz - ez
-        t0, t1 = cylinder_interval(ex, ey, ez, dx, dy, dz, bx, by, bz, r, h)
-        if not (t1 >= t0 and t1 >= 0.0):
-            status[k] = STATUS_MISS
+        st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
+        status[k] = st
+        if st == STATUS_MISS:
             continue
-        th = t0 if t0 > 0.0 else 0.0
-        qx, qy, qz = ex + th * dx, ey + th * dy, ez + th * dz
         points[k, 0], points[k, 1], points[k, 2] = qx, qy, qz
-        sx, sy, sz = qx - ex, qy - ey, qz - ez
-        length = math.sqrt(sx * sx + sy * sy + sz * sz)
-        blocked = False
-        for j in range(m_n):
-            a0, a1 = cylinder_interval(
-                ex, ey, ez, sx, sy, sz, occ[j, 0], occ[j, 1], occ[j, 2], occ[j, 3], occ[j, 4]
-            )
-            lo = a0 if a0 > 0.0 else 0.0
-            hi = a1 if a1 < 1.0 else 1.0
-            if (hi - lo) * length > CONTACT_EPS_MM:
-                blocked = True
-                break
-        if blocked:
-            status[k] = STATUS_BLOCKED
+        if st == STATUS_BLOCKED:
             continue
-        status[k] = STATUS_SCENERY
         scenery[n] = k
-        origins[n, 0], origins[n, 1], origins[n, 2] = ex, ey, ez
+        origins[n, 0], origins[n, 1], origins[n, 2] = eyes[i, 0], eyes[i, 1], eyes[i, 2]
         ends[n, 0], ends[n, 1], ends[n, 2] = qx, qy, qz
         n += 1
     return points, status, scenery[:n], origins[:n], ends[:n]

@@ -21,7 +21,7 @@ from geom3d.tolerances import GEOM_EPS_MM
 
 from ._embree_capi import INTERSECT1, OCCLUDED1
 
-__all__ = ["first_hit_kernel", "occluded_kernel"]
+__all__ = ["first_hit_kernel", "occluded_kernel", "occluded_one", "ray_buffer"]
 
 _INVALID = np.uint32(0xFFFFFFFF)
 
@@ -78,6 +78,28 @@ def _set_ray(f, u, ox, oy, oz, dx, dy, dz, length, ray_eps, offset):
     u[11] = 0
 
 
+@njit(cache=True, inline="always")
+def ray_buffer():
+    """The per-thread ray buffer the kernels fill: (f, u), float32 and uint32 views of
+    one 16-byte aligned ``RTCRayHit``."""
+    f = _aligned(np.empty(32, dtype=np.float32))
+    return f, f.view(np.uint32)
+
+
+@njit(cache=True, inline="always")
+def occluded_one(scene, f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
+    """Does the segment o -> e hit a triangle of ``scene``? (One query of
+    :func:`occluded_kernel`; ``f, u`` from :func:`ray_buffer`.)"""
+    dx, dy, dz = ex - ox, ey - oy, ez - oz
+    length = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if length <= 2.0 * ray_eps + GEOM_EPS_MM:
+        return False
+    inv = 1.0 / length
+    _set_ray(f, u, ox, oy, oz, dx * inv, dy * inv, dz * inv, length, ray_eps, offset)
+    _occluded1(scene, f)
+    return f[8] < 0.0  # Embree sets tfar to -inf on a hit
+
+
 @njit(cache=True, nogil=True)
 def occluded_kernel(scene, origins, ends, offset, ray_eps):
     """Which segments ``origins[i] -> ends[i]`` hit a triangle of ``scene``.
@@ -98,22 +120,12 @@ def occluded_kernel(scene, origins, ends, offset, ray_eps):
     """
     k_n = origins.shape[0]
     out = np.zeros(k_n, dtype=np.bool_)
-    f = _aligned(np.empty(32, dtype=np.float32))
-    u = f.view(np.uint32)
+    f, u = ray_buffer()
     for k in range(k_n):
-        dx = ends[k, 0] - origins[k, 0]
-        dy = ends[k, 1] - origins[k, 1]
-        dz = ends[k, 2] - origins[k, 2]
-        length = math.sqrt(dx * dx + dy * dy + dz * dz)
-        if length <= 2.0 * ray_eps + GEOM_EPS_MM:
-            continue
-        inv = 1.0 / length
-        _set_ray(
-            f, u, origins[k, 0], origins[k, 1], origins[k, 2], dx * inv, dy * inv, dz * inv,
-            length, ray_eps, offset,
+        out[k] = occluded_one(
+            scene, f, u, origins[k, 0], origins[k, 1], origins[k, 2],
+            ends[k, 0], ends[k, 1], ends[k, 2], offset, ray_eps,
         )  # fmt: skip
-        _occluded1(scene, f)
-        out[k] = f[8] < 0.0  # Embree sets tfar to -inf on a hit
     return out
 
 
@@ -132,8 +144,7 @@ def first_hit_kernel(scene, origins, ends, offset, ray_eps):
     k_n = origins.shape[0]
     dist = np.full(k_n, np.inf)
     tri = np.full(k_n, -1, dtype=np.int64)
-    f = _aligned(np.empty(32, dtype=np.float32))
-    u = f.view(np.uint32)
+    f, u = ray_buffer()
     for k in range(k_n):
         dx = ends[k, 0] - origins[k, 0]
         dy = ends[k, 1] - origins[k, 1]

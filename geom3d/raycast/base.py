@@ -76,6 +76,23 @@ class RayBackend(ABC):
         """
         return self.occluded(origins, ends)
 
+    def compiled_scene(self) -> tuple[int, np.ndarray] | None:
+        """A handle for compiled kernels that query the scene themselves, or None.
+
+        Returns
+        -------
+        (address, offset) or None
+            The Embree ``RTCScene`` address and the recentring offset (3,) float64 mm,
+            for :func:`geom3d.raycast._embree_kernels.occluded_one`; None (the default)
+            when kernels must hand their segments to :meth:`occluded_segments`. A kernel
+            that casts by itself reports how many through :meth:`add_cast`.
+        """
+        return None
+
+    def add_cast(self, n: int) -> None:
+        """Count ``n`` segments cast through :meth:`compiled_scene` in :attr:`rays_cast`."""
+        self.rays_cast += int(n)
+
     @abstractmethod
     def first_hit(self, origins, ends):
         """First triangle hit along each segment.

@@ -76,6 +76,17 @@ class EmbreeEngine(RayBackend):
         with self._count_lock:
             self.rays_cast += n
 
+    def compiled_scene(self) -> tuple[int, np.ndarray] | None:
+        """``(address, offset)`` of the C-API scene (see the base class); None on the
+        embreex fallback or for an empty mesh."""
+        if self._cscene is None:
+            return None
+        return self._cscene.address, self._offset
+
+    def add_cast(self, n: int) -> None:
+        """Count segments cast through :meth:`compiled_scene` (thread-safe)."""
+        self._count(int(n))
+
     def _occluded_prepared(self, start, unit, dist) -> np.ndarray:
         """Occlusion of segments already in Embree's frame (see :func:`prepare_segments`),
         through embreex."""

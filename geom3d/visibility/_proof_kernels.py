@@ -20,7 +20,14 @@ import numpy as np
 
 from geom3d._kernels import cylinder_interval, njit
 
-__all__ = ["prove_bundles", "segment_hits_cylinders", "settled_eyes", "settled_segments"]
+__all__ = [
+    "eye_leaves",
+    "prove_bundles",
+    "segment_hits_cylinders",
+    "settled_eyes",
+    "settled_from",
+    "settled_packed",
+]
 
 
 @njit(cache=True)
@@ -456,34 +463,75 @@ def _in_box(b, off, d, n, z):
     )
 
 
-@njit(cache=True, nogil=True)
-def settled_segments(nodes, split, mid, child, proven, frame, origins, ends, flip):
-    """Which segments ``origins[i] -> ends[i]`` lie in a proven bundle.
+@njit(cache=True, inline="always")
+def eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, out):
+    """The proven leaves (of every packed tree) whose eye-side box holds the eye ``e``
+    (the X box, or the Y box with ``flip``): their indices into ``out``; returns how
+    many. A segment from ``e`` is settled when its other end lies in the other box of one
+    of them (:func:`settled_from`): every segment between the two boxes of a proven leaf
+    is blocked, boundaries included."""
+    own = 6 if flip else 0
+    n = 0
+    for c in range(split.shape[0]):
+        if split[c] >= 0 or not proven[c]:
+            continue
+        t = tree_of[c]
+        rx, ry = ex - frames[t, 0], ey - frames[t, 1]
+        d = rx * frames[t, 2] + ry * frames[t, 3]
+        m = -rx * frames[t, 3] + ry * frames[t, 2]
+        if (
+            nodes[c, own] <= d <= nodes[c, own + 1]
+            and nodes[c, own + 2] <= m <= nodes[c, own + 3]
+            and nodes[c, own + 4] <= ez <= nodes[c, own + 5]
+        ):
+            out[n] = c
+            n += 1
+    return n
 
-    ``flip`` False: origins are in the X box, ends in the Y box; True: the reverse.
-    Containment is exact: a point just outside the root boxes is not settled.
+
+@njit(cache=True, inline="always")
+def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
+    """Does the segment from the eye of ``leaves[:n_leaves]`` (:func:`eye_leaves`) to
+    ``q`` lie in one of those proven leaves?"""
+    other = 0 if flip else 6
+    for j in range(n_leaves):
+        c = leaves[j]
+        t = tree_of[c]
+        rx, ry = qx - frames[t, 0], qy - frames[t, 1]
+        d = rx * frames[t, 2] + ry * frames[t, 3]
+        m = -rx * frames[t, 3] + ry * frames[t, 2]
+        if (
+            nodes[c, other] <= d <= nodes[c, other + 1]
+            and nodes[c, other + 2] <= m <= nodes[c, other + 3]
+            and nodes[c, other + 4] <= qz <= nodes[c, other + 5]
+        ):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def settled_packed(nodes, split, mid, child, proven, frames, tree_of, origins, ends, flip):
+    """Which segments, from eyes ``origins[i]`` to ``ends[i]``, lie in a proven leaf of
+    one of several trees packed end to end (``tree_of``: the tree of each node, whose
+    frame is ``frames[tree_of]``).
+
+    ``flip`` False: the eyes are in the X boxes, the ends in the Y boxes; True: the
+    reverse. Segments from one eye should come together (the eye's leaves are found
+    once per run of equal eyes).
     """
     out = np.zeros(len(origins), np.bool_)
+    leaves = np.empty(split.shape[0], np.int64)
+    n_leaves = 0
+    px = py = pz = np.nan
     for i in range(len(origins)):
-        a = ends[i] if flip else origins[i]
-        b = origins[i] if flip else ends[i]
-        ad, an, az = _to_frame(frame, a)
-        bd, bn, bz = _to_frame(frame, b)
-        if not (_in_box(nodes[0], 0, ad, an, az) and _in_box(nodes[0], 6, bd, bn, bz)):
-            continue
-        k = 0
-        while split[k] >= 0:
-            sp = split[k]
-            if sp == 2:
-                v = an
-            elif sp == 4:
-                v = az
-            elif sp == 8:
-                v = bn
-            else:
-                v = bz
-            k = child[k] if v <= mid[k] else child[k] + 1
-        out[i] = proven[k]
+        ex, ey, ez = origins[i, 0], origins[i, 1], origins[i, 2]
+        if not (ex == px and ey == py and ez == pz):
+            n_leaves = eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, leaves)
+            px, py, pz = ex, ey, ez
+        if n_leaves:
+            out[i] = settled_from(
+                nodes, frames, tree_of, flip, leaves, n_leaves, ends[i, 0], ends[i, 1], ends[i, 2]
+            )
     return out
 
 

@@ -15,7 +15,6 @@ the ray engine, through :meth:`geom3d.raycast.RayBackend.occluded_segments`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,7 +23,9 @@ import numpy as np
 from geom3d._kernels import cast_view_rays
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
+from geom3d.tolerances import RAY_EPS_MM
 
+from ._cast_kernels import clear_to_target
 from .apparent import ApparentView
 
 __all__ = [
@@ -166,9 +167,17 @@ class ClearToTarget:
         Occluding troopers (:func:`cylinder_array`).
     stats : VisibilityStats
         ``rays`` counts every segment that reaches the target.
-    settled : callable, optional
-        ``settled(origins, ends) -> (n,) bool``: segments already proved blocked by
-        scenery (:meth:`geom3d.visibility.proof.PairProof.settled`); they are not cast.
+    proof : PairProof, optional
+        Blocking proofs of the pair (:mod:`.proof`): segments they settle are not cast.
+    flip : bool
+        The eyes are the proof's second trooper's.
+
+    Notes
+    -----
+    Where the engine lends its scene to compiled code
+    (:meth:`~geom3d.raycast.RayBackend.compiled_scene`), a call is one compiled pass
+    (:func:`._cast_kernels.clear_to_target`); otherwise the same steps run through
+    :func:`cast_target` and :meth:`~geom3d.raycast.RayBackend.occluded_segments`.
     """
 
     def __init__(
@@ -176,20 +185,56 @@ class ClearToTarget:
         engine: RayBackend,
         occ: np.ndarray,
         stats: VisibilityStats,
-        settled: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+        proof=None,
+        flip: bool = False,
     ) -> None:
         self.engine = engine
         self.occ = occ
         self.stats = stats
-        self.settled = settled
+        self.proof = proof
+        self.flip = flip
+        self._scene = engine.compiled_scene()
+        self._packed = proof.packed if proof is not None else _NO_TREES
+
+    def settled(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """(n,) bool: segments (eye to target point) the proof settles."""
+        return self.proof.settled(origins, ends, self.flip)
 
     def __call__(self, view: ApparentView, eye_idx, s, t):
+        if self._scene is not None:
+            counts = np.zeros(3, np.int64)
+            clear, points = clear_to_target(
+                view.eyes, view.u, view.v, view.c,
+                np.ascontiguousarray(eye_idx, dtype=np.int64),
+                np.ascontiguousarray(s, dtype=np.float64),
+                np.ascontiguousarray(t, dtype=np.float64),
+                view.target_row, self.occ, self._scene[0], self._scene[1], RAY_EPS_MM,
+                *self._packed, self.flip, counts,
+            )  # fmt: skip
+            self.stats.rays += int(counts[0])
+            self.stats.cast += int(counts[1])
+            self.stats.proved += int(counts[2])
+            self.engine.add_cast(int(counts[1]))
+            return clear, points
         points, status, scenery, origins, ends = cast_target(view, eye_idx, s, t, self.occ)
         self.stats.rays += int(np.count_nonzero(status))  # STATUS_MISS is 0
         clear = np.zeros(len(status), dtype=bool)
         if len(scenery):
-            clear[scenery] = ~occluded(self.engine, origins, ends, self.settled, self.stats)
+            settled = None if self.proof is None else self.settled
+            clear[scenery] = ~occluded(self.engine, origins, ends, settled, self.stats)
         return clear, points
+
+
+#: The packed proof trees of a pair without a proof (no tree).
+_NO_TREES = (
+    np.zeros((0, 12)),
+    np.zeros(0, np.int64),
+    np.zeros(0),
+    np.zeros(0, np.int64),
+    np.zeros(0, np.bool_),
+    np.zeros((0, 4)),
+    np.zeros(0, np.int64),
+)
 
 
 def occluded(engine: RayBackend, origins, ends, settled, stats: VisibilityStats) -> np.ndarray:
@@ -200,7 +245,7 @@ def occluded(engine: RayBackend, origins, ends, settled, stats: VisibilityStats)
     engine : RayBackend
     origins, ends : (n, 3) float64, mm
     settled : callable or None
-        See :class:`ClearToTarget`.
+        ``settled(origins, ends) -> (n,) bool``: segments already proved blocked.
     stats : VisibilityStats
         ``cast`` and ``proved`` are incremented.
 

@@ -46,18 +46,13 @@ def search_eyes(
     eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and proved
     segments are not cast; the answer is the same.
     """
-    settled = None
     if proof is not None:
         done = proof.settled_eyes(eyes, flip)
         stats.eyes_proved += int(done.sum())
         eyes = eyes[~done]
-
-        def settled(origins, ends):
-            return proof.settled(origins, ends, flip)
-
     if not len(eyes):
         return None
-    cast = ClearToTarget(engine, occ, stats, settled)
+    cast = ClearToTarget(engine, occ, stats, proof, flip)
     hit = search_patch(eyes, target, cast, lat, batch_sizes=sizes)
     return None if hit is None else patch_witness(hit, cast)
 

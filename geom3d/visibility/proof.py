@@ -21,6 +21,7 @@ unsettled samples of the others, so it returns exactly what it returns without p
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from ._proof_kernels import (
     prove_bundles,
     segment_hits_cylinders,
     settled_eyes,
-    settled_segments,
+    settled_packed,
 )
 from .interior import InteriorMap
 
@@ -138,7 +139,10 @@ class BundleTree:
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        return settled_segments(*self._tree(), origins, ends, flip)
+        return settled_packed(
+            self.nodes, self.split, self.mid, self.child, self.proved, self.frame[None, :],
+            np.zeros(len(self.split), np.int64), origins, ends, flip,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -179,15 +183,27 @@ class PairProof:
             out |= t.settled_eyes(eyes, flip)
         return out
 
+    @functools.cached_property
+    def packed(self) -> tuple:
+        """Every tree end to end, for the compiled lookups: ``(nodes, split, mid, child,
+        proved, frames, tree_of)``, ``child`` indices absolute, ``tree_of`` the tree of
+        each node, whose frame is ``frames[tree_of]``."""
+        offs = np.cumsum([0] + [len(t.split) for t in self.trees])
+        trees = zip(self.trees, offs[:-1], strict=True)
+        child = np.concatenate([np.where(t.split >= 0, t.child + o, -1) for t, o in trees])
+        return (
+            np.concatenate([t.nodes for t in self.trees]),
+            np.concatenate([t.split for t in self.trees]),
+            np.concatenate([t.mid for t in self.trees]),
+            child,
+            np.concatenate([t.proved for t in self.trees]),
+            np.stack([t.frame for t in self.trees]),
+            np.repeat(np.arange(len(self.trees)), np.diff(offs)),
+        )
+
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        out = self.trees[0].settled(origins, ends, flip)
-        for t in self.trees[1:]:
-            rest = np.flatnonzero(~out)
-            if not len(rest):
-                break
-            out[rest] = t.settled(origins[rest], ends[rest], flip)
-        return out
+        return settled_packed(*self.packed, origins, ends, flip)
 
 
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:

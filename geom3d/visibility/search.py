@@ -29,7 +29,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .apparent import ApparentView, PatchLattice, coarse_samples, full_windows
+from ._search_kernels import (
+    coarse_grid,
+    nearest_chunk,
+    nearest_update,
+    refine_plan,
+    rest_pick,
+    rest_samples,
+    window_order,
+)
+from .apparent import ApparentView, PatchLattice
 from .cast import SampleCast
 from .eyes import eye_batches
 
@@ -119,61 +128,45 @@ def search_patch(
 
 def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
     n_eyes = len(view.eyes)
-    ks, kt, eye_idx, s, t = coarse_samples(ext, n_eyes, lat.coarse_mm)
+    step = lat.coarse_step
+    ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(*ext, n_eyes, lat.coarse_mm)
     cast.stats.eyes += n_eyes
     ok, _ = cast(view, eye_idx, s, t)
-    clear = ok.reshape(n_eyes, len(ks), len(kt))
-    cand = np.flatnonzero(clear.any(axis=(1, 2)))
-    if not len(cand):
-        return None
     # A coarse cell (between lattice points k and k + 1 on each axis) is refined when one
     # of its four corners counts: every fine sample within one coarse step of a counting
     # coarse sample lies in such a cell, so a coarse_mm square around it is fully sampled.
-    c = clear[cand]
-    pad = np.pad(c, ((0, 0), (1, 1), (1, 1)))
-    cell = pad[:, :-1, :-1] | pad[:, 1:, :-1] | pad[:, :-1, 1:] | pad[:, 1:, 1:]
-    # cell (i, j) spans fine indices (ks[0] - 1 + i) * step + 0..step - 1 on each axis
-    step = lat.coarse_step
-    active = np.repeat(np.repeat(cell, step, axis=1), step, axis=2)
-    a0 = (ks[0] - 1) * step
-    b0 = (kt[0] - 1) * step
-    # windows that lie wholly in refined cells are the only ones that can be full
-    possible = full_windows(active, lat.window)
-    has = np.flatnonzero(possible.any(axis=(1, 2)))
+    # Windows that lie wholly in refined cells are the only ones that can be full.
+    cand, active, possible, has = refine_plan(ok, n_eyes, nks, nkt, step, lat.window)
     if not len(has):
         return None
+    # refined cell (i, j) spans fine indices (k0 - 1 + i) * step + 0..step - 1 on each axis
+    a0 = (ks0 - 1) * step
+    b0 = (kt0 - 1) * step
     # the first eye that may see a patch is examined nearest window first: an open view
     # then costs one window's samples, not the whole refined view
     k = int(has[0])
     cast.stats.eyes_refined += 1
-    found = _nearest_full_window(view, int(cand[k]), np.argwhere(possible[k]), a0, b0, cast, lat)
+    found = _nearest_full_window(view, int(cand[k]), possible[k], a0, b0, cast, lat)
     if found is not None:
         return _hit(view, int(cand[k]), a0, b0, lat, *found)
-    # the others all at once (one cast, few numpy calls), as a whole refined view each
+    # the others all at once (one cast), as a whole refined view each
     rest = has[1:]
     if not len(rest):
         return None
     cast.stats.eyes_refined += len(rest)
-    e_i, a_i, b_i = np.nonzero(active[rest])
-    fine = np.zeros((len(rest), *active.shape[1:]), dtype=bool)
+    e_i, a_i, b_i = rest_samples(active, rest)
     fine_ok, fine_pts = cast(
         view, cand[rest][e_i], (a0 + a_i) * lat.sample_mm, (b0 + b_i) * lat.sample_mm
     )
-    fine[e_i, a_i, b_i] = fine_ok
-    full = full_windows(fine, lat.window)
-    hit_eyes = np.flatnonzero(full.any(axis=(1, 2)))
-    if not len(hit_eyes):
+    # of the first eye's full windows, the one nearest the target's centre makes the
+    # clearest witness for a diagram (ties: lowest indices, so the choice is deterministic)
+    w = lat.window
+    k, a, b, at = rest_pick(
+        fine_ok, e_i, a_i, b_i, len(rest), active.shape[1], active.shape[2], w,
+        a0, b0, 0.5 * (w - 1), (w - 1) // 2,
+    )  # fmt: skip
+    if k < 0:
         return None
-    k = int(hit_eyes[0])
-    # of the full windows, the one nearest the target's centre makes the clearest
-    # witness for a diagram (ties: lowest indices, so the choice is deterministic)
-    wins = np.argwhere(full[k])
-    half = 0.5 * (lat.window - 1)
-    ca = a0 + wins[:, 0] + half
-    cb = b0 + wins[:, 1] + half
-    a, b = (int(x) for x in wins[int(np.argmin(ca * ca + cb * cb))])
-    mid = (lat.window - 1) // 2
-    at = np.flatnonzero((e_i == k) & (a_i == a + mid) & (b_i == b + mid))[0]
     return _hit(view, int(cand[rest[k]]), a0, b0, lat, a, b, fine_pts[at])
 
 
@@ -188,9 +181,9 @@ def _hit(view, eye: int, a0: int, b0: int, lat: PatchLattice, a: int, b: int, p)
     )
 
 
-def _nearest_full_window(view, eye, wins, a0, b0, cast: SampleCast, lat: PatchLattice):
-    """Of the candidate windows ``wins`` ((n, 2) local corners, in lexicographic order) of
-    one eye, the full one nearest the target's centre (ties: lowest indices), or None.
+def _nearest_full_window(view, eye, possible, a0, b0, cast: SampleCast, lat: PatchLattice):
+    """Of the possible windows of one eye (``possible``: (m, n) bool, by local corner),
+    the full one nearest the target's centre (ties: lowest indices), or None.
 
     Windows are examined nearest first and their samples cast in growing chunks, so an
     open view costs one window's samples instead of the whole refined view; a window is
@@ -198,40 +191,24 @@ def _nearest_full_window(view, eye, wins, a0, b0, cast: SampleCast, lat: PatchLa
     one a full pass over every sample would make.
     """
     w = lat.window
-    half = 0.5 * (w - 1)
-    ca = a0 + wins[:, 0] + half
-    cb = b0 + wins[:, 1] + half
-    order = np.argsort(ca * ca + cb * cb, kind="stable")  # stable: ties keep (a, b) order
-    wins = wins[order]
-    lo = wins.min(axis=0)
-    shape = tuple(wins.max(axis=0) - lo + w)
-    state = np.zeros(shape, np.int8)  # 0 unknown, 1 counts, 2 does not
-    pts = np.zeros((*shape, 3))
-    offs = np.arange(w)
+    wins, lo, span = window_order(possible, a0, b0, 0.5 * (w - 1))
+    state = np.zeros((int(span[0]) + w, int(span[1]) + w), np.int8)  # 0 unknown, 1, 2
+    pts = np.zeros((*state.shape, 3))
     mid = (w - 1) // 2
     done = 0
     chunk = 1
     while done < len(wins):
-        part = wins[done : done + chunk] - lo
-        ia = (part[:, 0, None, None] + offs[None, :, None]).repeat(w, axis=2).ravel()
-        ib = (part[:, 1, None, None] + offs[None, None, :]).repeat(w, axis=1).ravel()
-        need = state[ia, ib] == 0
-        if need.any():
-            todo = np.zeros(shape, dtype=bool)  # each sample once, however many windows
-            todo[ia[need], ib[need]] = True
-            fa, fb = np.nonzero(todo)
-            ok, p = cast(
-                view,
-                np.full(len(fa), eye, dtype=np.int64),
-                (a0 + lo[0] + fa) * lat.sample_mm,
-                (b0 + lo[1] + fb) * lat.sample_mm,
-            )
-            state[fa, fb] = np.where(ok, 1, 2)
-            pts[fa, fb] = p
-        full = (state[ia, ib] == 1).reshape(len(part), w * w).all(axis=1)
-        if full.any():
-            a, b = part[int(np.argmax(full))]
+        fa, fb = nearest_chunk(wins, done, chunk, w, state)
+        ok, p = cast(
+            view,
+            np.full(len(fa), eye, dtype=np.int64),
+            (a0 + lo[0] + fa) * lat.sample_mm,
+            (b0 + lo[1] + fb) * lat.sample_mm,
+        )
+        k = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok, p)
+        if k >= 0:
+            a, b = wins[k]
             return int(a + lo[0]), int(b + lo[1]), pts[a + mid, b + mid]
-        done += len(part)
+        done += chunk
         chunk *= 4
     return None

@@ -1,0 +1,77 @@
+"""Line of Fire's sample predicate in one compiled pass (:class:`.cast.ClearToTarget`).
+
+Where the ray engine lends its scene to compiled code
+(:meth:`geom3d.raycast.RayBackend.compiled_scene`), each ray is taken from the apparent
+view to the target, past the occluding troopers and the blocking proofs, and into Embree
+in one ``nogil`` loop, with the same steps and the same float arithmetic as the
+numpy-level path (:func:`geom3d._kernels.cast_view_rays`, :meth:`.proof.PairProof.settled`,
+:meth:`geom3d.raycast.RayBackend.occluded_segments`): so the same answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, view_ray
+from geom3d.raycast._embree_kernels import occluded_one, ray_buffer
+
+from ._proof_kernels import eye_leaves, settled_from
+
+__all__ = ["clear_to_target"]
+
+
+@njit(cache=True, nogil=True)
+def clear_to_target(
+    eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, ray_eps,
+    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+):  # fmt: skip
+    """Which rays from ``eyes[eye_idx]`` through ``(s, t)`` reach the target clear.
+
+    Parameters
+    ----------
+    eyes, u, v, c, eye_idx, s, t, target, occ
+        As :func:`geom3d._kernels.cast_view_rays`.
+    scene : int
+    offset : (3,) float64, mm
+    ray_eps : float, mm
+        From :meth:`geom3d.raycast.RayBackend.compiled_scene` and ``RAY_EPS_MM``.
+    nodes, split, mid, child, proven, frames, tree_of
+        The pair's proof trees (:attr:`.proof.PairProof.packed`); no node: nothing is
+        settled.
+    flip : bool
+        The eyes are the proof's second trooper's.
+    counts : (3,) int64
+        Incremented: rays reaching the target, segments cast, segments settled by proof.
+
+    Returns
+    -------
+    clear : (k,) bool
+    points : (k, 3) float64, mm
+        First point of the target on each ray (undefined on a miss).
+    """
+    k_n = eye_idx.shape[0]
+    points = np.empty((k_n, 3))
+    clear = np.zeros(k_n, np.bool_)
+    f, fu = ray_buffer()
+    leaves = np.empty(split.shape[0], np.int64)
+    n_leaves = 0
+    at_eye = -1
+    for k in range(k_n):
+        i = eye_idx[k]
+        st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
+        if st == STATUS_MISS:
+            continue
+        points[k, 0], points[k, 1], points[k, 2] = qx, qy, qz
+        counts[0] += 1
+        if st != STATUS_SCENERY:
+            continue
+        ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
+        if i != at_eye:  # the eye's proven leaves, once per run of rays from one eye
+            n_leaves = eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, leaves)
+            at_eye = i
+        if n_leaves and settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
+            counts[2] += 1
+            continue
+        counts[1] += 1
+        clear[k] = not occluded_one(scene, f, fu, ex, ey, ez, qx, qy, qz, offset, ray_eps)
+    return clear, points

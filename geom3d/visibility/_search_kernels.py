@@ -1,0 +1,284 @@
+"""Compiled steps of the patch search (:mod:`.search`).
+
+The search's bookkeeping between two casts (which eyes may see a patch, which fine
+samples to cast next, which window is full) is a handful of small array passes; done in
+numpy they cost more than the rays they decide on. These kernels do the same passes in
+one compiled call each, with the same results in the same order (the search's answer,
+witness included, is defined by that order).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geom3d._kernels import njit
+
+__all__ = [
+    "coarse_grid",
+    "nearest_chunk",
+    "nearest_update",
+    "refine_plan",
+    "rest_pick",
+    "rest_samples",
+    "window_order",
+]
+
+
+@njit(cache=True, nogil=True)
+def coarse_grid(s0, s1, t0, t1, n_eyes, step):
+    """The coarse lattice within an apparent extent, for each eye (see
+    :func:`.apparent.coarse_samples`, which this matches value for value).
+
+    Returns
+    -------
+    ks0, nks, kt0, nkt : int
+        First lattice index and count along ``s`` and along ``t``.
+    eye_idx : (n_eyes * nks * nkt,) int64
+    s, t : (n_eyes * nks * nkt,) float64, mm
+        Ordered eye, then ``s``, then ``t``.
+    """
+    ks0 = math.ceil(s0 / step)
+    nks = max(0, math.floor(s1 / step) + 1 - ks0)
+    kt0 = math.ceil(t0 / step)
+    nkt = max(0, math.floor(t1 / step) + 1 - kt0)
+    n = n_eyes * nks * nkt
+    eye_idx = np.empty(n, np.int64)
+    s = np.empty(n)
+    t = np.empty(n)
+    q = 0
+    for e in range(n_eyes):
+        for i in range(nks):
+            for j in range(nkt):
+                eye_idx[q] = e
+                s[q] = (ks0 + i) * step
+                t[q] = (kt0 + j) * step
+                q += 1
+    return ks0, nks, kt0, nkt, eye_idx, s, t
+
+
+@njit(cache=True, nogil=True)
+def _full(active, w):
+    """(B, m - w + 1, n - w + 1) bool: windows of ``w`` x ``w`` all set."""
+    nb, m, n = active.shape
+    out = np.zeros((nb, max(0, m - w + 1), max(0, n - w + 1)), np.bool_)
+    ii = np.zeros((m + 1, n + 1), np.int64)
+    for b in range(nb):
+        for i in range(m):
+            row = 0
+            for j in range(n):
+                row += active[b, i, j]
+                ii[i + 1, j + 1] = ii[i, j + 1] + row
+        for i in range(m - w + 1):
+            for j in range(n - w + 1):
+                c = ii[i + w, j + w] - ii[i, j + w] - ii[i + w, j] + ii[i, j]
+                out[b, i, j] = c == w * w
+    return out
+
+
+@njit(cache=True, nogil=True)
+def refine_plan(ok, n_eyes, nks, nkt, step, w):
+    """Which eyes may see a patch after the coarse cast, and where to look.
+
+    Parameters
+    ----------
+    ok : (n_eyes * nks * nkt,) bool
+        Counting coarse samples (ordered as :func:`coarse_grid`).
+    step : int
+        Fine samples per coarse step.
+    w : int
+        Window side in fine samples.
+
+    Returns
+    -------
+    cand : (c,) int64
+        Eyes with a counting coarse sample.
+    active : (c, (nks + 1) step, (nkt + 1) step) bool
+        Fine samples to refine: those of the coarse cells (between lattice points
+        ``k - 1`` and ``k`` on each axis, from the first) one of whose corners counts.
+    possible : (c, ..., ...) bool
+        Windows lying wholly in refined cells (the only ones that can be full).
+    has : (h,) int64
+        Rows of ``cand`` with a possible window.
+    """
+    per = nks * nkt
+    flags = np.zeros(n_eyes, np.bool_)
+    for e in range(n_eyes):
+        for q in range(per):
+            if ok[e * per + q]:
+                flags[e] = True
+                break
+    cand = np.flatnonzero(flags)
+    nc = len(cand)
+    m = (nks + 1) * step
+    n = (nkt + 1) * step
+    active = np.zeros((nc, m, n), np.bool_)
+    for r in range(nc):
+        base = cand[r] * per
+        for i in range(nks + 1):
+            for j in range(nkt + 1):
+                on = False
+                for di in (-1, 0):
+                    for dj in (-1, 0):
+                        a, b = i + di, j + dj
+                        if 0 <= a < nks and 0 <= b < nkt and ok[base + a * nkt + b]:
+                            on = True
+                if on:
+                    active[r, i * step : (i + 1) * step, j * step : (j + 1) * step] = True
+    possible = _full(active, w)
+    keep = np.zeros(nc, np.bool_)
+    for r in range(nc):
+        keep[r] = possible[r].any()
+    return cand, active, possible, np.flatnonzero(keep)
+
+
+@njit(cache=True, nogil=True)
+def window_order(possible, a0, b0, half):
+    """Corners of the possible windows of one eye, nearest the target's centre first
+    (ties: lexicographic order), and the box of samples they cover.
+
+    Returns
+    -------
+    wins : (n, 2) int64
+        Corners relative to ``lo``.
+    lo : (2,) int64
+    shape : (2,) int64
+        Samples spanned (window side included).
+    """
+    ma, mb = possible.shape
+    n = 0
+    for i in range(ma):
+        for j in range(mb):
+            n += possible[i, j]
+    wins = np.empty((n, 2), np.int64)
+    d = np.empty(n)
+    q = 0
+    for i in range(ma):
+        for j in range(mb):
+            if possible[i, j]:
+                wins[q, 0] = i
+                wins[q, 1] = j
+                ca = (a0 + i) + half
+                cb = (b0 + j) + half
+                d[q] = ca * ca + cb * cb
+                q += 1
+    order = np.argsort(d, kind="mergesort")  # stable
+    out = wins[order]
+    lo = np.empty(2, np.int64)
+    hi = np.empty(2, np.int64)
+    for k in range(2):
+        lo[k] = out[:, k].min()
+        hi[k] = out[:, k].max()
+    for q in range(n):
+        out[q, 0] -= lo[0]
+        out[q, 1] -= lo[1]
+    return out, lo, hi - lo
+
+
+@njit(cache=True, nogil=True)
+def nearest_chunk(wins, done, chunk, w, state):
+    """Samples of windows ``done .. done + chunk`` still unknown (``state`` 0), each once,
+    row-major: ``(fa, fb)`` indices into ``state``."""
+    todo = np.zeros(state.shape, np.bool_)
+    n = 0
+    for p in range(done, min(done + chunk, len(wins))):
+        for x in range(w):
+            for y in range(w):
+                a, b = wins[p, 0] + x, wins[p, 1] + y
+                if state[a, b] == 0 and not todo[a, b]:
+                    todo[a, b] = True
+                    n += 1
+    fa = np.empty(n, np.int64)
+    fb = np.empty(n, np.int64)
+    q = 0
+    for a in range(state.shape[0]):
+        for b in range(state.shape[1]):
+            if todo[a, b]:
+                fa[q] = a
+                fb[q] = b
+                q += 1
+    return fa, fb
+
+
+@njit(cache=True, nogil=True)
+def nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok, p):
+    """Record the cast samples; the first window of the chunk all of whose samples
+    count (an index into ``wins``), or -1."""
+    for q in range(len(fa)):
+        state[fa[q], fb[q]] = 1 if ok[q] else 2
+        pts[fa[q], fb[q], 0] = p[q, 0]
+        pts[fa[q], fb[q], 1] = p[q, 1]
+        pts[fa[q], fb[q], 2] = p[q, 2]
+    for k in range(done, min(done + chunk, len(wins))):
+        full = True
+        for x in range(w):
+            for y in range(w):
+                if state[wins[k, 0] + x, wins[k, 1] + y] != 1:
+                    full = False
+                    break
+            if not full:
+                break
+        if full:
+            return k
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def rest_samples(active, rows):
+    """Every refined fine sample of the eyes ``rows`` (rows of ``active``), in
+    ``(row, a, b)`` order: ``(e_i, a_i, b_i)``, ``e_i`` indexing ``rows``."""
+    n = 0
+    for r in rows:
+        for a in range(active.shape[1]):
+            for b in range(active.shape[2]):
+                n += active[r, a, b]
+    e_i = np.empty(n, np.int64)
+    a_i = np.empty(n, np.int64)
+    b_i = np.empty(n, np.int64)
+    q = 0
+    for k in range(len(rows)):
+        r = rows[k]
+        for a in range(active.shape[1]):
+            for b in range(active.shape[2]):
+                if active[r, a, b]:
+                    e_i[q] = k
+                    a_i[q] = a
+                    b_i[q] = b
+                    q += 1
+    return e_i, a_i, b_i
+
+
+@njit(cache=True, nogil=True)
+def rest_pick(ok, e_i, a_i, b_i, n_rows, m, n, w, a0, b0, half, mid):
+    """The first eye (of ``n_rows``) with a full window, its full window nearest the
+    target's centre (ties: lowest indices) and the sample at that window's middle.
+
+    Returns
+    -------
+    k, a, b, at : int
+        Row, window corner, and index (into ``ok``) of the middle sample; ``k`` is -1
+        when no eye has a full window.
+    """
+    fine = np.zeros((n_rows, m, n), np.bool_)
+    for q in range(len(ok)):
+        if ok[q]:
+            fine[e_i[q], a_i[q], b_i[q]] = True
+    full = _full(fine, w)
+    for k in range(n_rows):
+        best = -1.0
+        ba = bb = -1
+        for a in range(full.shape[1]):
+            for b in range(full.shape[2]):
+                if full[k, a, b]:
+                    ca = (a0 + a) + half
+                    cb = (b0 + b) + half
+                    dd = ca * ca + cb * cb
+                    if ba < 0 or dd < best:
+                        best = dd
+                        ba, bb = a, b
+        if ba >= 0:
+            for q in range(len(e_i)):
+                if e_i[q] == k and a_i[q] == ba + mid and b_i[q] == bb + mid:
+                    return k, ba, bb, q
+    return -1, -1, -1, -1
