@@ -39,6 +39,7 @@ __all__ = [
     "STATUS_SCENERY",
     "cast_view_rays",
     "cylinder_interval",
+    "disc_tops",
     "prepare_segments",
     "view_frames",
     "view_ray",
@@ -293,3 +294,63 @@ def prepare_segments(origins, ends, offset, ray_eps):
         dist[n] = length - 2.0 * ray_eps
         n += 1
     return idx[:n], start[:n], unit[:n], dist[:n]
+
+
+@njit(cache=True, nogil=True)
+def disc_tops(pts, cx, cy, r):
+    """Highest point over each disc, in one pass over the points.
+
+    Parameters
+    ----------
+    pts : (n, 3) float64, mm
+    cx, cy, r : (k,) float64, mm
+        Disc centres and radii (closed discs: ``|x - cx| <= r`` and
+        ``(x - cx)**2 + (y - cy)**2 <= r**2``).
+
+    Returns
+    -------
+    (k,) float64, mm
+        The largest z of the points over each disc; ``-inf`` over none.
+    """
+    k = cx.shape[0]
+    hi = np.full(k, -np.inf)
+    if k == 0 or pts.shape[0] == 0:
+        return hi
+    g = max(2.0 * r.max(), 1.0)
+    x0 = (cx - r).min() - g
+    y0 = (cy - r).min() - g
+    nx = int(((cx + r).max() - x0) / g) + 3
+    ny = int(((cy + r).max() - y0) / g) + 3
+    # discs binned by the cells their bounding box meets, one cell wider each way
+    count = np.zeros(nx * ny + 1, np.int64)
+    for d in range(k):
+        i0, i1 = int((cx[d] - r[d] - x0) / g) - 1, int((cx[d] + r[d] - x0) / g) + 1
+        j0, j1 = int((cy[d] - r[d] - y0) / g) - 1, int((cy[d] + r[d] - y0) / g) + 1
+        for i in range(max(i0, 0), min(i1, nx - 1) + 1):
+            for j in range(max(j0, 0), min(j1, ny - 1) + 1):
+                count[i * ny + j + 1] += 1
+    off = np.cumsum(count)
+    fill = off[:-1].copy()
+    cell = np.empty(off[-1], np.int64)
+    for d in range(k):
+        i0, i1 = int((cx[d] - r[d] - x0) / g) - 1, int((cx[d] + r[d] - x0) / g) + 1
+        j0, j1 = int((cy[d] - r[d] - y0) / g) - 1, int((cy[d] + r[d] - y0) / g) + 1
+        for i in range(max(i0, 0), min(i1, nx - 1) + 1):
+            for j in range(max(j0, 0), min(j1, ny - 1) + 1):
+                cell[fill[i * ny + j]] = d
+                fill[i * ny + j] += 1
+    for p in range(pts.shape[0]):
+        x, y, z = pts[p, 0], pts[p, 1], pts[p, 2]
+        fi = (x - x0) / g
+        fj = (y - y0) / g
+        if not (0.0 <= fi < nx and 0.0 <= fj < ny):
+            continue
+        c = int(fi) * ny + int(fj)
+        for q in range(off[c], off[c + 1]):
+            d = cell[q]
+            dx = x - cx[d]
+            if abs(dx) <= r[d]:
+                dy = y - cy[d]
+                if dx * dx + dy * dy <= r[d] * r[d] and z > hi[d]:
+                    hi[d] = z
+    return hi

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ._kernels import disc_tops
 from .tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
@@ -39,10 +40,6 @@ __all__ = [
     "embedded_reasons",
 ]
 
-
-#: Up to this many discs per call, candidate vertices are found by a scan over all of
-#: them; beyond it (or once built) by a sorted index. Same candidates either way.
-_SCAN_TROOPERS = 8
 
 #: Step (mm) past a crossing before the parity probe continues.
 _PARITY_STEP_MM = 1e-3
@@ -91,7 +88,6 @@ class Surface:
         self.faces = faces
         self._original = original
         self.has_table_mesh = has_table_mesh
-        self._vx: np.ndarray | None = None
         self._used: np.ndarray | None = None
 
     def _used_vertices(self) -> np.ndarray:
@@ -101,13 +97,6 @@ class Surface:
             used[self.faces[self._original].ravel()] = True
             self._used = self.vertices[used]
         return self._used
-
-    def _vertex_index(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._vx is None:
-            pts = self._used_vertices()
-            order = np.argsort(pts[:, 0], kind="stable")
-            self._vx = pts[order]
-        return self._vx[:, 0], self._vx
 
     def tops(self, xy) -> np.ndarray:
         """Height (mm) of the first surface met coming straight down; NaN where none.
@@ -182,19 +171,9 @@ class Surface:
         good = ~np.isnan(h)
         np.maximum.at(hi, owner[good], h[good])
         np.minimum.at(lo, owner[good], h[good])
-        if k <= _SCAN_TROOPERS and self._vx is None:  # a few discs: scanning beats sorting
-            pts = self._used_vertices()
-            cands = [pts[np.abs(pts[:, 0] - c[i, 0]) <= r[i]] for i in range(k)]
-        else:
-            xs, vx = self._vertex_index()
-            ab = np.searchsorted(xs, np.stack([c[:, 0] - r, c[:, 0] + r], 1), side="left")
-            cands = [vx[a:b] for a, b in ab]
-        for i in range(k):
-            cand = cands[i]
-            d2 = (cand[:, 0] - c[i, 0]) ** 2 + (cand[:, 1] - c[i, 1]) ** 2
-            inside = cand[d2 <= r[i] * r[i], 2]
-            if len(inside):
-                hi[i] = max(hi[i], float(inside.max()))
+        # the highest vertex of the pieces' own faces over each disc (a spike between
+        # probes): one pass over the vertices, the discs binned on a grid
+        hi = np.maximum(hi, disc_tops(self._used_vertices(), c[:, 0].copy(), c[:, 1].copy(), r))
         has = np.isfinite(hi)
         z[has] = hi[has]
         both = has & np.isfinite(lo)

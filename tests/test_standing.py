@@ -170,3 +170,26 @@ def test_explicit_z_float_and_sink_warnings(z, message):
             f"b: {message} the surface under it (explicit z = {z:g} mm; give position "
             "[x, y] to rest it on the surface)"
         ]
+
+
+def test_disc_tops_equals_a_scan_of_every_point():
+    from geom3d._kernels import disc_tops
+
+    rng = np.random.default_rng(4)
+    pts = np.column_stack(
+        [rng.uniform(0, 400, 20000), rng.uniform(0, 300, 20000), rng.normal(0, 5, 20000)]
+    )
+    cx, cy = rng.uniform(-20, 420, 60), rng.uniform(-20, 320, 60)
+    r = rng.choice([12.5, 20.0, 27.5, 0.5], 60)
+    # points right on rims (closed discs) and a disc with no point in it
+    pts[:60] = np.column_stack([cx + r, cy, np.full(60, 99.0)])
+    cx[59], cy[59] = 5000.0, 5000.0
+    got = disc_tops(pts, cx, cy, r)
+    want = np.full(60, -np.inf)
+    for d in range(60):
+        dx, dy = pts[:, 0] - cx[d], pts[:, 1] - cy[d]
+        inside = (np.abs(dx) <= r[d]) & (dx * dx + dy * dy <= r[d] * r[d])
+        if inside.any():
+            want[d] = pts[inside, 2].max()
+    np.testing.assert_array_equal(got, want)
+    assert (got[:59] == 99.0).all() and got[59] == -np.inf
