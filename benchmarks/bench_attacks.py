@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _raw import scene_raw_seconds
 from bench_lof import write_table  # the same synthetic table as the LoF benchmark
 
 from geom3d import terrain
@@ -182,15 +183,7 @@ def raw_embree_seconds(scene: Scene, n: int, seed: int = 1) -> float:
     ang = rng.uniform(0, 2 * np.pi, n)
     r = rng.uniform(30, 200, n)
     e = o + np.column_stack([r * np.cos(ang), r * np.sin(ang), rng.uniform(-10, 10, n)])
-    eng = scene.engine
-    d = e - o
-    length = np.linalg.norm(d, axis=1)
-    start = (o - eng._offset).astype(np.float32)
-    unit = (d / length[:, None]).astype(np.float32)
-    dist = length.astype(np.float32)
-    t0 = time.perf_counter()
-    eng._scene.run(start, unit, dists=dist, query="OCCLUDED")
-    return time.perf_counter() - t0
+    return scene_raw_seconds(scene, o, e)
 
 
 def area_only(scene: Scene, stats) -> tuple[float, int, int, list[float]]:

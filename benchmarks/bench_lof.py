@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _lof_figures as fig
+from _raw import scene_raw_seconds
 
 from geom3d import terrain
 from geom3d.api import build_scene
@@ -81,15 +82,7 @@ def raw_embree_seconds(scene: Scene, n: int, seed: int = 1) -> float:
     pa = np.array([t.cylinder.center for t in ts])
     o = pa[i] + rng.uniform(-10, 10, (n, 3))
     e = pa[j] + rng.uniform(-10, 10, (n, 3))
-    eng = scene.engine
-    d = e - o
-    length = np.linalg.norm(d, axis=1)
-    start = (o - eng._offset).astype(np.float32)
-    unit = (d / length[:, None]).astype(np.float32)
-    dist = length.astype(np.float32)
-    t0 = time.perf_counter()
-    eng._scene.run(start, unit, dists=dist, query="OCCLUDED")
-    return time.perf_counter() - t0
+    return scene_raw_seconds(scene, o, e)
 
 
 def naive_direction(scene: Scene, a, b, occ) -> int:

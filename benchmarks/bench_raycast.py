@@ -21,6 +21,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _raw import embreex_scene, raw_occluded, raw_seconds
 
 from geom3d import terrain
 from geom3d.mesh import clear_memory_cache, load_mesh
@@ -56,15 +59,9 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         blocked = eng.occluded(o, e)
         t_engine = time.perf_counter() - t0
-        d = e - o
-        length = np.linalg.norm(d, axis=1)
-        start = (o - eng.offset).astype(np.float32)
-        unit = (d / length[:, None]).astype(np.float32)
-        dist = length.astype(np.float32)
-        t0 = time.perf_counter()
-        raw = eng._scene.run(start, unit, dists=dist, query="OCCLUDED")
-        t_raw = time.perf_counter() - t0
-        agree = float(np.mean(blocked == (np.asarray(raw) >= 0)))
+        emb = embreex_scene(lm.vertices, lm.faces, eng._offset)
+        t_raw = raw_seconds(emb, eng._offset, o, e)
+        agree = float(np.mean(blocked == raw_occluded(emb, eng._offset, o, e)))
         print(f"table: {lm.report.n_triangles:,} triangles, binary STL {size_mb:.0f} MB")
         print(f"load, cold (parse + topology report + cache write): {cold:.2f} s")
         print(f"load, warm (.npz cache): {warm:.2f} s")

@@ -41,6 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _raw import scene_raw_seconds
 from bench_lof import write_table
 
 from geom3d.api import build_scene, load_scene
@@ -79,16 +80,7 @@ def raw_embree_rate(scene, positions: np.ndarray, n: int = 2_000_000, seed: int 
     j = (i + rng.integers(1, len(positions), n)) % len(positions)
     o = positions[i] + rng.uniform([-12, -12, 1], [12, 12, 39], (n, 3))
     e = positions[j] + rng.uniform([-12, -12, 1], [12, 12, 39], (n, 3))
-    eng = scene.engine
-    d = e - o
-    length = np.linalg.norm(d, axis=1)
-    start = (o - eng._offset).astype(np.float32)
-    unit = (d / length[:, None]).astype(np.float32)
-    dist = length.astype(np.float32)
-    eng._scene.run(start[:10], unit[:10], dists=dist[:10], query="OCCLUDED")
-    t0 = time.perf_counter()
-    eng._scene.run(start, unit, dists=dist, query="OCCLUDED")
-    return n / (time.perf_counter() - t0)
+    return n / scene_raw_seconds(scene, o, e)
 
 
 def _strip(doc: dict) -> str:

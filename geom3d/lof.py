@@ -330,12 +330,15 @@ def lof_matrix(
     stats: VisibilityStats | None = None,
     progress: Callable[[int, int], None] | None = None,
     threads: int | None = None,
+    areas: bool = False,
 ) -> list[LofResult]:
     """Line of Fire for ``pairs`` (default: all ordered pairs, in file order).
 
     Visibility is computed once per unordered pair, on ``threads`` threads (default: the
     CPU count, at most 4; Embree and the compiled kernels release the GIL). Results do
     not depend on the thread count. ``progress(done, total)`` counts ordered pairs.
+    With ``areas`` the witnesses' visible areas are measured too, on the same threads
+    (otherwise each is measured when first read, if ever).
     """
     ids = list(scene.troopers)
     if pairs is None:
@@ -360,7 +363,10 @@ def lof_matrix(
 
         def work(i: int):
             a, b = (scene.troopers[k] for k in todo[i])
-            return pair_visibility(scene, a, b, stats=parts[i])
+            w, viewer = pair_visibility(scene, a, b, stats=parts[i])
+            if areas and w is not None:
+                w.visible_area_mm2  # noqa: B018 - measured here, in parallel
+            return w, viewer
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
             futures = {pool.submit(work, i): i for i in range(len(todo))}

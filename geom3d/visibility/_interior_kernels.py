@@ -436,8 +436,17 @@ def bin_triangles(tris, x0, y0, g, nx, ny):
     ``(i, j)`` (flat index ``i * ny + j``) of side ``g`` from ``(x0, y0)``."""
     m = tris.shape[0]
     counts = np.zeros(nx * ny + 1, np.int64)
+    box = np.empty((m, 4), np.int64)  # each triangle's cell ranges, found once
     for f in range(m):
-        i0, i1, j0, j1 = _cells_of(tris[f], x0, y0, g, nx, ny, 0.0)
+        xa = min(tris[f, 0, 0], tris[f, 1, 0], tris[f, 2, 0])
+        xb = max(tris[f, 0, 0], tris[f, 1, 0], tris[f, 2, 0])
+        ya = min(tris[f, 0, 1], tris[f, 1, 1], tris[f, 2, 1])
+        yb = max(tris[f, 0, 1], tris[f, 1, 1], tris[f, 2, 1])
+        i0 = max(0, math.floor((xa - x0) / g))
+        i1 = min(nx - 1, math.floor((xb - x0) / g))
+        j0 = max(0, math.floor((ya - y0) / g))
+        j1 = min(ny - 1, math.floor((yb - y0) / g))
+        box[f, 0], box[f, 1], box[f, 2], box[f, 3] = i0, i1, j0, j1
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 counts[i * ny + j + 1] += 1
@@ -446,9 +455,8 @@ def bin_triangles(tris, x0, y0, g, nx, ny):
     pos = counts[:-1].copy()
     out = np.empty(counts[-1], np.int64)
     for f in range(m):
-        i0, i1, j0, j1 = _cells_of(tris[f], x0, y0, g, nx, ny, 0.0)
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
+        for i in range(box[f, 0], box[f, 1] + 1):
+            for j in range(box[f, 2], box[f, 3] + 1):
                 c = i * ny + j
                 out[pos[c]] = f
                 pos[c] += 1

@@ -94,9 +94,10 @@ class InteriorMap:
         self._tris = np.ascontiguousarray(v[f]) if len(f) else np.zeros((0, 3, 3))
         self._element = np.ascontiguousarray(label, dtype=np.int64)
         self._closed = np.ascontiguousarray(closed, dtype=np.bool_)
-        if len(f):
-            lo = self._tris.reshape(-1, 3).min(axis=0)
-            hi = self._tris.reshape(-1, 3).max(axis=0)
+        if len(f):  # the bounds of the vertices the faces use
+            used = np.zeros(len(v), bool)
+            used[f.ravel()] = True
+            lo, hi = v[used].min(axis=0), v[used].max(axis=0)
         else:
             lo = hi = np.zeros(3)
         if runs is not None:  # (grid, run_off, run_lo, run_hi), e.g. from the disk cache

@@ -260,3 +260,22 @@ def test_a_big_matrix_builds_the_proof_map_and_a_single_pair_does_not():
     assert scene.prover_if_built is None
     lof.lof_matrix(scene)
     assert scene.prover_if_built is not None
+
+
+def test_a_matrix_measures_areas_only_when_asked_and_in_its_threads():
+    walls = [box("w", [20, 60, 25], [60, 0])]
+    ids = [f"t{k}" for k in range(4)]
+    place = [[0, 0], [120, 0], [0, 90], [120, 90]]
+
+    def matrix(**kw):
+        scene = make_scene([trooper(t, p) for t, p in zip(ids, place, strict=True)], walls)
+        return lof.lof_matrix(scene, threads=2, **kw)
+
+    lazy, eager = matrix(), matrix(areas=True)
+    assert any(r.visible for r in lazy)
+    seen = [(r, e) for r, e in zip(lazy, eager, strict=True) if r.visible]
+    for r, e in seen:  # (a pair's two directions share one witness)
+        assert "unmeasured" in repr(r.witness) and "unmeasured" not in repr(e.witness)
+    for r, e in seen:
+        assert e.witness.visible_area_mm2 == r.witness.visible_area_mm2 > 9.0
+    assert [r.to_dict() for r in lazy] == [e.to_dict() for e in eager]
