@@ -437,15 +437,15 @@ PROOF_MAX_BUNDLES: int = 32
 #: this many segments its search is expected to cast (a bundle costs about as much as
 #: that many segments), up to ``PROOF_MAX_BUNDLES_PAIR``, halved up to
 #: ``log2(bundles) + 2`` times.
-PROOF_SEGMENTS_PER_BUNDLE: int = 2000
-PROOF_MAX_BUNDLES_PAIR: int = 64
+PROOF_SEGMENTS_PER_BUNDLE: int = 1000
+PROOF_MAX_BUNDLES_PAIR: int = 128
 
 #: Besides the pair's own frame, proofs are tried in at most this many frames aligned with
 #: the walls that a few probe segments between the two troopers hit first (a thin wall
 #: at an angle to the line between them is crossed by planes square to it, not by planes
 #: square to that line); faces steeper than ``PROOF_WALL_MIN_TILT_DEG`` from the
 #: horizontal count as walls, and walls within ``PROOF_WALL_MERGE_DEG`` share a frame.
-PROOF_WALL_FRAMES: int = 2
+PROOF_WALL_FRAMES: int = 3
 PROOF_WALL_MIN_TILT_DEG: float = 60.0
 PROOF_WALL_MERGE_DEG: float = 2.0
 

@@ -14,7 +14,7 @@ import numpy as np
 from embreex import rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
-from geom3d._kernels import prepare_segments
+from geom3d._kernels import point_bounds, prepare_segments
 from geom3d.errors import InputError
 from geom3d.tolerances import RAY_EPS_MM
 from geom3d.validation import as_faces, as_points
@@ -50,7 +50,7 @@ class EmbreeEngine(RayBackend):
         self.rays_cast = 0
         self._count_lock = threading.Lock()  # queries may come from several threads
         if len(v):
-            lo, hi = v.min(axis=0), v.max(axis=0)
+            lo, hi = point_bounds(np.ascontiguousarray(v, dtype=np.float64))
             self._offset = 0.5 * (lo + hi)
             self._bounds = np.array([lo, hi])
         else:

@@ -51,6 +51,7 @@ from ._interior_kernels import (
     column_parity,
     cylinder_free,
     interior_runs,
+    used_bounds,
 )
 
 __all__ = ["InteriorMap"]
@@ -95,9 +96,7 @@ class InteriorMap:
         self._element = np.ascontiguousarray(label, dtype=np.int64)
         self._closed = np.ascontiguousarray(closed, dtype=np.bool_)
         if len(f):  # the bounds of the vertices the faces use
-            used = np.zeros(len(v), bool)
-            used[f.ravel()] = True
-            lo, hi = v[used].min(axis=0), v[used].max(axis=0)
+            lo, hi = used_bounds(v, f)
         else:
             lo = hi = np.zeros(3)
         if runs is not None:  # (grid, run_off, run_lo, run_hi), e.g. from the disk cache
