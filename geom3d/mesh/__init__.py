@@ -15,7 +15,7 @@ from .digest import content_digest, file_digest
 from .load import CACHE_VERSION, MESH_FORMATS, load_mesh
 from .primitives import box_mesh
 from .report import LoadedMesh, MeshReport
-from .topology import MeshTopology, degenerate_faces, mesh_topology
+from .topology import MeshTopology, degenerate_faces, mesh_topology, used_vertices
 
 __all__ = [
     "CACHE_VERSION",
@@ -31,4 +31,5 @@ __all__ = [
     "file_digest",
     "load_mesh",
     "mesh_topology",
+    "used_vertices",
 ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from geom3d.tolerances import GEOM_EPS_MM
 
-__all__ = ["MeshTopology", "degenerate_faces", "mesh_topology"]
+__all__ = ["MeshTopology", "degenerate_faces", "mesh_topology", "used_vertices"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,25 @@ class MeshTopology(NamedTuple):
     def watertight(self) -> bool:
         """Every edge is shared by exactly two triangles."""
         return self.n_open_edges == 0 and self.n_nonmanifold_edges == 0
+
+
+def used_vertices(n_vertices: int, faces: np.ndarray) -> np.ndarray:
+    """Which vertices the faces use.
+
+    Parameters
+    ----------
+    n_vertices : int
+    faces : (m, 3) int
+
+    Returns
+    -------
+    (n_vertices,) bool
+        ``vertices[mask]`` is ``vertices[np.unique(faces)]``, in the same order, without
+        sorting (``np.unique`` over 3 M indices takes seconds).
+    """
+    mask = np.zeros(int(n_vertices), dtype=bool)
+    mask[np.asarray(faces).ravel()] = True
+    return mask
 
 
 def degenerate_faces(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.mesh import used_vertices
 from geom3d.scene import Scene
 from geom3d.tolerances import SURVEY_SCENERY_MAX_RATIO, SURVEY_TABLE_RANGE_MM
 from geom3d.units import LENGTH_UNITS, MESH_UNITS
@@ -140,7 +141,7 @@ def _element_extent(scene: Scene, name: str) -> float:
     closing = getattr(scene, "closing_mask", None)
     if closing is not None and len(closing) == len(own):
         own &= ~closing
-    return _extent(mesh.vertices[np.unique(mesh.faces[own])])
+    return _extent(mesh.vertices[used_vertices(len(mesh.vertices), mesh.faces[own])])
 
 
 def _unit_warnings(scene: Scene) -> list[str]:

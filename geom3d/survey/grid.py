@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.errors import InputError
+from geom3d.mesh import used_vertices
 from geom3d.scene import Scene
 from geom3d.tolerances import (
     DROP_REFINE_MAX_MM,
@@ -304,7 +305,7 @@ def place_probes(scene: Scene, probe: Probe, spacing: float) -> ProbeGrid:
         closing = getattr(scene, "closing_mask", None)  # faces added to close the scan
         if closing is not None and len(closing) == len(own):
             own &= ~closing
-        tv = mesh.vertices[np.unique(mesh.faces[own])]
+        tv = mesh.vertices[used_vertices(len(mesh.vertices), mesh.faces[own])]
         lo, hi = tv[:, :2].min(axis=0), tv[:, :2].max(axis=0)
         inside = np.all((xy >= lo) & (xy <= hi), axis=1)
         hole = inside & ~any_hit
