@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from geom3d.mesh import degenerate_faces, load_mesh, mesh_topology
+from geom3d.mesh import degenerate_faces, load_mesh, mesh_topology, used_vertices
 from geom3d.mesh import topology as topology_module
 
 
@@ -100,3 +100,12 @@ def test_position_merge_survives_hash_collisions(monkeypatch):
     same = (v[:300, None, :] == v[None, :300, :]).all(axis=2)
     for lab in (labels, labels2):
         np.testing.assert_array_equal(lab[:300, None] == lab[None, :300], same)
+
+
+def test_used_vertices_is_np_unique_as_a_mask():
+    rng = np.random.default_rng(2)
+    faces = rng.integers(0, 500, (300, 3))
+    mask = used_vertices(800, faces)
+    assert mask.shape == (800,) and not mask[500:].any()
+    np.testing.assert_array_equal(np.flatnonzero(mask), np.unique(faces))
+    assert not used_vertices(4, np.zeros((0, 3), np.int64)).any()
