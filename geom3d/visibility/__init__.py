@@ -13,11 +13,14 @@ The core, used by Line of Fire and the survey (:func:`pair_patch`, both ways at 
   top-first, and their batches;
 * :mod:`.apparent` - :class:`ApparentView` (frames, projection, extent) and the sample
   lattices (:class:`PatchLattice`, derived from ``patch_mm``);
-* :mod:`.cast` - *sample predicates* (which samples count) on the compiled kernel;
-* :mod:`.search` - the coarse-to-fine search over a sample predicate;
+* :mod:`.cast` - *sample predicates* (which samples count); Line of Fire's runs in one
+  compiled pass from the view to Embree (:mod:`._cast_kernels`);
+* :mod:`.search` - the coarse-to-fine search over a sample predicate (its bookkeeping in
+  :mod:`._search_kernels`);
 * :mod:`.witness` - Line of Fire's witness and visible area (measured when first read);
 * :mod:`.interior` (with :mod:`.interior_cache`) - boxes certified inside closed solids;
-* :mod:`.proof` - bundles of segments proved blocked through them, without rays;
+* :mod:`.proof` - bundles of segments proved blocked through them, without rays, in the
+  pair's own frame and in frames square to the walls between the two;
 * :mod:`.pair` - the symmetric pair search, which skips what a proof settles.
 
 Proofs change the cost, never the answer: they only mark blocked what is blocked, and the
