@@ -79,6 +79,19 @@ def _set_ray(f, u, ox, oy, oz, dx, dy, dz, length, ray_eps, offset):
 
 
 @njit(cache=True, inline="always")
+def _segment_ray(f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
+    """Set up the ray of segment o -> e (see :func:`_set_ray`); False when the segment is
+    no longer than ``2 ray_eps`` (clear: nothing to cast)."""
+    dx, dy, dz = ex - ox, ey - oy, ez - oz
+    length = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if length <= 2.0 * ray_eps + GEOM_EPS_MM:
+        return False
+    inv = 1.0 / length
+    _set_ray(f, u, ox, oy, oz, dx * inv, dy * inv, dz * inv, length, ray_eps, offset)
+    return True
+
+
+@njit(cache=True, inline="always")
 def ray_buffer():
     """The per-thread ray buffer the kernels fill: (f, u), float32 and uint32 views of
     one 16-byte aligned ``RTCRayHit``."""
@@ -90,12 +103,8 @@ def ray_buffer():
 def occluded_one(scene, f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
     """Does the segment o -> e hit a triangle of ``scene``? (One query of
     :func:`occluded_kernel`; ``f, u`` from :func:`ray_buffer`.)"""
-    dx, dy, dz = ex - ox, ey - oy, ez - oz
-    length = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if length <= 2.0 * ray_eps + GEOM_EPS_MM:
+    if not _segment_ray(f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
         return False
-    inv = 1.0 / length
-    _set_ray(f, u, ox, oy, oz, dx * inv, dy * inv, dz * inv, length, ray_eps, offset)
     _occluded1(scene, f)
     return f[8] < 0.0  # Embree sets tfar to -inf on a hit
 
@@ -146,17 +155,11 @@ def first_hit_kernel(scene, origins, ends, offset, ray_eps):
     tri = np.full(k_n, -1, dtype=np.int64)
     f, u = ray_buffer()
     for k in range(k_n):
-        dx = ends[k, 0] - origins[k, 0]
-        dy = ends[k, 1] - origins[k, 1]
-        dz = ends[k, 2] - origins[k, 2]
-        length = math.sqrt(dx * dx + dy * dy + dz * dz)
-        if length <= 2.0 * ray_eps + GEOM_EPS_MM:
+        if not _segment_ray(
+            f, u, origins[k, 0], origins[k, 1], origins[k, 2],
+            ends[k, 0], ends[k, 1], ends[k, 2], offset, ray_eps,
+        ):  # fmt: skip
             continue
-        inv = 1.0 / length
-        _set_ray(
-            f, u, origins[k, 0], origins[k, 1], origins[k, 2], dx * inv, dy * inv, dz * inv,
-            length, ray_eps, offset,
-        )  # fmt: skip
         for j in range(12, 24):
             f[j] = 0.0
         u[18] = _INVALID  # geomID

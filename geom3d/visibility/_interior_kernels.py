@@ -461,21 +461,3 @@ def bin_triangles(tris, x0, y0, g, nx, ny):
                 out[pos[c]] = f
                 pos[c] += 1
     return counts, out
-
-
-@njit(cache=True, nogil=True)
-def used_bounds(v, f):
-    """``(lo, hi)``, (3,) float64 each: the bounding box of the vertices ``f`` uses
-    (one pass; ``f`` must not be empty)."""
-    lo = np.full(3, np.inf)
-    hi = np.full(3, -np.inf)
-    for t in range(f.shape[0]):
-        for c in range(3):
-            q = f[t, c]
-            for k in range(3):
-                x = v[q, k]
-                if x < lo[k]:
-                    lo[k] = x
-                if x > hi[k]:
-                    hi[k] = x
-    return lo, hi

@@ -464,6 +464,21 @@ def _in_box(b, off, d, n, z):
 
 
 @njit(cache=True, inline="always")
+def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
+    """Is world point (x, y, z) in box ``off`` (0: X, 6: Y) of node ``c``, in its tree's
+    frame (closed box)?"""
+    t = tree_of[c]
+    rx, ry = x - frames[t, 0], y - frames[t, 1]
+    d = rx * frames[t, 2] + ry * frames[t, 3]
+    m = -rx * frames[t, 3] + ry * frames[t, 2]
+    return (
+        nodes[c, off] <= d <= nodes[c, off + 1]
+        and nodes[c, off + 2] <= m <= nodes[c, off + 3]
+        and nodes[c, off + 4] <= z <= nodes[c, off + 5]
+    )
+
+
+@njit(cache=True, inline="always")
 def eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, out):
     """The proven leaves (of every packed tree) whose eye-side box holds the eye ``e``
     (the X box, or the Y box with ``flip``): their indices into ``out``; returns how
@@ -473,17 +488,7 @@ def eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, out):
     own = 6 if flip else 0
     n = 0
     for c in range(split.shape[0]):
-        if split[c] >= 0 or not proven[c]:
-            continue
-        t = tree_of[c]
-        rx, ry = ex - frames[t, 0], ey - frames[t, 1]
-        d = rx * frames[t, 2] + ry * frames[t, 3]
-        m = -rx * frames[t, 3] + ry * frames[t, 2]
-        if (
-            nodes[c, own] <= d <= nodes[c, own + 1]
-            and nodes[c, own + 2] <= m <= nodes[c, own + 3]
-            and nodes[c, own + 4] <= ez <= nodes[c, own + 5]
-        ):
+        if split[c] < 0 and proven[c] and _in_leaf_box(nodes, frames, tree_of, c, own, ex, ey, ez):
             out[n] = c
             n += 1
     return n
@@ -495,16 +500,7 @@ def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
     ``q`` lie in one of those proven leaves?"""
     other = 0 if flip else 6
     for j in range(n_leaves):
-        c = leaves[j]
-        t = tree_of[c]
-        rx, ry = qx - frames[t, 0], qy - frames[t, 1]
-        d = rx * frames[t, 2] + ry * frames[t, 3]
-        m = -rx * frames[t, 3] + ry * frames[t, 2]
-        if (
-            nodes[c, other] <= d <= nodes[c, other + 1]
-            and nodes[c, other + 2] <= m <= nodes[c, other + 3]
-            and nodes[c, other + 4] <= qz <= nodes[c, other + 5]
-        ):
+        if _in_leaf_box(nodes, frames, tree_of, leaves[j], other, qx, qy, qz):
             return True
     return False
 

@@ -32,7 +32,9 @@ import math
 
 import numpy as np
 
+from geom3d._kernels import point_bounds
 from geom3d.bodies import Cylinder
+from geom3d.mesh import used_vertices
 from geom3d.tolerances import (
     PROOF_CLEARANCE_MM,
     PROOF_COLUMN_MM,
@@ -51,7 +53,6 @@ from ._interior_kernels import (
     column_parity,
     cylinder_free,
     interior_runs,
-    used_bounds,
 )
 
 __all__ = ["InteriorMap"]
@@ -96,7 +97,7 @@ class InteriorMap:
         self._element = np.ascontiguousarray(label, dtype=np.int64)
         self._closed = np.ascontiguousarray(closed, dtype=np.bool_)
         if len(f):  # the bounds of the vertices the faces use
-            lo, hi = used_bounds(v, f)
+            lo, hi = point_bounds(v[used_vertices(len(v), f)])
         else:
             lo = hi = np.zeros(3)
         if runs is not None:  # (grid, run_off, run_lo, run_hi), e.g. from the disk cache
