@@ -51,17 +51,12 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     zs = np.linspace(z1, z0, n_rows + 1)
     if dist > GEOM_EPS_MM:
         phi0 = math.atan2(to[1], to[0])
-        half = math.pi / 2
-        n_cols = max(2, math.ceil(2 * half * r / spacing))
-        offs = np.linspace(-half, half, n_cols + 1)
+        n_cols = max(2, math.ceil(math.pi * r / spacing))
     else:
         phi0 = 0.0
         n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
-        offs = np.linspace(-math.pi, math.pi, n_cols, endpoint=False)
-    C, R = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
-    side = np.column_stack(
-        [b[0] + r * np.cos(phi0 + offs[C]), b[1] + r * np.sin(phi0 + offs[C]), zs[R]]
-    )
+    R, ang = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
+    side = np.column_stack([b[0] + r * np.cos(phi0 + ang), b[1] + r * np.sin(phi0 + ang), zs[R]])
     pts = [side]
     caps = []
     if target.top_z > viewer.top_z:
@@ -69,10 +64,8 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     if target.base[2] < b[2]:
         caps.append(z0)
     for zc in caps:
-        g = np.arange(-r, r + GEOM_EPS_MM, spacing)
-        gx, gy = np.meshgrid(g, g, indexing="xy")
-        inside = gx**2 + gy**2 <= r * r
-        cap = np.column_stack([b[0] + gx[inside], b[1] + gy[inside], np.full(inside.sum(), zc)])
+        gx, gy = _cap_grid(r, spacing)
+        cap = np.column_stack([b[0] + gx, b[1] + gy, np.full(len(gx), zc)])
         # nearest to the target first
         if dist > GEOM_EPS_MM:
             d = -(cap[:, :2] - b[:2]) @ (to / dist)
@@ -81,9 +74,23 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     return np.concatenate(pts)
 
 
+@functools.lru_cache(maxsize=64)
+def _cap_grid(r: float, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (x, y) of the cap's ``spacing`` grid points within radius ``r``, row by row
+    (computed once per radius and spacing)."""
+    g = np.arange(-r, r + GEOM_EPS_MM, spacing)
+    gx, gy = np.meshgrid(g, g, indexing="xy")
+    inside = gx**2 + gy**2 <= r * r
+    gx, gy = gx[inside], gy[inside]
+    gx.setflags(write=False)
+    gy.setflags(write=False)
+    return gx, gy
+
+
 @functools.lru_cache(maxsize=256)
 def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Column and row index of each side eye point, in coarse-to-fine, top-first order.
+    """Row index of each side eye point, in coarse-to-fine, top-first order, and its angle
+    from the direction of the target (radians).
 
     Depends only on the lattice's shape, so it is computed once per shape.
     """
@@ -101,9 +108,10 @@ def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, np.nd
     level = np.minimum(two_adic(np.abs(C - center_col)), two_adic(R))
     key = np.lexsort((np.abs(offs[C]), R, -level))
     C, R = C[key], R[key]
-    C.setflags(write=False)
-    R.setflags(write=False)
-    return C, R
+    ang = offs[C]
+    for a in (R, ang):
+        a.setflags(write=False)
+    return R, ang
 
 
 def eye_batches(eyes: np.ndarray, sizes: tuple[int, ...]) -> Iterator[np.ndarray]:

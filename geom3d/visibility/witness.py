@@ -22,29 +22,40 @@ class PatchWitness:
         The eye point on the viewer's surface.
     patch_center : (3,) tuple of float, mm
         The point of the target's volume at the centre of the visible patch (on the ray
-        through the centre of the patch window).
+        through the centre of the patch window). Found on first access, like the area.
     visible_area_mm2 : float
         Apparent area of the target seen from ``eye`` (sampled at the fine spacing), mm².
         Measured on first access (one fine pass over the eye's view): matrices and
         surveys, which never read it, never pay for it.
     """
 
-    __slots__ = ("_area", "_measure", "eye", "patch_center")
+    __slots__ = ("_area", "_center", "_locate", "_measure", "eye")
 
     def __init__(
         self,
         eye: tuple[float, float, float],
-        patch_center: tuple[float, float, float],
+        patch_center: tuple[float, float, float] | None = None,
         visible_area_mm2: float | None = None,
         *,
         measure: Callable[[], float] | None = None,
+        locate: Callable[[], tuple[float, float, float]] | None = None,
     ) -> None:
         if visible_area_mm2 is None and measure is None:
             raise TypeError("PatchWitness needs visible_area_mm2 or measure")
+        if patch_center is None and locate is None:
+            raise TypeError("PatchWitness needs patch_center or locate")
         self.eye = eye
-        self.patch_center = patch_center
+        self._center = patch_center
+        self._locate = locate
         self._area = visible_area_mm2
         self._measure = measure
+
+    @property
+    def patch_center(self) -> tuple[float, float, float]:
+        if self._center is None:
+            self._center = self._locate()
+            self._locate = None
+        return self._center
 
     @property
     def visible_area_mm2(self) -> float:
@@ -57,8 +68,8 @@ class PatchWitness:
         return (self.eye, self.patch_center, self.visible_area_mm2)
 
     def __setstate__(self, state) -> None:
-        self.eye, self.patch_center, self._area = state
-        self._measure = None
+        self.eye, self._center, self._area = state
+        self._measure = self._locate = None
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, PatchWitness):
@@ -95,13 +106,17 @@ def visible_area(view: ApparentView, i: int, cast: SampleCast, sample_mm: float)
 
 def patch_witness(hit: PatchHit, cast: SampleCast) -> PatchWitness:
     """The :class:`PatchWitness` of a patch found with the sample predicate ``cast``
-    (its visible area is measured when first read)."""
+    (its patch centre and visible area are found when first read: a survey, which only
+    asks whether there is a witness, never pays for them)."""
     view, i = hit.view, hit.eye
-    sc, tc = hit.center_st
-    pts, _hit = view.targets(np.array([i]), np.array([sc]), np.array([tc]))
-    center = pts[0]
+
+    def locate() -> tuple[float, float, float]:
+        sc, tc = hit.center_st
+        pts, _hit = view.targets(np.array([i]), np.array([sc]), np.array([tc]))
+        return (float(pts[0, 0]), float(pts[0, 1]), float(pts[0, 2]))
+
     return PatchWitness(
         eye=hit.eye_point,
-        patch_center=(float(center[0]), float(center[1]), float(center[2])),
+        locate=locate,
         measure=lambda: visible_area(view, i, cast, hit.lattice.sample_mm),
     )
