@@ -279,3 +279,16 @@ def test_a_matrix_measures_areas_only_when_asked_and_in_its_threads():
     for r, e in seen:
         assert e.witness.visible_area_mm2 == r.witness.visible_area_mm2 > 9.0
     assert [r.to_dict() for r in lazy] == [e.to_dict() for e in eager]
+
+
+def test_witness_centre_is_found_on_first_read_and_equals_the_ray_point():
+    scene = two_troopers([box("w", [20, 60, 25], [60, 0])])  # b shows over the wall
+    w = scene.line_of_fire("a", "b").witness
+    assert w._center is None  # nothing has read it: a survey never pays for it
+    c = w.patch_center
+    assert w._center == c and w._locate is None
+    bx, by, bz = scene.trooper("b").cylinder.base
+    # a point of b's surface (its mantle or its top) facing a
+    on_mantle = abs(math.hypot(c[0] - bx, c[1] - by) - 12.5) < 1e-6
+    on_top = abs(c[2] - (bz + 40.0)) < 1e-6
+    assert (on_mantle or on_top) and c[0] < bx
