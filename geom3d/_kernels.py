@@ -206,15 +206,17 @@ def view_frames(eyes, c, rim):
     -------
     u, v, w : (E, 3) float64
         Horizontal axis, "up" axis and line of sight of each view (unit vectors).
-    extent : (5,) float64
-        ``s_min, s_max, t_min, t_max`` over the whole batch, and the largest
-        projection scale (apparent size / true size at the rim).
+    extent : (6,) float64
+        ``s_min, s_max, t_min, t_max`` over the whole batch, the largest projection
+        scale (apparent size / true size at the rim) and the smallest depth of a rim
+        point in front of an eye (mm; the projection clamps it at
+        ``APPARENT_DEPTH_EPS_MM``).
     """
     n = eyes.shape[0]
     u = np.empty((n, 3))
     v = np.empty((n, 3))
     w = np.empty((n, 3))
-    ext = np.array([math.inf, -math.inf, math.inf, -math.inf, 0.0])
+    ext = np.array([math.inf, -math.inf, math.inf, -math.inf, 0.0, math.inf])
     for i in range(n):
         wx, wy, wz = c[0] - eyes[i, 0], c[1] - eyes[i, 1], c[2] - eyes[i, 2]
         dist = math.sqrt(wx * wx + wy * wy + wz * wz)
@@ -238,6 +240,7 @@ def view_frames(eyes, c, rim):
             ry = rim[p, 1] - eyes[i, 1]
             rz = rim[p, 2] - eyes[i, 2]
             depth = rx * wx + ry * wy + rz * wz
+            ext[5] = min(ext[5], depth)
             if depth < APPARENT_DEPTH_EPS_MM:
                 depth = APPARENT_DEPTH_EPS_MM
             scale = dist / depth

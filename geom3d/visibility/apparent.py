@@ -28,7 +28,15 @@ from geom3d.tolerances import (
     SAMPLE_MM,
 )
 
-__all__ = ["ApparentView", "PatchLattice", "coarse_samples", "full_windows", "lattice"]
+__all__ = [
+    "ApparentView",
+    "PatchLattice",
+    "coarse_samples",
+    "extent_limits",
+    "full_windows",
+    "lattice",
+    "rim_points",
+]
 
 
 @dataclass(frozen=True)
@@ -111,7 +119,7 @@ class ApparentView:
         self.target = target
         self.c = target.center
         self.target_row = np.array([*target.base, target.radius, target.height])
-        self._rim = _rim(target)
+        self._rim = rim_points(target)
         self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, self._rim)
         self.dist = np.linalg.norm(self.c - self.eyes, axis=1)
 
@@ -148,14 +156,12 @@ class ApparentView:
         the target), the apparent view is unbounded and the clamped projection of the
         rim need not bound it, so the whole capped window is returned.
         """
-        t = self.target
-        cap = APPARENT_CAP * max(t.radius * 2.0, t.height)
-        depth = self._rim @ self.w.T - np.einsum("ek,ek->e", self.eyes, self.w)[None, :]
-        if (depth <= APPARENT_DEPTH_EPS_MM).any():
+        cap, rim_pad = extent_limits(self.target)
+        s0, s1, t0, t1, scale, depth = self._ext
+        if depth <= APPARENT_DEPTH_EPS_MM:
             return (-cap, cap, -cap, cap)
-        s0, s1, t0, t1, scale = self._ext
         # the polygon of rim points slightly under-covers the true outline: pad one sample
-        pad = SAMPLE_MM + t.radius * (1 - math.cos(math.pi / RIM_POINTS)) * float(scale)
+        pad = SAMPLE_MM + rim_pad * float(scale)
         return (
             max(float(s0) - pad, -cap),
             min(float(s1) + pad, cap),
@@ -185,6 +191,13 @@ class ApparentView:
         return pts, hit
 
 
+def extent_limits(t: Cylinder) -> tuple[float, float]:
+    """The cap of an apparent extent (half side, mm: ``APPARENT_CAP`` target sizes) and the
+    rim polygon's under-coverage of ``t``'s outline per unit of projection scale (mm)."""
+    cap = APPARENT_CAP * max(t.radius * 2.0, t.height)
+    return cap, t.radius * (1 - math.cos(math.pi / RIM_POINTS))
+
+
 _UNIT_RIM = np.column_stack(
     [
         np.cos(np.linspace(0, 2 * np.pi, RIM_POINTS, endpoint=False)),
@@ -193,7 +206,7 @@ _UNIT_RIM = np.column_stack(
 )
 
 
-def _rim(t: Cylinder) -> np.ndarray:
+def rim_points(t: Cylinder) -> np.ndarray:
     """(2 * RIM_POINTS, 3) float64, mm: points on the top and bottom rims of ``t``."""
     rim = np.empty((2 * RIM_POINTS, 3))
     rim[:RIM_POINTS, :2] = _UNIT_RIM * t.radius + t.base[:2]

@@ -196,6 +196,28 @@ class ClearToTarget:
         self._scene = engine.compiled_scene()
         self._packed = proof.packed if proof is not None else _NO_TREES
 
+    @property
+    def compiled(self) -> bool:
+        """Whether calls run as one compiled pass (the engine lends its scene)."""
+        return self._scene is not None
+
+    def compiled_args(self) -> tuple:
+        """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
+        ``flip``, for compiled callers (:attr:`compiled` only)."""
+        return (self.occ, self._scene[0], self._scene[1], RAY_EPS_MM, *self._packed, self.flip)
+
+    def count(self, counts: np.ndarray) -> None:
+        """Add a compiled pass's counters to ``stats`` and the engine: rays reaching the
+        target, segments cast, segments proved, and optionally eyes examined and
+        refined."""
+        self.stats.rays += int(counts[0])
+        self.stats.cast += int(counts[1])
+        self.stats.proved += int(counts[2])
+        if len(counts) > 3:
+            self.stats.eyes += int(counts[3])
+            self.stats.eyes_refined += int(counts[4])
+        self.engine.add_cast(int(counts[1]))
+
     def settled(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """(n,) bool: segments (eye to target point) the proof settles."""
         return self.proof.settled(origins, ends, self.flip)
@@ -208,13 +230,9 @@ class ClearToTarget:
                 np.ascontiguousarray(eye_idx, dtype=np.int64),
                 np.ascontiguousarray(s, dtype=np.float64),
                 np.ascontiguousarray(t, dtype=np.float64),
-                view.target_row, self.occ, self._scene[0], self._scene[1], RAY_EPS_MM,
-                *self._packed, self.flip, counts,
+                view.target_row, *self.compiled_args(), counts,
             )  # fmt: skip
-            self.stats.rays += int(counts[0])
-            self.stats.cast += int(counts[1])
-            self.stats.proved += int(counts[2])
-            self.engine.add_cast(int(counts[1]))
+            self.count(counts)
             return clear, points
         points, status, scenery, origins, ends = cast_target(view, eye_idx, s, t, self.occ)
         self.stats.rays += int(np.count_nonzero(status))  # STATUS_MISS is 0

@@ -23,7 +23,7 @@ from .apparent import PatchLattice
 from .cast import ClearToTarget, VisibilityStats, cull_occluders, cylinder_array
 from .eyes import eye_points
 from .proof import PairProof, Prover
-from .search import BATCH_SIZES, search_patch
+from .search import BATCH_SIZES, search_clear_patch, search_patch
 from .witness import PatchWitness, patch_witness
 
 __all__ = ["pair_patch", "search_eyes"]
@@ -53,7 +53,10 @@ def search_eyes(
     if not len(eyes):
         return None
     cast = ClearToTarget(engine, occ, stats, proof, flip)
-    hit = search_patch(eyes, target, cast, lat, batch_sizes=sizes)
+    if cast.compiled:
+        hit = search_clear_patch(eyes, target, cast, lat, batch_sizes=sizes)
+    else:
+        hit = search_patch(eyes, target, cast, lat, batch_sizes=sizes)
     return None if hit is None else patch_witness(hit, cast)
 
 

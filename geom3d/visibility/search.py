@@ -20,6 +20,9 @@ Guarantees (tolerances in :mod:`geom3d.tolerances`): a region of counting sample
 apparent view from a sampled eye contains a ``coarse_mm`` square (4 x 4 mm for a 3 mm
 patch) is always found; one containing no ``patch_mm`` square (3 x 3 mm) is never
 reported. Occluders thinner than the sample spacing can slip between samples.
+
+:func:`search_clear_patch` runs the same search with Line of Fire's compiled predicate
+in one compiled call (:mod:`._search_compiled`), with the same answer.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.tolerances import APPARENT_DEPTH_EPS_MM
+
+from ._search_compiled import search_clear
 from ._search_kernels import (
     coarse_grid,
     nearest_chunk,
@@ -38,11 +44,11 @@ from ._search_kernels import (
     rest_samples,
     window_order,
 )
-from .apparent import ApparentView, PatchLattice
-from .cast import SampleCast
+from .apparent import ApparentView, PatchLattice, extent_limits, rim_points
+from .cast import ClearToTarget, SampleCast
 from .eyes import eye_batches
 
-__all__ = ["BATCH_SIZES", "PatchHit", "search_patch"]
+__all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch"]
 
 #: Eye points per batch: one first (most views are open from the first eye), then more.
 BATCH_SIZES = (1, 8, 64, 256)
@@ -124,6 +130,42 @@ def search_patch(
         if found is not None:
             return found
     return None
+
+
+def search_clear_patch(
+    eyes: np.ndarray,
+    target,
+    cast: ClearToTarget,
+    lattice: PatchLattice,
+    *,
+    batch_sizes: tuple[int, ...] = BATCH_SIZES,
+) -> PatchHit | None:
+    """:func:`search_patch` with Line of Fire's predicate, in one compiled call.
+
+    ``cast`` must be compiled (:attr:`ClearToTarget.compiled`); the extent is the
+    default one. Same answer, witness and counters as :func:`search_patch`.
+    """
+    eyes = np.ascontiguousarray(eyes, dtype=np.float64)
+    if not len(eyes):
+        return None
+    cap, rim_pad = extent_limits(target)
+    row = np.array([*target.base, target.radius, target.height], dtype=np.float64)
+    counts = np.zeros(5, np.int64)
+    start, size, eye, ca, cb, p = search_clear(
+        eyes, np.array(batch_sizes, dtype=np.int64), target.center, rim_points(target), row,
+        *cast.compiled_args(), cap, rim_pad, lattice.sample_mm, APPARENT_DEPTH_EPS_MM,
+        lattice.coarse_mm, lattice.coarse_step, lattice.window, counts,
+    )  # fmt: skip
+    cast.count(counts)
+    if start < 0:
+        return None
+    return PatchHit(
+        view=ApparentView(eyes[start : start + size], target),
+        eye=int(eye),
+        corner=(int(ca), int(cb)),
+        lattice=lattice,
+        sample=(float(p[0]), float(p[1]), float(p[2])),
+    )
 
 
 def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):

@@ -28,6 +28,7 @@ from support import box, make_scene, trooper
 
 from geom3d.visibility import (
     ApparentView,
+    ClearToTarget,
     VisibilityStats,
     cull_occluders,
     cylinder_array,
@@ -266,9 +267,9 @@ def test_crossing_hull_is_the_convex_hull():
 
 @pytest.mark.parametrize("kind", ["hug", "crowd"])
 def test_compiled_cast_equals_the_numpy_path(kind, monkeypatch):
-    """The one-pass compiled predicate (Embree called from the kernel) and the numpy-level
-    path (cast_target, proofs, occluded_segments) give the same pairs, witnesses and
-    counts."""
+    """The compiled search (one call per direction), the Python search over the one-pass
+    compiled predicate (Embree called from the kernel) and the numpy-level path
+    (cast_target, proofs, occluded_segments) give the same pairs, witnesses and counts."""
     scene = random_table(4) if kind == "hug" else crowd_table(3)
     assert scene.engine.compiled_scene() is not None
 
@@ -281,14 +282,18 @@ def test_compiled_cast_equals_the_numpy_path(kind, monkeypatch):
                 a.cylinder, b.cylinder, scene.engine, occluders(scene, a, b),
                 prover=scene.prover, stats=st,
             )  # fmt: skip
-            out.append((None if w is None else (w.eye, w.patch_center), k, vars(st)))
+            seen = None if w is None else (w.eye, w.patch_center, w.visible_area_mm2)
+            out.append((seen, k, vars(st)))
         return out
 
     fast = run()
     with monkeypatch.context() as m:
+        m.setattr(ClearToTarget, "compiled", property(lambda self: False))
+        stepwise = run()
+    with monkeypatch.context() as m:
         m.setattr(type(scene.engine), "compiled_scene", lambda self: None)
         slow = run()
-    assert fast == slow
+    assert fast == stepwise == slow
     assert any(f[0] is not None for f in fast)
     if kind == "hug":  # walls: blocked pairs, settled in part by proofs
         assert any(f[0] is None for f in fast) and sum(f[2]["proved"] for f in fast) > 0

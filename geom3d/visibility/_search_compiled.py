@@ -1,0 +1,153 @@
+"""Line of Fire's patch search in one compiled call (:func:`.pair.search_eyes`).
+
+:func:`.search.search_patch` drives the search from Python: per batch of eye points it
+builds an :class:`.apparent.ApparentView`, casts the coarse lattice, plans the refinement,
+casts the nearest windows and the rest, each step a compiled call. Where the sample
+predicate is Line of Fire's compiled one (:func:`._cast_kernels.clear_to_target`, an
+engine that lends its scene), :func:`search_clear` runs the same steps, in the same order
+and with the same float arithmetic, in one ``nogil`` call: no Python between the rays, so
+threads run side by side. The answer, witness included, is the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geom3d._kernels import njit, view_frames
+
+from ._cast_kernels import clear_to_target
+from ._search_kernels import (
+    coarse_grid,
+    nearest_chunk,
+    nearest_update,
+    refine_plan,
+    rest_pick,
+    rest_samples,
+    window_order,
+)
+
+__all__ = ["search_clear"]
+
+
+@njit(cache=True, nogil=True)
+def _batch_extent(ext, cap, rim_pad, sample_mm, depth_eps):
+    """:meth:`.apparent.ApparentView.extent` of a batch from its :func:`view_frames`."""
+    if ext[5] <= depth_eps:
+        return -cap, cap, -cap, cap
+    pad = sample_mm + rim_pad * ext[4]
+    return (
+        max(ext[0] - pad, -cap),
+        min(ext[1] + pad, cap),
+        max(ext[2] - pad, -cap),
+        min(ext[3] + pad, cap),
+    )
+
+
+@njit(cache=True, nogil=True)
+def search_clear(
+    eyes, sizes, c, rim, target, occ, scene, offset, ray_eps,
+    nodes, split, mid, child, proven, frames, tree_of, flip,
+    cap, rim_pad, sample_mm, depth_eps, coarse_mm, step, w, counts,
+):  # fmt: skip
+    """Search ``eyes`` in batches of ``sizes`` for one that sees a patch of the target.
+
+    Parameters
+    ----------
+    eyes : (n, 3) float64, mm
+    sizes : (b,) int64
+        Batch sizes (:func:`.eyes.eye_batches`: the last repeats).
+    c : (3,) float64, mm
+        The target's centre.
+    rim : (P, 3) float64, mm
+        Its rim points (:class:`.apparent.ApparentView`).
+    target, occ, scene, offset, ray_eps, nodes .. flip
+        As :func:`._cast_kernels.clear_to_target`.
+    cap, rim_pad : float, mm
+        The apparent window's half side (``APPARENT_CAP`` target sizes) and the rim
+        polygon's under-coverage per unit of projection scale.
+    sample_mm, depth_eps, coarse_mm : float, mm
+    step, w : int
+        Fine samples per coarse step and per window side (:class:`.apparent.PatchLattice`).
+    counts : (5,) int64
+        Incremented: rays reaching the target, segments cast, segments settled by proof,
+        eyes examined, eyes refined.
+
+    Returns
+    -------
+    start, size : int
+        The witness batch (``eyes[start:start + size]``); ``start`` is -1 when no eye sees
+        a patch.
+    eye : int
+        The witness eye, in the batch.
+    ca, cb : int
+        The window's lowest corner on the fine lattice.
+    sample : (3,) float64, mm
+        The counting sample at the window's middle.
+    """
+    n = eyes.shape[0]
+    start = 0
+    b = 0
+    half = 0.5 * (w - 1)
+    mid_w = (w - 1) // 2
+    sample = np.zeros(3)
+    while start < n:
+        size = sizes[min(b, len(sizes) - 1)]
+        b += 1
+        batch = eyes[start : start + size]
+        n_eyes = batch.shape[0]
+        u, v, _, ext = view_frames(batch, c, rim)
+        s0, s1, t0, t1 = _batch_extent(ext, cap, rim_pad, sample_mm, depth_eps)
+        ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(s0, s1, t0, t1, n_eyes, coarse_mm)
+        counts[3] += n_eyes
+        ok, _ = clear_to_target(
+            batch, u, v, c, eye_idx, s, t, target, occ, scene, offset, ray_eps,
+            nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+        )  # fmt: skip
+        cand, active, possible, has = refine_plan(ok, n_eyes, nks, nkt, step, w)
+        if len(has):
+            a0 = (ks0 - 1) * step
+            b0 = (kt0 - 1) * step
+            k = has[0]
+            eye = cand[k]
+            counts[4] += 1
+            # the first eye, nearest window first (search._nearest_full_window)
+            wins, lo, span = window_order(possible[k], a0, b0, half)
+            state = np.zeros((span[0] + w, span[1] + w), np.int8)
+            pts = np.zeros((span[0] + w, span[1] + w, 3))
+            done = 0
+            chunk = 1
+            while done < len(wins):
+                fa, fb = nearest_chunk(wins, done, chunk, w, state)
+                ok1, p = clear_to_target(
+                    batch, u, v, c, np.full(len(fa), eye, np.int64),
+                    (a0 + lo[0] + fa) * sample_mm, (b0 + lo[1] + fb) * sample_mm,
+                    target, occ, scene, offset, ray_eps,
+                    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                )  # fmt: skip
+                q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
+                if q >= 0:
+                    wa, wb = wins[q, 0], wins[q, 1]
+                    sample[:] = pts[wa + mid_w, wb + mid_w]
+                    return start, n_eyes, eye, a0 + wa + lo[0], b0 + wb + lo[1], sample
+                done += chunk
+                chunk *= 4
+            # the others all at once, as a whole refined view each
+            rest = has[1:]
+            if len(rest):
+                counts[4] += len(rest)
+                e_i, a_i, b_i = rest_samples(active, rest)
+                fine_ok, fine_pts = clear_to_target(
+                    batch, u, v, c, cand[rest][e_i],
+                    (a0 + a_i) * sample_mm, (b0 + b_i) * sample_mm,
+                    target, occ, scene, offset, ray_eps,
+                    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                )  # fmt: skip
+                r, wa, wb, at = rest_pick(
+                    fine_ok, e_i, a_i, b_i, len(rest), active.shape[1], active.shape[2], w,
+                    a0, b0, half, mid_w,
+                )  # fmt: skip
+                if r >= 0:
+                    sample[:] = fine_pts[at]
+                    return start, n_eyes, cand[rest[r]], a0 + wa, b0 + wb, sample
+        start += n_eyes
+    return -1, 0, -1, 0, 0, sample
