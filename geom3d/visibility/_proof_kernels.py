@@ -8,8 +8,9 @@ World ``(x, y) = (ox, oy) + d (dx, dy) + n (-dy, dx)``.
 A bundle is every segment from a point of box ``X`` to a point of box ``Y``. For a plane
 ``d = p`` strictly between the boxes, each segment crosses it inside the convex hull ``Q``
 of the 64 corner-to-corner crossings (a central projection maps convex sets to convex
-sets). The bundle is *proved blocked* when every point of ``Q`` lies in an interior run of
-the column map: each segment then passes through the inside of a closed solid.
+sets); 16 of them span it (:func:`_crossings`). The bundle is *proved blocked* when every
+point of ``Q`` lies in an interior run of the column map: each segment then passes
+through the inside of a closed solid.
 """
 
 from __future__ import annotations
@@ -44,22 +45,36 @@ def _corners(b, out):
 
 @njit(cache=True)
 def _crossings(xc, yc, p, pts):
-    """(n, z) of the 64 corner-to-corner segments at d = p; returns ranges."""
+    """The corners of the crossing hull at d = p, and its ranges.
+
+    For one d-face of each box (corners ``4 a + 2 c + e``: ``a`` the d side, ``c`` the n
+    side, ``e`` the z side), the 16 corner-to-corner segments cross the plane at the
+    same ``lam`` and so in a grid of points ``(1 - lam) X + lam Y``, whose hull is the
+    rectangle of the low-low and high-high combinations (n and z separately): of the 64
+    crossings, these 4 x 4 corners span the same convex hull (the rest lie on its edges
+    or inside). Writes them to ``pts[:16]``.
+    """
     k = 0
     nmin = zmin = np.inf
     nmax = zmax = -np.inf
-    for a in range(8):
-        for b in range(8):
-            lam = (p - xc[a, 0]) / (yc[b, 0] - xc[a, 0])
-            n = xc[a, 1] + lam * (yc[b, 1] - xc[a, 1])
-            z = xc[a, 2] + lam * (yc[b, 2] - xc[a, 2])
-            pts[k, 0] = n
-            pts[k, 1] = z
-            nmin = min(nmin, n)
-            nmax = max(nmax, n)
-            zmin = min(zmin, z)
-            zmax = max(zmax, z)
-            k += 1
+    for a in range(2):
+        for b in range(2):
+            xa = 4 * a
+            yb = 4 * b
+            lam = (p - xc[xa, 0]) / (yc[yb, 0] - xc[xa, 0])
+            n_lo = xc[xa, 1] + lam * (yc[yb, 1] - xc[xa, 1])
+            n_hi = xc[xa + 2, 1] + lam * (yc[yb + 2, 1] - xc[xa + 2, 1])
+            z_lo = xc[xa, 2] + lam * (yc[yb, 2] - xc[xa, 2])
+            z_hi = xc[xa + 1, 2] + lam * (yc[yb + 1, 2] - xc[xa + 1, 2])
+            for n in (n_lo, n_hi):
+                for z in (z_lo, z_hi):
+                    pts[k, 0] = n
+                    pts[k, 1] = z
+                    k += 1
+            nmin = min(nmin, n_lo, n_hi)
+            nmax = max(nmax, n_lo, n_hi)
+            zmin = min(zmin, z_lo, z_hi)
+            zmax = max(zmax, z_lo, z_hi)
     return nmin, nmax, zmin, zmax
 
 
@@ -81,17 +96,24 @@ def _push(hull, m, low, p):
 
 @njit(cache=True)
 def _hull(pts, hull):
-    """Convex hull (monotone chain) of pts (k, 2) into hull; returns its size (ccw)."""
-    o1 = np.argsort(pts[:, 1], kind="mergesort")
-    o2 = np.argsort(pts[o1, 0], kind="mergesort")
-    order = o1[o2]  # lexicographic (n, z)
-    n = len(order)
+    """Convex hull (monotone chain) of ``pts[:16]`` into ``hull``; returns its size (ccw).
+    Sorts ``pts[:16]`` in place, lexicographically by (n, z)."""
+    n = 16
+    for i in range(1, n):  # insertion sort: stable, no allocation
+        a, b = pts[i, 0], pts[i, 1]
+        j = i - 1
+        while j >= 0 and (pts[j, 0] > a or (pts[j, 0] == a and pts[j, 1] > b)):
+            pts[j + 1, 0] = pts[j, 0]
+            pts[j + 1, 1] = pts[j, 1]
+            j -= 1
+        pts[j + 1, 0] = a
+        pts[j + 1, 1] = b
     m = 0
     for idx in range(n):  # lower chain
-        m = _push(hull, m, 2, pts[order[idx]])
+        m = _push(hull, m, 2, pts[idx])
     low = m + 1
     for idx in range(n - 2, -1, -1):  # upper chain
-        m = _push(hull, m, low, pts[order[idx]])
+        m = _push(hull, m, low, pts[idx])
     return max(1, m - 1)
 
 
@@ -394,8 +416,8 @@ def prove_bundles(
     proven = np.zeros(cap, np.bool_)
     xc = np.empty((8, 3))
     yc = np.empty((8, 3))
-    pts = np.empty((64, 2))
-    hull = np.empty((130, 2))
+    pts = np.empty((16, 2))
+    hull = np.empty((34, 2))
     hint = np.full(cap, -1, np.int64)
     nodes[0, :6] = x_box
     nodes[0, 6:] = y_box

@@ -250,19 +250,57 @@ def test_fast_search_agrees_with_brute_force_on_random_tables(table):
 
 
 def test_crossing_hull_is_the_convex_hull():
-    # the proofs rest on the hull of the 64 corner crossings: it must hold every point
+    # the proofs rest on the hull of the crossings: it must hold every point
     from scipy.spatial import ConvexHull
 
     from geom3d.visibility._proof_kernels import _hull
 
     rng = np.random.default_rng(11)
     for _ in range(100):
-        pts = rng.normal(size=(64, 2)) * rng.uniform(0.1, 50.0, size=2)
-        out = np.empty((130, 2))
-        k = _hull(pts, out)
+        pts = rng.normal(size=(16, 2)) * rng.uniform(0.1, 50.0, size=2)
+        out = np.empty((34, 2))
+        k = _hull(pts.copy(), out)
         ref = ConvexHull(pts)
         assert k == len(ref.vertices)
         assert {tuple(p) for p in out[:k]} == {tuple(p) for p in pts[ref.vertices]}
+
+
+def test_sixteen_crossings_span_the_hull_of_all_64():
+    # _crossings keeps 16 of the 64 corner-to-corner crossings: their hull is the hull of
+    # all 64, written out here segment by segment
+    from scipy.spatial import ConvexHull
+
+    from geom3d.visibility._proof_kernels import _corners, _crossings, _hull
+
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        x = np.sort(rng.uniform(-20, 20, size=(3, 2)), axis=1).ravel()
+        y = np.sort(rng.uniform(-20, 20, size=(3, 2)), axis=1).ravel()
+        x[:2] = np.sort(rng.uniform(0, 10, 2))
+        y[:2] = np.sort(rng.uniform(30, 60, 2))
+        p = rng.uniform(x[1], y[0])
+        xc, yc = np.empty((8, 3)), np.empty((8, 3))
+        _corners(x, xc)
+        _corners(y, yc)
+        lam = (p - xc[:, None, 0]) / (yc[None, :, 0] - xc[:, None, 0])
+        every = xc[:, None, 1:] + lam[..., None] * (yc[None, :, 1:] - xc[:, None, 1:])
+        every = every.reshape(64, 2)
+        pts = np.empty((16, 2))
+        nmin, nmax, zmin, zmax = _crossings(xc, yc, p, pts)
+        out = np.empty((34, 2))
+        k = _hull(pts, out)
+        # the same polygon: its corners are crossings, every crossing lies in it (counter-
+        # clockwise: on the left of every edge), and the areas agree
+        assert {tuple(q) for q in out[:k]} <= {tuple(q) for q in every}
+        edge = np.roll(out[:k], -1, axis=0) - out[:k]
+        rel = every[:, None, :] - out[None, :k, :]
+        assert (edge[None, :, 0] * rel[..., 1] - edge[None, :, 1] * rel[..., 0] >= -1e-9).all()
+        area = 0.5 * float(
+            np.sum(out[:k, 0] * np.roll(out[:k, 1], -1) - np.roll(out[:k, 0], -1) * out[:k, 1])
+        )
+        assert area == pytest.approx(ConvexHull(every).volume, rel=1e-12)
+        assert (nmin, nmax) == (every[:, 0].min(), every[:, 0].max())
+        assert (zmin, zmax) == (every[:, 1].min(), every[:, 1].max())
 
 
 @pytest.mark.parametrize("kind", ["hug", "crowd"])
