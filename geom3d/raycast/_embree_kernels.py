@@ -19,11 +19,23 @@ from numba.extending import intrinsic
 from geom3d._kernels import njit
 from geom3d.tolerances import GEOM_EPS_MM
 
-from ._embree_capi import INTERSECT1, OCCLUDED1
+from ._embree_capi import INTERSECT1, OCCLUDED1, OCCLUDED_PACKET
 
-__all__ = ["first_hit_kernel", "occluded_kernel", "occluded_one", "ray_buffer"]
+__all__ = [
+    "PACKET_MAX",
+    "first_hit_kernel",
+    "occluded_kernel",
+    "occluded_one",
+    "packet_buffer",
+    "packet_cast",
+    "packet_ray",
+    "ray_buffer",
+]
 
 _INVALID = np.uint32(0xFFFFFFFF)
+
+#: The widest ray packet (:func:`._embree_capi.packet_width` is 4, 8 or 16).
+PACKET_MAX = 16
 
 
 def _call(symbol: str):
@@ -52,12 +64,44 @@ _occluded1 = _call(OCCLUDED1)
 _intersect1 = _call(INTERSECT1)
 
 
+@intrinsic
+def _occluded_packet(typingctx, valid, scene, buf):
+    """``rtcOccludedN(valid, scene, packet, NULL)`` (N: :func:`._embree_capi.packet_width`)."""
+    sig = types.void(valid, scene, buf)
+
+    def codegen(context, builder, signature, args):
+        i8p = ir.IntType(8).as_pointer()
+        va = context.make_array(signature.args[0])(context, builder, args[0])
+        ary = context.make_array(signature.args[2])(context, builder, args[2])
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i8p, i8p, i8p])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, OCCLUDED_PACKET)
+        builder.call(
+            fn,
+            [
+                builder.bitcast(va.data, i8p),
+                builder.inttoptr(args[1], i8p),
+                builder.bitcast(ary.data, i8p),
+                ir.Constant(i8p, None),
+            ],
+        )
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always")
 def _aligned(buf):
     """The part of ``buf`` (float32) that starts on a 16-byte boundary (Embree's rays
     must be aligned so)."""
     k = ((16 - buf.ctypes.data % 16) % 16) // 4
     return buf[k : k + 24]
+
+
+@njit(cache=True, inline="always")
+def _aligned64(buf, n):
+    """``n`` items of ``buf`` (4-byte items) starting on a 64-byte boundary."""
+    k = ((64 - buf.ctypes.data % 64) % 64) // 4
+    return buf[k : k + n]
 
 
 @njit(cache=True, inline="always")
@@ -109,8 +153,54 @@ def occluded_one(scene, f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
     return f[8] < 0.0  # Embree sets tfar to -inf on a hit
 
 
+@njit(cache=True, inline="always")
+def packet_buffer():
+    """A ray packet for :func:`packet_ray` and :func:`packet_cast`: ``(f, u, valid,
+    lane)``, float32 and uint32 views of one 64-byte aligned ``RTCRay16``-sized packet
+    (struct of arrays: 12 fields of ``width`` lanes), the lanes' int32 valid flags
+    (aligned too) and an int64 slot per lane for the caller's index."""
+    f = _aligned64(np.empty(12 * PACKET_MAX + 16, dtype=np.float32), 12 * PACKET_MAX)
+    valid = _aligned64(np.empty(PACKET_MAX + 16, dtype=np.int32), PACKET_MAX)
+    return f, f.view(np.uint32), valid, np.empty(PACKET_MAX, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def packet_ray(f, u, m, width, ox, oy, oz, ex, ey, ez, offset, ray_eps):
+    """Set lane ``m`` of a packet of ``width`` lanes to the ray of segment o -> e, with
+    the same values as :func:`_segment_ray`; False (lane unset) when the segment is no
+    longer than ``2 ray_eps`` (clear: nothing to cast)."""
+    dx, dy, dz = ex - ox, ey - oy, ez - oz
+    length = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if length <= 2.0 * ray_eps + GEOM_EPS_MM:
+        return False
+    inv = 1.0 / length
+    dx, dy, dz = dx * inv, dy * inv, dz * inv
+    f[m] = ox - offset[0] + dx * ray_eps
+    f[width + m] = oy - offset[1] + dy * ray_eps
+    f[2 * width + m] = oz - offset[2] + dz * ray_eps
+    f[3 * width + m] = 0.0
+    f[4 * width + m] = dx
+    f[5 * width + m] = dy
+    f[6 * width + m] = dz
+    f[7 * width + m] = 0.0
+    f[8 * width + m] = length - 2.0 * ray_eps
+    u[9 * width + m] = _INVALID  # mask: every geometry
+    u[10 * width + m] = 0
+    u[11 * width + m] = 0
+    return True
+
+
+@njit(cache=True, inline="always")
+def packet_cast(scene, f, valid, m, width):
+    """Cast lanes ``0 .. m - 1`` of the packet; lane ``j`` is then blocked when
+    ``f[8 * width + j] < 0`` (Embree sets its ``tfar`` to -inf on a hit)."""
+    for j in range(width):
+        valid[j] = -1 if j < m else 0
+    _occluded_packet(valid, scene, f)
+
+
 @njit(cache=True, nogil=True)
-def occluded_kernel(scene, origins, ends, offset, ray_eps):
+def occluded_kernel(scene, origins, ends, offset, ray_eps, width):
     """Which segments ``origins[i] -> ends[i]`` hit a triangle of ``scene``.
 
     Parameters
@@ -122,6 +212,8 @@ def occluded_kernel(scene, origins, ends, offset, ray_eps):
         The engine's recentring offset.
     ray_eps : float, mm
         Length ignored at both ends; a segment no longer than twice that is clear.
+    width : int
+        Rays per packet (:func:`._embree_capi.packet_width`).
 
     Returns
     -------
@@ -129,12 +221,20 @@ def occluded_kernel(scene, origins, ends, offset, ray_eps):
     """
     k_n = origins.shape[0]
     out = np.zeros(k_n, dtype=np.bool_)
-    f, u = ray_buffer()
+    f, u, valid, lane = packet_buffer()
+    m = 0
     for k in range(k_n):
-        out[k] = occluded_one(
-            scene, f, u, origins[k, 0], origins[k, 1], origins[k, 2],
+        if packet_ray(
+            f, u, m, width, origins[k, 0], origins[k, 1], origins[k, 2],
             ends[k, 0], ends[k, 1], ends[k, 2], offset, ray_eps,
-        )  # fmt: skip
+        ):  # fmt: skip
+            lane[m] = k
+            m += 1
+        if m == width or (m and k == k_n - 1):
+            packet_cast(scene, f, valid, m, width)
+            for j in range(m):
+                out[lane[j]] = f[8 * width + j] < 0.0
+            m = 0
     return out
 
 

@@ -76,14 +76,15 @@ class RayBackend(ABC):
         """
         return self.occluded(origins, ends)
 
-    def compiled_scene(self) -> tuple[int, np.ndarray] | None:
+    def compiled_scene(self) -> tuple[int, np.ndarray, int] | None:
         """A handle for compiled kernels that query the scene themselves, or None.
 
         Returns
         -------
-        (address, offset) or None
-            The Embree ``RTCScene`` address and the recentring offset (3,) float64 mm,
-            for :func:`geom3d.raycast._embree_kernels.occluded_one`; None (the default)
+        (address, offset, width) or None
+            The Embree ``RTCScene`` address, the recentring offset (3,) float64 mm and
+            the ray packet width, for :func:`geom3d.raycast._embree_kernels.packet_cast`
+            and :func:`~geom3d.raycast._embree_kernels.occluded_one`; None (the default)
             when kernels must hand their segments to :meth:`occluded_segments`. A kernel
             that casts by itself reports how many through :meth:`add_cast`.
         """

@@ -81,12 +81,12 @@ class EmbreeEngine(RayBackend):
         with self._count_lock:
             self.rays_cast += n
 
-    def compiled_scene(self) -> tuple[int, np.ndarray] | None:
-        """``(address, offset)`` of the C-API scene (see the base class); None on the
-        embreex fallback or for an empty mesh."""
+    def compiled_scene(self) -> tuple[int, np.ndarray, int] | None:
+        """``(address, offset, packet width)`` of the C-API scene (see the base class);
+        None on the embreex fallback or for an empty mesh."""
         if self._cscene is None:
             return None
-        return self._cscene.address, self._offset
+        return self._cscene.address, self._offset, _embree_capi.packet_width()
 
     def add_cast(self, n: int) -> None:
         """Count segments cast through :meth:`compiled_scene` (thread-safe)."""
@@ -118,7 +118,9 @@ class EmbreeEngine(RayBackend):
         e = np.ascontiguousarray(ends, dtype=np.float64)
         if self._cscene is not None:
             self._count(len(o))
-            return occluded_kernel(self._cscene.address, o, e, self._offset, RAY_EPS_MM)
+            return occluded_kernel(
+                self._cscene.address, o, e, self._offset, RAY_EPS_MM, _embree_capi.packet_width()
+            )
         out = np.zeros(len(o), dtype=bool)
         if self._scene is None or not len(o):
             return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, view_ray
-from geom3d.raycast._embree_kernels import occluded_one, ray_buffer
+from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
 
 from ._proof_kernels import eye_leaves, settled_from
 
@@ -22,7 +22,7 @@ __all__ = ["clear_to_target"]
 
 @njit(cache=True, nogil=True)
 def clear_to_target(
-    eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, ray_eps,
+    eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
     nodes, split, mid, child, proven, frames, tree_of, flip, counts,
 ):  # fmt: skip
     """Which rays from ``eyes[eye_idx]`` through ``(s, t)`` reach the target clear.
@@ -33,8 +33,11 @@ def clear_to_target(
         As :func:`geom3d._kernels.cast_view_rays`.
     scene : int
     offset : (3,) float64, mm
+    width : int
     ray_eps : float, mm
-        From :meth:`geom3d.raycast.RayBackend.compiled_scene` and ``RAY_EPS_MM``.
+        From :meth:`geom3d.raycast.RayBackend.compiled_scene` and ``RAY_EPS_MM``. The
+        segments left for Embree are cast in packets of ``width`` (consecutive rays:
+        from one eye, to neighbouring samples), with the single rays' answers.
     nodes, split, mid, child, proven, frames, tree_of
         The pair's proof trees (:attr:`.proof.PairProof.packed`); no node: nothing is
         settled.
@@ -52,7 +55,8 @@ def clear_to_target(
     k_n = eye_idx.shape[0]
     points = np.empty((k_n, 3))
     clear = np.zeros(k_n, np.bool_)
-    f, fu = ray_buffer()
+    f, fu, valid, lane = packet_buffer()
+    m = 0
     leaves = np.empty(split.shape[0], np.int64)
     n_leaves = 0
     at_eye = -1
@@ -73,5 +77,23 @@ def clear_to_target(
             counts[2] += 1
             continue
         counts[1] += 1
-        clear[k] = not occluded_one(scene, f, fu, ex, ey, ez, qx, qy, qz, offset, ray_eps)
+        if not packet_ray(f, fu, m, width, ex, ey, ez, qx, qy, qz, offset, ray_eps):
+            clear[k] = True  # too short to meet anything
+            continue
+        lane[m] = k
+        m += 1
+        if m == width:
+            m = _cast(scene, f, valid, lane, m, width, clear)
+    if m:
+        _cast(scene, f, valid, lane, m, width, clear)
     return clear, points
+
+
+@njit(cache=True, inline="always")
+def _cast(scene, f, valid, lane, m, width, clear):
+    """Cast the packet's ``m`` rays; a ray that meets nothing reaches its sample. Returns
+    0 (the packet is empty again)."""
+    packet_cast(scene, f, valid, m, width)
+    for j in range(m):
+        clear[lane[j]] = not f[8 * width + j] < 0.0
+    return 0

@@ -45,7 +45,7 @@ def _batch_extent(ext, cap, rim_pad, sample_mm, depth_eps):
 
 @njit(cache=True, nogil=True)
 def search_clear(
-    eyes, sizes, c, rim, target, occ, scene, offset, ray_eps,
+    eyes, sizes, c, rim, target, occ, scene, offset, width, ray_eps,
     nodes, split, mid, child, proven, frames, tree_of, flip,
     cap, rim_pad, sample_mm, depth_eps, coarse_mm, step, w, counts,
 ):  # fmt: skip
@@ -60,7 +60,7 @@ def search_clear(
         The target's centre.
     rim : (P, 3) float64, mm
         Its rim points (:class:`.apparent.ApparentView`).
-    target, occ, scene, offset, ray_eps, nodes .. flip
+    target, occ, scene, offset, width, ray_eps, nodes .. flip
         As :func:`._cast_kernels.clear_to_target`.
     cap, rim_pad : float, mm
         The apparent window's half side (``APPARENT_CAP`` target sizes) and the rim
@@ -100,7 +100,7 @@ def search_clear(
         ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(s0, s1, t0, t1, n_eyes, coarse_mm)
         counts[3] += n_eyes
         ok, _ = clear_to_target(
-            batch, u, v, c, eye_idx, s, t, target, occ, scene, offset, ray_eps,
+            batch, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
             nodes, split, mid, child, proven, frames, tree_of, flip, counts,
         )  # fmt: skip
         cand, active, possible, has = refine_plan(ok, n_eyes, nks, nkt, step, w)
@@ -121,7 +121,7 @@ def search_clear(
                 ok1, p = clear_to_target(
                     batch, u, v, c, np.full(len(fa), eye, np.int64),
                     (a0 + lo[0] + fa) * sample_mm, (b0 + lo[1] + fb) * sample_mm,
-                    target, occ, scene, offset, ray_eps,
+                    target, occ, scene, offset, width, ray_eps,
                     nodes, split, mid, child, proven, frames, tree_of, flip, counts,
                 )  # fmt: skip
                 q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
@@ -139,7 +139,7 @@ def search_clear(
                 fine_ok, fine_pts = clear_to_target(
                     batch, u, v, c, cand[rest][e_i],
                     (a0 + a_i) * sample_mm, (b0 + b_i) * sample_mm,
-                    target, occ, scene, offset, ray_eps,
+                    target, occ, scene, offset, width, ray_eps,
                     nodes, split, mid, child, proven, frames, tree_of, flip, counts,
                 )  # fmt: skip
                 r, wa, wb, at = rest_pick(

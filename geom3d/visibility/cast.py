@@ -204,7 +204,7 @@ class ClearToTarget:
     def compiled_args(self) -> tuple:
         """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
         ``flip``, for compiled callers (:attr:`compiled` only)."""
-        return (self.occ, self._scene[0], self._scene[1], RAY_EPS_MM, *self._packed, self.flip)
+        return (self.occ, *self._scene, RAY_EPS_MM, *self._packed, self.flip)
 
     def count(self, counts: np.ndarray) -> None:
         """Add a compiled pass's counters to ``stats`` and the engine: rays reaching the

@@ -87,3 +87,28 @@ def test_threads_cast_at_once_with_the_same_answers(table):
         t.join()
     for g in got:
         np.testing.assert_array_equal(g, want)
+
+
+def test_packets_answer_as_single_rays(table, monkeypatch):
+    # the patch search casts fans: one eye, neighbouring samples; packets of them (with
+    # zero-length segments among them, and a last packet part full) answer as embreex's
+    # single rays do
+    from geom3d.raycast._embree_capi import packet_width
+
+    assert packet_width() in (4, 8, 16)
+    v, f = table
+    fast, slow = _engines(v, f, monkeypatch)
+    rng = np.random.default_rng(9)
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    o, e = [], []
+    for _ in range(300):
+        eye = rng.uniform(lo, hi + [0, 0, 30])
+        aim = rng.uniform(lo, hi + [0, 0, 30])
+        n = int(rng.integers(1, 90))
+        o.append(np.repeat(eye[None], n, axis=0))
+        e.append(aim + rng.normal(scale=4.0, size=(n, 3)))
+    o, e = np.concatenate(o), np.concatenate(e)
+    e[::37] = o[::37]  # zero length: clear, never cast
+    a, b = fast.occluded(o, e), slow.occluded(o, e)
+    assert len(o) % packet_width() and 0.2 < a.mean() < 0.9 and not a[::37].any()
+    np.testing.assert_array_equal(a, b)
