@@ -16,7 +16,8 @@ The core, used by Line of Fire and the survey (:func:`pair_patch`, both ways at 
 * :mod:`.cast` - *sample predicates* (which samples count); Line of Fire's runs in one
   compiled pass from the view to Embree (:mod:`._cast_kernels`);
 * :mod:`.search` - the coarse-to-fine search over a sample predicate (its bookkeeping in
-  :mod:`._search_kernels`);
+  :mod:`._search_kernels`); with Line of Fire's predicate, one compiled call per
+  direction (:mod:`._search_compiled`);
 * :mod:`.witness` - Line of Fire's witness and visible area (measured when first read);
 * :mod:`.interior` (with :mod:`.interior_cache`) - boxes certified inside closed solids;
 * :mod:`.proof` - bundles of segments proved blocked through them, without rays, in the
