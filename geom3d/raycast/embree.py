@@ -3,12 +3,13 @@
 The scene is built through Embree's C API (:mod:`._embree_capi`, the library the embreex
 wheel ships) and queried from compiled kernels that release the GIL
 (:mod:`._embree_kernels`), in ray packets as wide as the CPU runs natively; where that
-library cannot be loaded, through embreex itself, with the same answers. The engine takes and returns whole numpy batches and never loops
-in Python per ray. Embree works in float32: coordinates are recentred on the mesh's
-bounding-box centre before they are handed over, so a 1.2 m table keeps about 1e-4 mm
-resolution. That frame never leaves the backend (see :mod:`geom3d.raycast.base` for the
-contract; :meth:`EmbreeEngine.compiled_scene` hands it, with the scene, to kernels that
-cast by themselves).
+library cannot be loaded, through embreex itself, with the same answers. The engine takes
+and returns whole numpy batches and never loops in Python per ray. Embree works in
+float32: coordinates are recentred on the mesh's bounding-box centre before they are
+handed over, so a 1.2 m table keeps about 1e-4 mm resolution. That frame never leaves the
+backend (see :mod:`geom3d.raycast.base` for the contract;
+:meth:`EmbreeEngine.compiled_scene` hands it, with the scene, to kernels that cast by
+themselves).
 """
 
 from __future__ import annotations
