@@ -253,7 +253,7 @@ def test_crossing_hull_is_the_convex_hull():
     # the proofs rest on the hull of the crossings: it must hold every point
     from scipy.spatial import ConvexHull
 
-    from geom3d.visibility._proof_kernels import _hull
+    from geom3d.visibility._proof_hull import _hull
 
     rng = np.random.default_rng(11)
     for _ in range(100):
@@ -270,7 +270,7 @@ def test_sixteen_crossings_span_the_hull_of_all_64():
     # all 64, written out here segment by segment
     from scipy.spatial import ConvexHull
 
-    from geom3d.visibility._proof_kernels import _corners, _crossings, _hull
+    from geom3d.visibility._proof_hull import _corners, _crossings, _hull
 
     rng = np.random.default_rng(12)
     for _ in range(200):
