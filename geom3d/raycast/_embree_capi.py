@@ -2,10 +2,11 @@
 
 embreex (the Python binding geom3d depends on) holds the GIL while it casts, so two
 threads cast no faster than one. This module loads the Embree library that embreex ships,
-builds the scene through its C API (``ctypes``) and exposes ``rtcOccluded1`` and
-``rtcIntersect1`` to numba as external symbols: the kernels in :mod:`._embree_kernels`
-call them per ray, inside ``nogil`` loops, and are cached on disk like every other
-kernel (the symbols are bound by name when this module is imported).
+builds the scene through its C API (``ctypes``) and exposes ``rtcOccluded4/8/16`` (the
+CPU's widest, :func:`packet_width`) and ``rtcIntersect1`` to numba as external symbols:
+the kernels in :mod:`._embree_kernels` call them inside ``nogil`` loops, and are cached on
+disk like every other kernel (the symbols are bound by name when this module is
+imported).
 
 The scene is built exactly as embreex builds it (one triangle geometry, float3 vertices
 with a 16-byte stride, uint3 indices, the robust flag, default build quality) and rays
@@ -37,7 +38,6 @@ _FORMAT_FLOAT3 = 0x9003
 _SCENE_FLAG_ROBUST = 1 << 2
 
 #: Symbols the kernels call (bound in llvmlite's symbol table by :func:`load`).
-OCCLUDED1 = "geom3d_rtcOccluded1"
 INTERSECT1 = "geom3d_rtcIntersect1"
 #: ``rtcOccluded4``, ``8`` or ``16``: the widest packet this CPU runs natively
 #: (:func:`packet_width`).
@@ -97,7 +97,6 @@ def load():
 
         packet = getattr(lib, f"rtcOccluded{packet_width()}")
         for name, fn in (
-            (OCCLUDED1, lib.rtcOccluded1),
             (INTERSECT1, lib.rtcIntersect1),
             (OCCLUDED_PACKET, packet),
         ):

@@ -1,4 +1,5 @@
-"""Compiled segment queries on an Embree scene, per ray and without the GIL.
+"""Compiled segment queries on an Embree scene, in ray packets (first hits: per ray),
+without the GIL.
 
 Each kernel sets up Embree's ray structure itself, exactly as the embreex path does (the
 same float32 roundings of :func:`geom3d._kernels.prepare_segments`, ``tnear`` 0, ``mask``
@@ -19,13 +20,12 @@ from numba.extending import intrinsic
 from geom3d._kernels import njit
 from geom3d.tolerances import GEOM_EPS_MM
 
-from ._embree_capi import INTERSECT1, OCCLUDED1, OCCLUDED_PACKET
+from ._embree_capi import INTERSECT1, OCCLUDED_PACKET
 
 __all__ = [
     "PACKET_MAX",
     "first_hit_kernel",
     "occluded_kernel",
-    "occluded_one",
     "packet_buffer",
     "packet_cast",
     "packet_ray",
@@ -60,7 +60,6 @@ def _call(symbol: str):
     return call
 
 
-_occluded1 = _call(OCCLUDED1)
 _intersect1 = _call(INTERSECT1)
 
 
@@ -141,16 +140,6 @@ def ray_buffer():
     one 16-byte aligned ``RTCRayHit``."""
     f = _aligned(np.empty(32, dtype=np.float32))
     return f, f.view(np.uint32)
-
-
-@njit(cache=True, inline="always")
-def occluded_one(scene, f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
-    """Does the segment o -> e hit a triangle of ``scene``? (One query of
-    :func:`occluded_kernel`; ``f, u`` from :func:`ray_buffer`.)"""
-    if not _segment_ray(f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
-        return False
-    _occluded1(scene, f)
-    return f[8] < 0.0  # Embree sets tfar to -inf on a hit
 
 
 @njit(cache=True, inline="always")

@@ -83,10 +83,10 @@ class RayBackend(ABC):
         -------
         (address, offset, width) or None
             The Embree ``RTCScene`` address, the recentring offset (3,) float64 mm and
-            the ray packet width, for :func:`geom3d.raycast._embree_kernels.packet_cast`
-            and :func:`~geom3d.raycast._embree_kernels.occluded_one`; None (the default)
-            when kernels must hand their segments to :meth:`occluded_segments`. A kernel
-            that casts by itself reports how many through :meth:`add_cast`.
+            the ray packet width, for :func:`geom3d.raycast._embree_kernels.packet_cast`;
+            None (the default) when kernels must hand their segments to
+            :meth:`occluded_segments`. A kernel that casts by itself reports how many
+            through :meth:`add_cast`.
         """
         return None
 
