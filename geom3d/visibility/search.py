@@ -45,7 +45,7 @@ from ._search_kernels import (
     window_order,
 )
 from .apparent import ApparentView, PatchLattice, extent_limits, rim_points
-from .cast import ClearToTarget, SampleCast
+from .cast import ClearToTarget, SampleCast, cylinder_array
 from .eyes import eye_batches
 
 __all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch"]
@@ -149,7 +149,7 @@ def search_clear_patch(
     if not len(eyes):
         return None
     cap, rim_pad = extent_limits(target)
-    row = np.array([*target.base, target.radius, target.height], dtype=np.float64)
+    row = cylinder_array([target])[0]
     counts = np.zeros(5, np.int64)
     start, size, eye, ca, cb, p = search_clear(
         eyes, np.array(batch_sizes, dtype=np.int64), target.center, rim_points(target), row,
@@ -159,13 +159,8 @@ def search_clear_patch(
     cast.count(counts)
     if start < 0:
         return None
-    return PatchHit(
-        view=ApparentView(eyes[start : start + size], target),
-        eye=int(eye),
-        corner=(int(ca), int(cb)),
-        lattice=lattice,
-        sample=(float(p[0]), float(p[1]), float(p[2])),
-    )
+    view = ApparentView(eyes[start : start + size], target)
+    return _hit(view, int(eye), 0, 0, lattice, int(ca), int(cb), p)
 
 
 def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
