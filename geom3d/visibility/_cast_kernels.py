@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, view_ray
+from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
 from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
 
 from ._proof_kernels import eye_leaves, settled_from
@@ -56,11 +56,28 @@ def clear_to_target(
     points = np.empty((k_n, 3))
     clear = np.zeros(k_n, np.bool_)
     f, fu, valid, lane = packet_buffer()
-    m = 0
     leaves = np.empty(split.shape[0], np.int64)
+    _clear_loop(
+        eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
+        nodes, split, proven, frames, tree_of, flip, counts, clear, points, f, fu, valid,
+        lane, leaves,
+    )  # fmt: skip
+    return clear, points
+
+
+@njit_leaf
+def _clear_loop(
+    eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
+    nodes, split, proven, frames, tree_of, flip, counts, clear, points, f, fu, valid, lane,
+    leaves,
+):  # fmt: skip
+    """The ray loop of :func:`clear_to_target`, into its ``clear`` and ``points``, with the
+    packet and leaf buffers given: it allocates nothing, so it is compiled without
+    reference counting, and the per-ray helpers inlined into it cost no atomic updates."""
+    m = 0
     n_leaves = 0
     at_eye = -1
-    for k in range(k_n):
+    for k in range(eye_idx.shape[0]):
         i = eye_idx[k]
         st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
         if st == STATUS_MISS:
@@ -86,7 +103,6 @@ def clear_to_target(
             m = _cast(scene, f, valid, lane, m, width, clear)
     if m:
         _cast(scene, f, valid, lane, m, width, clear)
-    return clear, points
 
 
 @njit(cache=True, inline="always")

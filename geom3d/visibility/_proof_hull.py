@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import njit
+from geom3d._kernels import njit, njit_leaf
 
 __all__: list[str] = []  # private helpers of ._proof_kernels
 
 
-@njit(cache=True)
+@njit_leaf
 def _corners(b, out):
     k = 0
     for a in range(2):
@@ -28,7 +28,7 @@ def _corners(b, out):
                 k += 1
 
 
-@njit(cache=True)
+@njit_leaf
 def _crossings(xc, yc, p, pts):
     """The corners of the crossing hull at d = p, and its ranges.
 
@@ -79,7 +79,7 @@ def _push(hull, m, low, p):
     return m + 1
 
 
-@njit(cache=True)
+@njit_leaf
 def _hull(pts, hull):
     """Convex hull (monotone chain) of ``pts[:16]`` into ``hull``; returns its size (ccw).
     Sorts ``pts[:16]`` in place, lexicographically by (n, z)."""
@@ -102,7 +102,7 @@ def _hull(pts, hull):
     return max(1, m - 1)
 
 
-@njit(cache=True)
+@njit_leaf
 def _slab_z(hull, h, na, nb):
     """z-range of the hull polygon over na <= n <= nb (conservative by construction)."""
     lo = np.inf

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from geom3d._kernels import cylinder_interval, njit
+from geom3d._kernels import cylinder_interval, njit, njit_leaf
 
 from ._proof_hull import _corners, _crossings, _hull, _slab_z
 
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@njit_leaf
 def _run_holds(run_off, run_lo, run_hi, c, lo, hi):
     for k in range(run_off[c], run_off[c + 1]):
         if run_lo[k] < lo and hi < run_hi[k]:
@@ -41,7 +41,7 @@ def _run_holds(run_off, run_lo, run_hi, c, lo, hi):
     return False
 
 
-@njit(cache=True)
+@njit_leaf
 def _occ_holds(occ_pf, p, sa, sb, lo, hi, eps):
     """Is n in [sa, sb] x z in [lo, hi] strictly inside one occluder's cut at d = p?"""
     for k in range(occ_pf.shape[0]):
@@ -66,7 +66,7 @@ def _slab_params(c0, c1, a, u, lo, hi):
     return max(lo, min(t0, t1)), min(hi, max(t0, t1))
 
 
-@njit(cache=True)
+@njit_leaf
 def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax):
     """Does every point of the hull at d = p lie in an interior run?"""
     x0, y0, g, nx, ny, eps = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]), grid[5]
@@ -99,7 +99,7 @@ def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin,
     return True
 
 
-@njit(cache=True)
+@njit_leaf
 def _center_margin(grid, run_off, run_lo, run_hi, occ_pf, frame, p, nmid, zlo, zhi):
     """How far the column (or occluder) under (p, nmid) reaches beyond [zlo, zhi]."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])
@@ -124,7 +124,7 @@ def _center_margin(grid, run_off, run_lo, run_hi, occ_pf, frame, p, nmid, zlo, z
     return best
 
 
-@njit(cache=True)
+@njit_leaf
 def _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, p, xc, yc, pts, hull):
     nmin, nmax, _, _ = _crossings(xc, yc, p, pts)
     h = _hull(pts, hull)

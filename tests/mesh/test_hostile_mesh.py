@@ -13,6 +13,7 @@ import os
 import shutil
 import struct
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -408,11 +409,13 @@ def test_extent_survives_the_disk_cache(tmp_path):
 
 # ------------------------------------------------------------------ numba cache folder
 def test_numba_cache_goes_to_the_geom3d_cache_folder(tmp_path):
+    from geom3d._numba_cache import kernel_sources_digest
+
     env = {"GEOM3D_CACHE_DIR": str(tmp_path / "g3"), "NUMBA_CACHE_DIR": ""}
     code = "import geom3d._kernels\nfrom numba.core import config\nprint(config.CACHE_DIR)\n"
     proc = run_code(code, tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.strip() == str(tmp_path / "g3" / "numba")
+    assert proc.stdout.strip() == str(tmp_path / "g3" / "numba" / kernel_sources_digest())
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
     proc = run_code(code, tmp_path, env=env, timeout=120)
     assert proc.stdout.strip() == str(tmp_path / "mine")
@@ -429,3 +432,25 @@ def test_entry_owned_by_another_user_is_refused(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         assert not load_mesh(path, cache_dir=cache).report.cache_hit
     assert "owned by another user" in caplog.text
+
+
+def test_kernel_digest_follows_kernel_and_tolerance_sources(tmp_path, monkeypatch):
+    # numba checks a cached kernel only against its own file: a kernel embedding a changed
+    # kernel of another file, or a changed tolerance, must get a fresh cache folder
+    import geom3d
+    import geom3d._numba_cache as nc
+
+    pkg = tmp_path / "geom3d"
+    shutil.copytree(Path(geom3d.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(nc, "__file__", str(pkg / "_numba_cache.py"))
+    first = nc.kernel_sources_digest()
+    assert first == nc.kernel_sources_digest() and len(first) == 16
+    (pkg / "cli.py").write_text((pkg / "cli.py").read_text() + "#\n")
+    assert nc.kernel_sources_digest() == first  # no kernel there
+    tol = pkg / "tolerances.py"
+    tol.write_text(tol.read_text() + "#\n")
+    second = nc.kernel_sources_digest()
+    assert second != first
+    kern = pkg / "visibility" / "_cast_kernels.py"
+    kern.write_text(kern.read_text() + "#\n")
+    assert nc.kernel_sources_digest() not in (first, second)
