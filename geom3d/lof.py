@@ -22,7 +22,10 @@ markers and troopers moving along a route.
 from __future__ import annotations
 
 import math
+import operator
 import os
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -35,7 +38,7 @@ from .output import round_point, round_value
 from .ruleset import LofPolicy
 from .scene import Scene, Trooper
 from .tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
-from .visibility import PatchWitness, VisibilityStats, pair_patch
+from .visibility import PatchWitness, VisibilityStats, cylinder_array, pair_patch
 
 __all__ = [
     "LofResult",
@@ -155,9 +158,26 @@ def in_front_arc(viewer: Trooper, target: Trooper, arc_deg: float = 180.0) -> bo
     return float(rel @ f) + target.radius > ARC_EPS_MM
 
 
-def _occluders(scene: Scene, exclude: Iterable[str]) -> list:
+#: Per scene: its troopers (to notice a change), the ids of those that block Line of Fire
+#: and their cylinder rows; built once instead of once per pair.
+_BLOCKING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BLOCKING_LOCK = threading.Lock()
+
+
+def _occluders(scene: Scene, exclude: Iterable[str]) -> np.ndarray:
+    """(M, 5) float64: :func:`geom3d.visibility.cylinder_array` rows of the troopers that
+    block Line of Fire, but those in ``exclude``, in the scene's order."""
+    troopers = tuple(scene.troopers.values())
+    with _BLOCKING_LOCK:
+        got = _BLOCKING.get(scene)
+    if got is None or len(got[0]) != len(troopers) or not all(map(operator.is_, got[0], troopers)):
+        blocking = [t for t in troopers if t.blocks_lof]
+        got = (troopers, [t.id for t in blocking], cylinder_array([t.cylinder for t in blocking]))
+        with _BLOCKING_LOCK:
+            _BLOCKING[scene] = got
+    _, ids, rows = got
     ex = set(exclude)
-    return [t.cylinder for t in scene.troopers.values() if t.id not in ex and t.blocks_lof]
+    return rows[[k for k, i in enumerate(ids) if i not in ex]]
 
 
 def _policy(scene: Scene) -> LofPolicy:

@@ -10,6 +10,8 @@ numpy-level path (:func:`geom3d._kernels.cast_view_rays`, :meth:`.proof.PairProo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
@@ -17,7 +19,7 @@ from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ra
 
 from ._proof_kernels import eye_leaves, settled_from
 
-__all__ = ["clear_to_target"]
+__all__ = ["clear_to_target", "cull_kernel"]
 
 
 @njit(cache=True, nogil=True)
@@ -113,3 +115,31 @@ def _cast(scene, f, valid, lane, m, width, clear):
     for j in range(m):
         clear[lane[j]] = not f[8 * width + j] < 0.0
     return 0
+
+
+@njit(cache=True, nogil=True)
+def cull_kernel(rows, ax, ay, az, a_top, ar, bx, by, bz, b_top, br):
+    """:func:`.cast.cull_rows` for cylinders ``a`` (base, top z, radius) and ``b``: which
+    ``rows`` (``(M, 5)``, :func:`.cast.cylinder_array`) can meet a segment between them.
+
+    Returns
+    -------
+    (M,) bool
+    """
+    lo_x, hi_x = min(ax - ar, bx - br), max(ax + ar, bx + br)
+    lo_y, hi_y = min(ay - ar, by - br), max(ay + ar, by + br)
+    lo_z, hi_z = min(az, bz), max(a_top, b_top)
+    abx, aby = bx - ax, by - ay
+    den = max(abx * abx + aby * aby, 1e-300)
+    reach = max(ar, br)
+    out = np.zeros(rows.shape[0], np.bool_)
+    for k in range(rows.shape[0]):
+        cx, cy, cz, cr, ch = rows[k, 0], rows[k, 1], rows[k, 2], rows[k, 3], rows[k, 4]
+        if not (cx - cr <= hi_x and cx + cr >= lo_x and cy - cr <= hi_y and cy + cr >= lo_y):
+            continue
+        if not (cz <= hi_z and cz + ch >= lo_z):
+            continue
+        rx, ry = cx - ax, cy - ay
+        f = min(max((rx * abx + ry * aby) / den, 0.0), 1.0)
+        out[k] = math.hypot(rx - f * abx, ry - f * aby) <= cr + reach
+    return out

@@ -25,7 +25,7 @@ from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
 from geom3d.tolerances import RAY_EPS_MM
 
-from ._cast_kernels import clear_to_target
+from ._cast_kernels import clear_to_target, cull_kernel
 from .apparent import ApparentView
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "VisibilityStats",
     "cast_target",
     "cull_occluders",
+    "cull_rows",
     "cylinder_array",
     "occluded",
 ]
@@ -91,33 +92,36 @@ def cylinder_array(cyls: list[Cylinder]) -> np.ndarray:
 
 
 def cull_occluders(a: Cylinder, b: Cylinder, occluders: list[Cylinder]) -> list[Cylinder]:
-    """The occluders that can meet a segment from a point of ``a`` to a point of ``b``.
+    """The occluders that can meet a segment from a point of ``a`` to a point of ``b``
+    (see :func:`cull_rows`), in their order."""
+    if not occluders:
+        return []
+    keep = cull_rows(a, b, cylinder_array(occluders))
+    return [cyl for cyl, k in zip(occluders, keep, strict=True) if k]
+
+
+def cull_rows(a: Cylinder, b: Cylinder, rows: np.ndarray) -> np.ndarray:
+    """Which occluders can meet a segment from a point of ``a`` to a point of ``b``.
 
     Such a segment lies in the joint bounding box of ``a`` and ``b``, and in plan within
     the larger radius of the line between their axes (the convex hull of their two discs
     lies there); an occluder wholly outside either can never block it (exact culling).
+
+    Parameters
+    ----------
+    a, b : Cylinder
+    rows : (M, 5) float64
+        Occluders as :func:`cylinder_array` rows.
+
+    Returns
+    -------
+    (M,) bool
     """
-    if not occluders:
-        return []
-    ba, bb = a.bounds(), b.bounds()
-    lo = np.minimum(ba[0], bb[0])
-    hi = np.maximum(ba[1], bb[1])
-    c = cylinder_array(occluders)
-    pa, pb = a.base_array[:2], b.base_array[:2]
-    ab = pb - pa
-    rel = c[:, :2] - pa
-    f = np.clip(rel @ ab / max(float(ab @ ab), 1e-300), 0.0, 1.0)
-    gap = np.hypot(*(rel - f[:, None] * ab).T)  # plan distance to the segment between axes
-    keep = (
-        (c[:, 0] - c[:, 3] <= hi[0])
-        & (c[:, 0] + c[:, 3] >= lo[0])
-        & (c[:, 1] - c[:, 3] <= hi[1])
-        & (c[:, 1] + c[:, 3] >= lo[1])
-        & (c[:, 2] <= hi[2])
-        & (c[:, 2] + c[:, 4] >= lo[2])
-        & (gap <= c[:, 3] + max(a.radius, b.radius))
-    )
-    return [cyl for cyl, k in zip(occluders, keep, strict=True) if k]
+    (ax, ay, az), (bx, by, bz) = a.base, b.base
+    return cull_kernel(
+        np.ascontiguousarray(rows, dtype=np.float64), float(ax), float(ay), float(az),
+        a.top_z, a.radius, float(bx), float(by), float(bz), b.top_z, b.radius,
+    )  # fmt: skip
 
 
 def cast_target(view: ApparentView, eye_idx, s, t, occ: np.ndarray):

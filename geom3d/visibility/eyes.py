@@ -48,7 +48,6 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     to = target.base_array[:2] - b[:2]
     dist = float(np.hypot(*to))
     n_rows = max(1, math.ceil((z1 - z0) / spacing))
-    zs = np.linspace(z1, z0, n_rows + 1)
     if dist > GEOM_EPS_MM:
         phi0 = math.atan2(to[1], to[0])
         n_cols = max(2, math.ceil(math.pi * r / spacing))
@@ -56,22 +55,33 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
         phi0 = 0.0
         n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
     R, ang = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
-    side = np.column_stack([b[0] + r * np.cos(phi0 + ang), b[1] + r * np.sin(phi0 + ang), zs[R]])
-    pts = [side]
     caps = []
     if target.top_z > viewer.top_z:
         caps.append(z1)
     if target.base[2] < b[2]:
         caps.append(z0)
+    gx, gy = _cap_grid(r, spacing) if caps else (None, None)
+    n = len(R)
+    out = np.empty((n + len(caps) * (len(gx) if caps else 0), 3))
+    # side: (b + r cos, b + r sin, z), written in place (the same float operations)
+    a = phi0 + ang
+    for k, trig in ((0, np.cos), (1, np.sin)):
+        col = trig(a)
+        col *= r
+        col += b[k]
+        out[:n, k] = col
+    out[:n, 2] = np.linspace(z1, z0, n_rows + 1)[R]
     for zc in caps:
-        gx, gy = _cap_grid(r, spacing)
-        cap = np.column_stack([b[0] + gx, b[1] + gy, np.full(len(gx), zc)])
+        cap = out[n : n + len(gx)]
+        cap[:, 0] = b[0] + gx
+        cap[:, 1] = b[1] + gy
+        cap[:, 2] = zc
         # nearest to the target first
         if dist > GEOM_EPS_MM:
             d = -(cap[:, :2] - b[:2]) @ (to / dist)
-            cap = cap[np.argsort(d, kind="stable")]
-        pts.append(cap)
-    return np.concatenate(pts)
+            cap[:] = cap[np.argsort(d, kind="stable")]
+        n += len(gx)
+    return out
 
 
 @functools.lru_cache(maxsize=64)

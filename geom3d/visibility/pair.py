@@ -20,7 +20,7 @@ from geom3d.raycast import RayBackend
 from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
 
 from .apparent import PatchLattice
-from .cast import ClearToTarget, VisibilityStats, cull_occluders, cylinder_array
+from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array
 from .eyes import eye_points
 from .proof import PairProof, Prover
 from .search import BATCH_SIZES, search_clear_patch, search_patch
@@ -64,7 +64,7 @@ def pair_patch(
     a: Cylinder,
     b: Cylinder,
     engine: RayBackend,
-    occluders: list[Cylinder],
+    occluders: list[Cylinder] | np.ndarray,
     *,
     prover: Prover | None = None,
     patch_mm: float = PATCH_MM,
@@ -78,8 +78,8 @@ def pair_patch(
     a, b : Cylinder
     engine : RayBackend
         BVH over the blocking scenery.
-    occluders : list of Cylinder
-        Other troopers' volumes that block.
+    occluders : list of Cylinder, or (M, 5) float64
+        Other troopers' volumes that block (or their :func:`.cast.cylinder_array` rows).
     prover : Prover, optional
         Blocking proofs over the same scenery; without it every segment is cast.
     patch_mm : float, mm
@@ -94,7 +94,11 @@ def pair_patch(
     """
     stats = stats if stats is not None else VisibilityStats()
     lat = PatchLattice(patch_mm)
-    occ = cylinder_array(cull_occluders(a, b, occluders))
+    if isinstance(occluders, np.ndarray):
+        rows = np.asarray(occluders, dtype=np.float64).reshape(-1, 5)
+    else:
+        rows = cylinder_array(occluders)
+    occ = np.ascontiguousarray(rows[cull_rows(a, b, rows)]) if len(rows) else rows
     eyes = eye_points(a, b, eye_spacing)
     proof: PairProof | None = None
     back = None  # the eyes of b, once made

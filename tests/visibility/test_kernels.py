@@ -62,3 +62,28 @@ def test_prepare_segments_shortens_both_ends_and_drops_tiny_segments():
     assert np.allclose(start, [[-1 + 1e-3, -2, -3], [4, -2, -3 + 1e-3]], atol=1e-6)
     assert np.allclose(unit, [[1, 0, 0], [0, 0, 1]])
     assert np.allclose(dist, [10 - 2e-3, 4 - 2e-3], atol=1e-6)
+
+
+def test_hot_loops_are_compiled_without_reference_counting():
+    # numba counts references to every array argument of a call with atomic instructions;
+    # in Line of Fire's ray loop that cost more than Embree. The per-ray, per-column and
+    # per-plane loops are leaves (njit_leaf): no runtime, so no counting, and any
+    # allocation in them fails to compile instead of slowing them down again.
+    from geom3d.visibility import _proof_hull, _proof_kernels
+    from geom3d.visibility._cast_kernels import _clear_loop, clear_to_target
+
+    leaves = [
+        _clear_loop,
+        _proof_kernels._plane_holds,
+        _proof_kernels._center_margin,
+        _proof_kernels._holds_at,
+        _proof_kernels._run_holds,
+        _proof_kernels._occ_holds,
+        _proof_hull._hull,
+        _proof_hull._crossings,
+        _proof_hull._corners,
+        _proof_hull._slab_z,
+    ]
+    assert all(k.targetoptions.get("_nrt") is False for k in leaves)
+    # the caller allocates the loop's buffers, so it keeps the runtime
+    assert clear_to_target.targetoptions.get("_nrt", True) is True
