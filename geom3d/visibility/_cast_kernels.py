@@ -5,7 +5,8 @@ Where the ray engine lends its scene to compiled code
 view to the target, past the occluding troopers and the blocking proofs, and into Embree
 in one ``nogil`` loop, with the same steps and the same float arithmetic as the
 numpy-level path (:func:`geom3d._kernels.cast_view_rays`, :meth:`.proof.PairProof.settled`,
-:meth:`geom3d.raycast.RayBackend.occluded_segments`): so the same answers.
+:meth:`geom3d.raycast.RayBackend.occluded_segments`): so the same answers. Also the
+occluding troopers' culling per pair (:func:`cull_kernel`).
 """
 
 from __future__ import annotations

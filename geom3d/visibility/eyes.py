@@ -60,9 +60,9 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
         caps.append(z1)
     if target.base[2] < b[2]:
         caps.append(z0)
-    gx, gy = _cap_grid(r, spacing) if caps else (None, None)
+    gx, gy = _cap_grid(r, spacing)
     n = len(R)
-    out = np.empty((n + len(caps) * (len(gx) if caps else 0), 3))
+    out = np.empty((n + len(caps) * len(gx), 3))
     # side: (b + r cos, b + r sin, z), written in place (the same float operations)
     a = phi0 + ang
     for k, trig in ((0, np.cos), (1, np.sin)):
