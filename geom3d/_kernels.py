@@ -134,13 +134,17 @@ def view_ray(eyes, u, v, c, i, s, t, target, occ):
     th = t0 if t0 > 0.0 else 0.0
     qx, qy, qz = ex + th * dx, ey + th * dy, ez + th * dz
     sx, sy, sz = qx - ex, qy - ey, qz - ez
-    length = math.sqrt(sx * sx + sy * sy + sz * sz)
+    length = -1.0  # the segment's length, computed when first needed
     for j in range(occ.shape[0]):
         a0, a1 = cylinder_interval(
             ex, ey, ez, sx, sy, sz, occ[j, 0], occ[j, 1], occ[j, 2], occ[j, 3], occ[j, 4]
         )
         lo = a0 if a0 > 0.0 else 0.0
         hi = a1 if a1 < 1.0 else 1.0
+        if not hi - lo > 0.0:
+            continue  # (hi - lo) * length is not above CONTACT_EPS_MM, whatever the length
+        if length < 0.0:
+            length = math.sqrt(sx * sx + sy * sy + sz * sz)
         if (hi - lo) * length > CONTACT_EPS_MM:
             return STATUS_BLOCKED, qx, qy, qz
     return STATUS_SCENERY, qx, qy, qz

@@ -38,7 +38,7 @@ from .output import round_point, round_value
 from .ruleset import LofPolicy
 from .scene import Scene, Trooper
 from .tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
-from .visibility import PatchWitness, VisibilityStats, cylinder_array, pair_patch
+from .visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 
 __all__ = [
     "LofResult",
@@ -190,10 +190,13 @@ def pair_visibility(
     b: Trooper,
     *,
     stats: VisibilityStats | None = None,
+    prover: Callable[[], Prover] | None = None,
 ) -> tuple[PatchWitness | None, str | None]:
     """Symmetric visibility of two troopers at their given positions (no cache).
 
-    The patch size is the scene's ruleset policy's ``patch_mm``.
+    The patch size is the scene's ruleset policy's ``patch_mm``. Blocking proofs: the
+    scene's when something has built them, else ``prover()`` if given, called only when
+    the pair needs a proof.
 
     Returns
     -------
@@ -206,7 +209,7 @@ def pair_visibility(
         b.cylinder,
         scene.engine,
         _occluders(scene, (a.id, b.id)),
-        prover=scene.prover_if_built,
+        prover=scene.prover_if_built or prover,
         patch_mm=_policy(scene).patch_mm,
         stats=stats,
     )
@@ -357,8 +360,8 @@ def lof_matrix(
     Visibility is computed once per unordered pair, on ``threads`` threads (default: the
     CPU count, at most 4; Embree and the compiled kernels release the GIL). Results do
     not depend on the thread count. ``progress(done, total)`` counts ordered pairs.
-    With ``areas`` the witnesses' visible areas are measured too, on the same threads
-    (otherwise each is measured when first read, if ever).
+    With ``areas`` the witnesses' visible areas are measured and their patch centres
+    located too, on the same threads (otherwise each is found when first read, if ever).
     """
     ids = list(scene.troopers)
     if pairs is None:
@@ -374,18 +377,24 @@ def lof_matrix(
             uses[key] = uses.get(key, 0) + 1
     todo = [key for key in uses if key not in cache]
     threads = min(4, os.cpu_count() or 1) if threads is None else max(1, int(threads))
-    if len(todo) >= PROOF_MIN_PAIRS:
-        scene.prover  # noqa: B018 - worth building for many pairs; once, not per thread
+    parallel = threads > 1 and len(todo) > 1
+    # the blocking proofs are worth building for many pairs, once for all threads; in
+    # parallel by the first pair that needs one, while the other threads go on with the
+    # pairs that need none (most visible pairs)
+    many = len(todo) >= PROOF_MIN_PAIRS
+    if many and not parallel:
+        scene.prover  # noqa: B018
+    lazy = (lambda: scene.prover) if many and parallel else None
     done = 0
     total = len(pairs)
-    if threads > 1 and len(todo) > 1:  # the bulk of the work: visibility, in parallel
+    if parallel:  # the bulk of the work: visibility, in parallel
         parts = [VisibilityStats() for _ in todo]
 
         def work(i: int):
             a, b = (scene.troopers[k] for k in todo[i])
-            w, viewer = pair_visibility(scene, a, b, stats=parts[i])
-            if areas and w is not None:
-                w.visible_area_mm2  # noqa: B018 - measured here, in parallel
+            w, viewer = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
+            if areas and w is not None:  # measured and located here, in parallel
+                w.visible_area_mm2, w.patch_center  # noqa: B018
             return w, viewer
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -399,7 +408,7 @@ def lof_matrix(
         if stats is not None:
             for part in parts:
                 stats.add(part)
-    precomputed = set(todo) if threads > 1 and len(todo) > 1 else set()
+    precomputed = set(todo) if parallel else set()
     out = []
     for x, y in pairs:
         out.append(line_of_fire(scene, x, y, stats=stats))

@@ -417,6 +417,12 @@ PROOF_GUARD_MM: float = 1e-5
 #: much off each end of a segment, still sees the crossing a proof relies on.
 PROOF_CLEARANCE_MM: float = 1e-2
 
+#: An eye point is skipped as hidden behind one occluding trooper only when its view of
+#: the whole target crosses that trooper's axial plane at least this far (mm) inside the
+#: cylinder: every segment then runs at least twice this far through the trooper, far
+#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`.visibility.hidden_eyes`).
+HIDDEN_MARGIN_MM: float = 1e-2
+
 #: A Line of Fire matrix with at least this many pairs to decide builds the blocking-proof
 #: map (seconds on a million-triangle table); fewer pairs are cast ray by ray, unless
 #: the map was already built (or cached on disk).

@@ -49,6 +49,7 @@ from .cast import (
     cast_target,
     cull_occluders,
     cylinder_array,
+    hidden_eyes,
 )
 from .eyes import eye_batches, eye_points, two_adic
 from .interior import InteriorMap
@@ -78,6 +79,7 @@ __all__ = [
     "eye_points",
     "find_patch",
     "full_windows",
+    "hidden_eyes",
     "lattice",
     "pair_patch",
     "patch_witness",

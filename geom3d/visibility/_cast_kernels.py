@@ -6,7 +6,8 @@ view to the target, past the occluding troopers and the blocking proofs, and int
 in one ``nogil`` loop, with the same steps and the same float arithmetic as the
 numpy-level path (:func:`geom3d._kernels.cast_view_rays`, :meth:`.proof.PairProof.settled`,
 :meth:`geom3d.raycast.RayBackend.occluded_segments`): so the same answers. Also the
-occluding troopers' culling per pair (:func:`cull_kernel`).
+occluding troopers' culling per pair (:func:`cull_kernel`) and the eye points wholly
+hidden behind one of them (:func:`hidden_kernel`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ra
 
 from ._proof_kernels import eye_leaves, settled_from
 
-__all__ = ["clear_to_target", "cull_kernel"]
+__all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
 
 @njit(cache=True, nogil=True)
@@ -143,4 +144,48 @@ def cull_kernel(rows, ax, ay, az, a_top, ar, bx, by, bz, b_top, br):
         rx, ry = cx - ax, cy - ay
         f = min(max((rx * abx + ry * aby) / den, 0.0), 1.0)
         out[k] = math.hypot(rx - f * abx, ry - f * aby) <= cr + reach
+    return out
+
+
+@njit(cache=True, nogil=True)
+def hidden_kernel(eyes, target, occ, margin, pad):
+    """:func:`.cast.hidden_eyes`: which eye points see all of ``target`` (a
+    :func:`.cast.cylinder_array` row, its box grown by ``pad``) through the inside of one
+    of ``occ``, at least ``margin`` from that cylinder's surface where they cross its
+    axial plane.
+
+    Returns
+    -------
+    (n,) bool
+    """
+    tx, ty, tz, tr, th = target[0], target[1], target[2], target[3] + pad, target[4]
+    z_lo, z_hi = tz - pad, tz + th + pad
+    out = np.zeros(eyes.shape[0], np.bool_)
+    for i in range(eyes.shape[0]):
+        ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
+        for j in range(occ.shape[0]):
+            ox, oy, oz, ro, ho = occ[j, 0], occ[j, 1], occ[j, 2], occ[j, 3], occ[j, 4]
+            wx, wy = ox - ex, oy - ey
+            dist = math.hypot(wx, wy)
+            if dist <= ro + margin or ro <= margin:
+                continue  # the eye is not clear of the trooper in plan
+            wx, wy = wx / dist, wy / dist
+            # the target's box in the frame (along w from the axis, lateral)
+            along = (tx - ox) * wx + (ty - oy) * wy
+            side = -(tx - ox) * wy + (ty - oy) * wx
+            if along - tr <= ro + margin:
+                continue  # the box is not wholly beyond the trooper
+            covered = True
+            for corner in range(8):
+                a = along + (tr if corner & 1 else -tr)
+                lat = side + (tr if corner & 2 else -tr)
+                z = z_hi if corner & 4 else z_lo
+                f = dist / (dist + a)  # where the segment to the corner crosses the plane
+                zc = ez + f * (z - ez)
+                if abs(f * lat) > ro - margin or zc < oz + margin or zc > oz + ho - margin:
+                    covered = False
+                    break
+            if covered:
+                out[i] = True
+                break
     return out

@@ -430,7 +430,7 @@ def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bin_triangles(tris, x0, y0, g, nx, ny):
     """CSR ``(off, tri)`` of the triangles whose plan bounding box meets each square cell
     ``(i, j)`` (flat index ``i * ny + j``) of side ``g`` from ``(x0, y0)``."""

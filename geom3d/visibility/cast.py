@@ -23,9 +23,9 @@ import numpy as np
 from geom3d._kernels import cast_view_rays
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
-from geom3d.tolerances import RAY_EPS_MM
+from geom3d.tolerances import HIDDEN_MARGIN_MM, RAY_EPS_MM
 
-from ._cast_kernels import clear_to_target, cull_kernel
+from ._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
 from .apparent import ApparentView
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "cull_occluders",
     "cull_rows",
     "cylinder_array",
+    "hidden_eyes",
     "occluded",
 ]
 
@@ -56,7 +57,8 @@ class VisibilityStats:
     eyes, eyes_refined : int
         Eye points examined, and refined on the fine lattice.
     eyes_proved : int
-        Eye points skipped because all their segments were proved blocked.
+        Eye points skipped because all their segments were proved blocked (by a
+        blocking proof, or wholly behind one occluding trooper: :func:`hidden_eyes`).
     """
 
     rays: int = 0
@@ -121,6 +123,44 @@ def cull_rows(a: Cylinder, b: Cylinder, rows: np.ndarray) -> np.ndarray:
     return cull_kernel(
         np.ascontiguousarray(rows, dtype=np.float64), float(ax), float(ay), float(az),
         a.top_z, a.radius, float(bx), float(by), float(bz), b.top_z, b.radius,
+    )  # fmt: skip
+
+
+#: Growth (mm) of the target's box in :func:`hidden_eyes`: sample points computed on its
+#: surface, with rounding, stay inside it.
+_TARGET_PAD_MM = 1e-4
+
+
+def hidden_eyes(eyes: np.ndarray, target: Cylinder, occ: np.ndarray) -> np.ndarray:
+    """Which eye points see none of ``target``: all of it lies behind one occluder.
+
+    For an eye outside an occluding cylinder ``O`` in plan, with the target's box wholly
+    beyond ``O`` (along the horizontal from the eye to ``O``'s axis), every segment from
+    the eye to the box crosses ``O``'s axial plane square to that horizontal inside the
+    convex hull of the crossings of the segments to the box's 8 corners (central
+    projection keeps convex sets convex). When those crossings all lie at least
+    ``HIDDEN_MARGIN_MM`` inside ``O``'s section, every segment runs at least twice that
+    far through ``O``: :func:`geom3d._kernels.view_ray` finds each blocked, so the eye has
+    no counting sample and the search, which drops such eyes, returns the same answer
+    without them (exact).
+
+    Parameters
+    ----------
+    eyes : (n, 3) float64, mm
+    target : Cylinder
+    occ : (M, 5) float64
+        Occluding cylinders (:func:`cylinder_array`).
+
+    Returns
+    -------
+    (n,) bool
+    """
+    eyes = np.ascontiguousarray(eyes, dtype=np.float64)
+    if not len(occ):
+        return np.zeros(len(eyes), dtype=bool)
+    return hidden_kernel(
+        eyes, cylinder_array([target])[0], np.ascontiguousarray(occ, dtype=np.float64),
+        HIDDEN_MARGIN_MM, _TARGET_PAD_MM,
     )  # fmt: skip
 
 

@@ -13,6 +13,8 @@ proofs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from geom3d.bodies import Cylinder
@@ -20,7 +22,7 @@ from geom3d.raycast import RayBackend
 from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
 
 from .apparent import PatchLattice
-from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array
+from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array, hidden_eyes
 from .eyes import eye_points
 from .proof import PairProof, Prover
 from .search import BATCH_SIZES, search_clear_patch, search_patch
@@ -50,6 +52,10 @@ def search_eyes(
         done = proof.settled_eyes(eyes, flip)
         stats.eyes_proved += int(done.sum())
         eyes = eyes[~done]
+    if len(occ) and len(eyes):
+        done = hidden_eyes(eyes, target, occ)
+        stats.eyes_proved += int(done.sum())
+        eyes = eyes[~done]
     if not len(eyes):
         return None
     cast = ClearToTarget(engine, occ, stats, proof, flip)
@@ -66,7 +72,7 @@ def pair_patch(
     engine: RayBackend,
     occluders: list[Cylinder] | np.ndarray,
     *,
-    prover: Prover | None = None,
+    prover: Prover | Callable[[], Prover] | None = None,
     patch_mm: float = PATCH_MM,
     stats: VisibilityStats | None = None,
     eye_spacing: float = EYE_SPACING_MM,
@@ -80,8 +86,10 @@ def pair_patch(
         BVH over the blocking scenery.
     occluders : list of Cylinder, or (M, 5) float64
         Other troopers' volumes that block (or their :func:`.cast.cylinder_array` rows).
-    prover : Prover, optional
-        Blocking proofs over the same scenery; without it every segment is cast.
+    prover : Prover or callable, optional
+        Blocking proofs over the same scenery; without it every segment is cast. A
+        function ``prover() -> Prover`` is called only when the pair needs a proof (so a
+        caller can build the proofs lazily, while other pairs go on without them).
     patch_mm : float, mm
     stats : VisibilityStats, optional
     eye_spacing : float, mm
@@ -111,6 +119,8 @@ def pair_patch(
         if w is None:
             back = eye_points(b, a, eye_spacing)
             effort = len(eyes) * _coarse_count(b, lat) + len(back) * _coarse_count(a, lat)
+            if not isinstance(prover, Prover):
+                prover = prover()  # built when a pair first needs it
             proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
