@@ -17,7 +17,14 @@ import numpy as np
 
 from geom3d._kernels import njit
 
-__all__ = ["bin_triangles", "build_columns", "column_parity", "cylinder_free", "interior_runs"]
+__all__ = [
+    "bin_triangles",
+    "build_columns",
+    "column_parity",
+    "cylinder_free",
+    "face_bounds",
+    "interior_runs",
+]
 
 
 @njit(cache=True, inline="always")
@@ -217,21 +224,21 @@ def _seg_dist2(px, py, ax, ay, bx, by):
     return dx * dx + dy * dy
 
 
-@njit(cache=True)
-def _above(tri, qx, qy, guard2):
-    """Where the upward line through (qx, qy) meets ``tri``: (status, z).
+@njit(cache=True, inline="always")
+def _above_at(ax, ay, az, bx, by, bz, cx, cy, cz, qx, qy, guard2):
+    """Where the upward line through (qx, qy) meets triangle abc: (status, z).
 
     status 0: it misses; 1: it meets the triangle at height z; -1: (qx, qy) is within
     ``sqrt(guard2)`` of a projected edge (ambiguous).
     """
-    for k in range(3):
-        a = tri[k]
-        b = tri[(k + 1) % 3]
-        if _seg_dist2(qx, qy, a[0], a[1], b[0], b[1]) < guard2:
-            return -1, 0.0
-    ax, ay = tri[0, 0], tri[0, 1]
-    ux, uy = tri[1, 0] - ax, tri[1, 1] - ay
-    vx, vy = tri[2, 0] - ax, tri[2, 1] - ay
+    if (
+        _seg_dist2(qx, qy, ax, ay, bx, by) < guard2
+        or _seg_dist2(qx, qy, bx, by, cx, cy) < guard2
+        or _seg_dist2(qx, qy, cx, cy, ax, ay) < guard2
+    ):
+        return -1, 0.0
+    ux, uy = bx - ax, by - ay
+    vx, vy = cx - ax, cy - ay
     den = ux * vy - uy * vx
     if den == 0.0:
         return 0, 0.0
@@ -240,17 +247,27 @@ def _above(tri, qx, qy, guard2):
     b2 = (ux * wy - uy * wx) / den
     if b1 < 0.0 or b2 < 0.0 or b1 + b2 > 1.0:
         return 0, 0.0
-    z = tri[0, 2] + b1 * (tri[1, 2] - tri[0, 2]) + b2 * (tri[2, 2] - tri[0, 2])
+    z = az + b1 * (bz - az) + b2 * (cz - az)
     return 1, z
 
 
+@njit(cache=True)
+def _above(tri, qx, qy, guard2):
+    """:func:`_above_at` of ``tri`` (3, 3)."""
+    return _above_at(
+        tri[0, 0], tri[0, 1], tri[0, 2], tri[1, 0], tri[1, 1], tri[1, 2],
+        tri[2, 0], tri[2, 1], tri[2, 2], qx, qy, guard2,
+    )  # fmt: skip
+
+
 @njit(cache=True, nogil=True)
-def column_parity(tris, element, solid, off, rtri, c, qx, qy, qz, guard, scratch):
+def column_parity(v, faces, element, solid, off, rtri, c, qx, qy, qz, guard, scratch):
     """Is (qx, qy, qz) inside a closed solid? 1 inside, 0 outside, -1 undecided.
 
-    Counts, per element with ``solid[element]``, the faces among column ``c``'s records
-    that the upward ray from the point crosses; inside when one count is odd.
-    ``scratch`` is an int64 array of one slot per element, all zero (left zero).
+    Counts, per element with ``solid[element]``, the faces (of mesh ``v``, ``faces``)
+    among column ``c``'s records that the upward ray from the point crosses; inside when
+    one count is odd. ``scratch`` is an int64 array of one slot per element, all zero
+    (left zero).
     """
     g2 = guard * guard
     state = 0
@@ -259,7 +276,11 @@ def column_parity(tris, element, solid, off, rtri, c, qx, qy, qz, guard, scratch
         el = element[f]
         if not solid[el]:
             continue
-        st, z = _above(tris[f], qx, qy, g2)
+        a, b, d = faces[f, 0], faces[f, 1], faces[f, 2]
+        st, z = _above_at(
+            v[a, 0], v[a, 1], v[a, 2], v[b, 0], v[b, 1], v[b, 2], v[d, 0], v[d, 1], v[d, 2],
+            qx, qy, g2,
+        )  # fmt: skip
         if st < 0:
             state = -1
             break
@@ -386,8 +407,9 @@ def _label_parity(tris, label, rtri, buf, m, lab, qx, qy, qz, guard):
 
 
 @njit(cache=True, nogil=True)
-def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
-    """No triangle meets the solid cylinder of radius ``r`` over ``[z0, z1]`` at (bx, by)."""
+def cylinder_free(v, faces, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
+    """No triangle (of mesh ``v``, ``faces``, binned by :func:`bin_triangles`) meets the
+    solid cylinder of radius ``r`` over ``[z0, z1]`` at (bx, by)."""
     i0 = max(0, math.floor((bx - r - x0) / g))
     i1 = min(nx - 1, math.floor((bx + r - x0) / g))
     j0 = max(0, math.floor((by - r - y0) / g))
@@ -403,11 +425,11 @@ def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
         for j in range(j0, j1 + 1):
             c = i * ny + j
             for k in range(off[c], off[c + 1]):
-                t = tris[rtri[k]]
-                for v in range(3):
-                    px[v] = t[v, 0]
-                    py[v] = t[v, 1]
-                    pz[v] = t[v, 2]
+                f = rtri[k]
+                for q in range(3):
+                    px[q] = v[faces[f, q], 0]
+                    py[q] = v[faces[f, q], 1]
+                    pz[q] = v[faces[f, q], 2]
                 # clip to z0 <= z <= z1 (the same clipper, on z as "x" of a rotated frame)
                 n = _clip_axis(pz, py, px, 3, 0, z0, False, qz, qy, qx)
                 n = _clip_axis(qz, qy, qx, n, 0, z1, True, pz, py, px)
@@ -415,11 +437,11 @@ def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
                     continue
                 inside = True
                 sgn = 0.0
-                for v in range(n):
-                    w = (v + 1) % n
-                    if _seg_dist2(bx, by, px[v], py[v], px[w], py[w]) <= r2:
+                for q in range(n):
+                    w = (q + 1) % n
+                    if _seg_dist2(bx, by, px[q], py[q], px[w], py[w]) <= r2:
                         return False
-                    cr = (px[w] - px[v]) * (by - py[v]) - (py[w] - py[v]) * (bx - px[v])
+                    cr = (px[w] - px[q]) * (by - py[q]) - (py[w] - py[q]) * (bx - px[q])
                     if cr != 0.0:
                         if sgn == 0.0:
                             sgn = cr
@@ -430,23 +452,30 @@ def cylinder_free(tris, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
     return True
 
 
+@njit(cache=True, inline="always")
+def _tile_range(v, faces, f, x0, y0, g, nx, ny):
+    """The tile ranges ``i0, i1, j0, j1`` that face ``f``'s plan bounding box meets."""
+    a, b, c = faces[f, 0], faces[f, 1], faces[f, 2]
+    xa = min(v[a, 0], v[b, 0], v[c, 0])
+    xb = max(v[a, 0], v[b, 0], v[c, 0])
+    ya = min(v[a, 1], v[b, 1], v[c, 1])
+    yb = max(v[a, 1], v[b, 1], v[c, 1])
+    i0 = max(0, math.floor((xa - x0) / g))
+    i1 = min(nx - 1, math.floor((xb - x0) / g))
+    j0 = max(0, math.floor((ya - y0) / g))
+    j1 = min(ny - 1, math.floor((yb - y0) / g))
+    return i0, i1, j0, j1
+
+
 @njit(cache=True, nogil=True)
-def bin_triangles(tris, x0, y0, g, nx, ny):
-    """CSR ``(off, tri)`` of the triangles whose plan bounding box meets each square cell
-    ``(i, j)`` (flat index ``i * ny + j``) of side ``g`` from ``(x0, y0)``."""
-    m = tris.shape[0]
+def bin_triangles(v, faces, x0, y0, g, nx, ny):
+    """CSR ``(off, tri)`` of the triangles (of mesh ``v``, ``faces``) whose plan bounding
+    box meets each square cell ``(i, j)`` (flat index ``i * ny + j``) of side ``g`` from
+    ``(x0, y0)``."""
+    m = faces.shape[0]
     counts = np.zeros(nx * ny + 1, np.int64)
-    box = np.empty((m, 4), np.int64)  # each triangle's cell ranges, found once
     for f in range(m):
-        xa = min(tris[f, 0, 0], tris[f, 1, 0], tris[f, 2, 0])
-        xb = max(tris[f, 0, 0], tris[f, 1, 0], tris[f, 2, 0])
-        ya = min(tris[f, 0, 1], tris[f, 1, 1], tris[f, 2, 1])
-        yb = max(tris[f, 0, 1], tris[f, 1, 1], tris[f, 2, 1])
-        i0 = max(0, math.floor((xa - x0) / g))
-        i1 = min(nx - 1, math.floor((xb - x0) / g))
-        j0 = max(0, math.floor((ya - y0) / g))
-        j1 = min(ny - 1, math.floor((yb - y0) / g))
-        box[f, 0], box[f, 1], box[f, 2], box[f, 3] = i0, i1, j0, j1
+        i0, i1, j0, j1 = _tile_range(v, faces, f, x0, y0, g, nx, ny)
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
                 counts[i * ny + j + 1] += 1
@@ -455,9 +484,28 @@ def bin_triangles(tris, x0, y0, g, nx, ny):
     pos = counts[:-1].copy()
     out = np.empty(counts[-1], np.int64)
     for f in range(m):
-        for i in range(box[f, 0], box[f, 1] + 1):
-            for j in range(box[f, 2], box[f, 3] + 1):
+        i0, i1, j0, j1 = _tile_range(v, faces, f, x0, y0, g, nx, ny)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
                 c = i * ny + j
                 out[pos[c]] = f
                 pos[c] += 1
     return counts, out
+
+
+@njit(cache=True, nogil=True)
+def face_bounds(v, faces):
+    """``(lo, hi)``, (3,) float64 each: the bounding box of the vertices that ``faces``
+    (m > 0) use."""
+    lo = v[faces[0, 0]].copy()
+    hi = lo.copy()
+    for f in range(faces.shape[0]):
+        for q in range(3):
+            p = faces[f, q]
+            for k in range(3):
+                x = v[p, k]
+                if x < lo[k]:
+                    lo[k] = x
+                if x > hi[k]:
+                    hi[k] = x
+    return lo, hi

@@ -16,7 +16,8 @@ map is rebuilt (and the entry rewritten atomically).
 
 The two arrays of the entry format hold, flattened and padded to rows of three: the
 floats ``grid (6), run_lo (r), run_hi (r)``; the integers ``run_off (cells + 1),
-label (m), closed (k)``.
+label (m), closed (k), tile_off (tiles + 1), tile_tri (t)`` (:attr:`InteriorMap.tiles`:
+binning a million triangles again would take longer than reading them).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from .interior import InteriorMap
 __all__ = ["INTERIOR_CACHE_VERSION", "cached_interior", "interior_key"]
 
 #: Bump when the runs change for the same input.
-INTERIOR_CACHE_VERSION: int = 1
+INTERIOR_CACHE_VERSION: int = 2
 
 _TOLERANCES = (
     "PROOF_COLUMN_MM",
@@ -56,7 +57,16 @@ _TOLERANCES = (
     "PROOF_GUARD_MM",
     "PROOF_MAX_COLUMNS",
 )
-_STATS = {"n_vertices", "n_triangles", "n_runs", "n_cells", "n_faces", "n_labels"}
+_STATS = {
+    "n_vertices",
+    "n_triangles",
+    "n_runs",
+    "n_cells",
+    "n_faces",
+    "n_labels",
+    "n_tiles",
+    "n_tile_tris",
+}
 
 
 def interior_key(*arrays: np.ndarray, extra: str = "") -> str:
@@ -103,16 +113,20 @@ def _read(fh, key: str, n_faces: int):
         if set(stats) != _STATS:
             raise _BadEntry("metadata has other fields than expected")
         n = {k: _count(stats, k) for k in _STATS}
-        fl = _read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel()
-        it = _read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel()
+        # copied once, whole: writable arrays, which the kernels are compiled for
+        fl = _read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel().copy()
+        it = _read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel().copy()
     r, cells, m, k = n["n_runs"], n["n_cells"], n["n_faces"], n["n_labels"]
-    if m != n_faces or len(fl) < 6 + 2 * r or len(it) < cells + 1 + m + k:
+    tiles, tt = n["n_tiles"], n["n_tile_tris"]
+    if m != n_faces or len(fl) < 6 + 2 * r or len(it) < cells + 1 + m + k + tiles + 1 + tt:
         raise _BadEntry("counts do not match the mesh")
-    grid = fl[:6].copy()
-    lo, hi = fl[6 : 6 + r].copy(), fl[6 + r : 6 + 2 * r].copy()
-    off = it[: cells + 1].copy()
-    label = it[cells + 1 : cells + 1 + m].copy()
+    grid = fl[:6]
+    lo, hi = fl[6 : 6 + r], fl[6 + r : 6 + 2 * r]
+    off = it[: cells + 1]
+    label = it[cells + 1 : cells + 1 + m]
     closed = it[cells + 1 + m : cells + 1 + m + k]
+    at = cells + 1 + m + k
+    t_off, t_tri = it[at : at + tiles + 1], it[at + tiles + 1 : at + tiles + 1 + tt]
     if not np.all(np.isfinite(grid)) or grid[2] <= 0 or int(grid[3]) * int(grid[4]) != cells:
         raise _BadEntry("grid does not match its cells")
     if off[0] != 0 or off[-1] != r or np.any(np.diff(off) < 0):
@@ -123,7 +137,11 @@ def _read(fh, key: str, n_faces: int):
         raise _BadEntry("labels out of range")
     if np.any((closed != 0) & (closed != 1)):
         raise _BadEntry("closed flags are invalid")
-    return label, closed.astype(bool), (grid, off, lo, hi)
+    if t_off[0] != 0 or t_off[-1] != tt or np.any(np.diff(t_off) < 0):
+        raise _BadEntry("tile offsets are invalid")
+    if tt and (t_tri.min() < 0 or t_tri.max() >= m):
+        raise _BadEntry("tile triangles out of range")
+    return label, closed.astype(bool), (grid, off, lo, hi), (t_off, t_tri)
 
 
 def cached_interior(
@@ -153,20 +171,24 @@ def cached_interior(
     path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{key}.npz"
     got = read_entry_file(path, lambda fh: _read(fh, key, len(faces)), lambda w: _warn(path, w))
     if got is not None:
-        label, closed, runs = got
-        im = InteriorMap(vertices, faces, label, closed, runs=runs)
+        label, closed, runs, tiles = got
+        im = InteriorMap(vertices, faces, label, closed, runs=runs, tiles=tiles)
         im.cache_key = key
         return im, True
     label, closed = solids()
     im = InteriorMap(vertices, faces, label, closed)
     im.cache_key = key
     fl = np.concatenate([im.grid, im.run_lo, im.run_hi]).astype(np.float64)
-    it = np.concatenate([im.run_off, im.label, im.closed.astype(np.int64)]).astype(np.int64)
+    t_off, t_tri = im.tiles
+    it = np.concatenate([im.run_off, im.label, im.closed.astype(np.int64), t_off, t_tri])
+    it = it.astype(np.int64)
     stats = {
         "n_runs": len(im.run_lo),
         "n_cells": len(im.run_off) - 1,
         "n_faces": len(im.label),
         "n_labels": len(im.closed),
+        "n_tiles": len(t_off) - 1,
+        "n_tile_tris": len(t_tri),
     }
     fl, it = _rows(fl), _rows(it)
     stats.update(n_vertices=len(fl), n_triangles=len(it))

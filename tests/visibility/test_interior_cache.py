@@ -42,6 +42,9 @@ def test_a_hit_gives_the_runs_a_build_gives(tmp_path):
     assert hit and calls == [1]  # solids were not recomputed
     for name in ("grid", "run_off", "run_lo", "run_hi", "label", "closed"):
         np.testing.assert_array_equal(getattr(again, name), getattr(built, name))
+    for got, want in zip(again.tiles, built.tiles, strict=True):  # read, not binned again
+        np.testing.assert_array_equal(got, want)
+    assert again.tiles[1].flags.writeable and len(again.tiles[1]) >= len(f)
 
 
 def test_the_key_follows_mesh_labels_and_extra():
@@ -55,7 +58,9 @@ def test_the_key_follows_mesh_labels_and_extra():
     assert interior_key(v, f, label, extra="table") != k
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "other_key", "bad_runs"])
+@pytest.mark.parametrize(
+    "damage", ["truncate", "garbage", "other_key", "bad_runs", "bad_tile_tri", "bad_tile_off"]
+)
 def test_a_damaged_entry_is_rebuilt_with_a_warning(tmp_path, caplog, damage):
     v, f, label = two_boxes()
     key = interior_key(v, f, label)
@@ -71,14 +76,23 @@ def test_a_damaged_entry_is_rebuilt_with_a_warning(tmp_path, caplog, damage):
         (tmp_path / f"{other}.npz").write_bytes(data)
         path = tmp_path / f"{other}.npz"
         key = other
-    else:  # runs with lo > hi, written as geom3d would write them
+    else:  # written as geom3d would write them, but with runs lo > hi or bad tiles
         with zipfile.ZipFile(path) as zf:
             meta = zf.read("meta.json")
             fl = np.load(zf.open("vertices.npy"))
             it = np.load(zf.open("faces.npy"))
         flat = fl.ravel().copy()
         r = built.n_runs
-        flat[6 : 6 + r] = flat[6 + r : 6 + 2 * r] + 1.0
+        ints = it.ravel().copy()
+        t_off, t_tri = built.tiles
+        at = len(built.run_off) + len(built.label) + len(built.closed)
+        if damage == "bad_runs":
+            flat[6 : 6 + r] = flat[6 + r : 6 + 2 * r] + 1.0
+        elif damage == "bad_tile_tri":  # a triangle index past the mesh
+            ints[at + len(t_off) + len(t_tri) - 1] = len(f)
+        else:  # offsets that fall
+            ints[at + 1] = ints[at + 2] + 1
+        it = ints.reshape(-1, 3)
         with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
             zf.writestr("meta.json", meta)
             with zf.open("vertices.npy", "w") as out:
@@ -90,6 +104,8 @@ def test_a_damaged_entry_is_rebuilt_with_a_warning(tmp_path, caplog, damage):
         again, hit = cached_interior(key, v, f, solids_of(label, calls), cache_dir=tmp_path)
     assert not hit and calls == [1]
     assert "ignoring proof map cache entry" in caplog.text
+    why = {"bad_tile_tri": "tile triangles out of range", "bad_tile_off": "tile offsets"}
+    assert why.get(damage, "") in caplog.text
     np.testing.assert_array_equal(again.run_lo, built.run_lo)
     # ... and the rewritten entry is good again
     _, hit = cached_interior(key, v, f, solids_of(label, calls), cache_dir=tmp_path)
