@@ -294,7 +294,7 @@ class Prover:
         ):
             return None
         own = math.degrees(math.atan2(d[1], d[0]))
-        angles = [own] + (self.wall_angles(a, b, own) if runs else [])
+        angles = self._angles(a, b, own, runs)
         nodes = PROOF_MAX_BUNDLES
         if effort is not None:
             nodes = min(PROOF_MAX_BUNDLES_PAIR, max(nodes, effort // PROOF_SEGMENTS_PER_BUNDLE))
@@ -323,6 +323,13 @@ class Prover:
         if not trees:
             return None
         return PairProof(tuple(trees))
+
+    def _angles(self, a: Cylinder, b: Cylinder, own_deg: float, walls: bool):
+        """The frames to try, in order: the pair's own, then (only if asked for, when the
+        own frame has not proved everything) :meth:`wall_angles`."""
+        yield own_deg
+        if walls:
+            yield from self.wall_angles(a, b, own_deg)
 
     def wall_angles(self, a: Cylinder, b: Cylinder, own_deg: float) -> list[float]:
         """Directions (degrees, counter-clockwise from +x) square to the walls between
