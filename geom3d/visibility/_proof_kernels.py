@@ -414,10 +414,24 @@ def eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, out):
 @njit(cache=True, inline="always")
 def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
     """Does the segment from the eye of ``leaves[:n_leaves]`` (:func:`eye_leaves`) to
-    ``q`` lie in one of those proven leaves?"""
+    ``q`` lie in one of those proven leaves? (:func:`_in_leaf_box` of each, with ``q``
+    taken into a tree's frame once for its run of leaves, and heights compared first.)"""
     other = 0 if flip else 6
+    at = -1
+    d = m = 0.0
     for j in range(n_leaves):
-        if _in_leaf_box(nodes, frames, tree_of, leaves[j], other, qx, qy, qz):
+        c = leaves[j]
+        if not nodes[c, other + 4] <= qz <= nodes[c, other + 5]:
+            continue
+        t = tree_of[c]
+        if t != at:
+            rx, ry = qx - frames[t, 0], qy - frames[t, 1]
+            d = rx * frames[t, 2] + ry * frames[t, 3]
+            m = -rx * frames[t, 3] + ry * frames[t, 2]
+            at = t
+        if nodes[c, other] <= d <= nodes[c, other + 1] and (
+            nodes[c, other + 2] <= m <= nodes[c, other + 3]
+        ):
             return True
     return False
 

@@ -54,7 +54,7 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     else:
         phi0 = 0.0
         n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
-    R, ang = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
+    R, C, offs = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
     caps = []
     if target.top_z > viewer.top_z:
         caps.append(z1)
@@ -63,14 +63,15 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     gx, gy = _cap_grid(r, spacing)
     n = len(R)
     out = np.empty((n + len(caps) * len(gx), 3))
-    # side: (b + r cos, b + r sin, z), written in place (the same float operations)
-    a = phi0 + ang
+    # side: (b + r cos, b + r sin, z), per column then gathered (the same float
+    # operations on each point's angle, once per column instead of once per point)
+    a = phi0 + offs
     for k, trig in ((0, np.cos), (1, np.sin)):
         col = trig(a)
         col *= r
         col += b[k]
-        out[:n, k] = col
-    out[:n, 2] = np.linspace(z1, z0, n_rows + 1)[R]
+        out[:n, k] = col[C]
+    out[:n, 2] = _heights(z1, z0, n_rows)[R]
     for zc in caps:
         cap = out[n : n + len(gx)]
         cap[:, 0] = b[0] + gx
@@ -98,9 +99,18 @@ def _cap_grid(r: float, spacing: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=256)
-def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Row index of each side eye point, in coarse-to-fine, top-first order, and its angle
-    from the direction of the target (radians).
+def _heights(z1: float, z0: float, n_rows: int) -> np.ndarray:
+    """The ``n_rows + 1`` heights of the side rows, top first (computed once per
+    trooper)."""
+    z = np.linspace(z1, z0, n_rows + 1)
+    z.setflags(write=False)
+    return z
+
+
+@functools.lru_cache(maxsize=256)
+def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, ...]:
+    """Row and column index of each side eye point, in coarse-to-fine, top-first order,
+    and the angle of each column from the direction of the target (radians).
 
     Depends only on the lattice's shape, so it is computed once per shape.
     """
@@ -118,10 +128,9 @@ def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, np.nd
     level = np.minimum(two_adic(np.abs(C - center_col)), two_adic(R))
     key = np.lexsort((np.abs(offs[C]), R, -level))
     C, R = C[key], R[key]
-    ang = offs[C]
-    for a in (R, ang):
+    for a in (R, C, offs):
         a.setflags(write=False)
-    return R, ang
+    return R, C, offs
 
 
 def eye_batches(eyes: np.ndarray, sizes: tuple[int, ...]) -> Iterator[np.ndarray]:
