@@ -131,13 +131,14 @@ def _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, p, xc, yc, pts, hull
     return _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax)
 
 
-@njit(cache=True)
+@njit_leaf
 def _prove(
     grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, planes, n_tries, hint, xc, yc, pts,
-    hull,
+    hull, top_k, top_s,
 ):  # fmt: skip
     """Try the bundle X -> Y at its parent's best plane ``hint`` (an index into
-    ``planes``, or -1), then at its own best-scored planes.
+    ``planes``, or -1), then at its own ``n_tries`` best-scored planes (ties: the lower
+    index first; ``top_k``, ``top_s``: scratch of at least ``max(1, n_tries)`` slots).
 
     Returns (proved, lam, best): ``lam`` places the best plane between the boxes (0 at
     X's centre, 1 at Y's), ``best`` is its index (-1: none scored).
@@ -151,9 +152,9 @@ def _prove(
             return True, (planes[hint] - xd) / (yd - xd), hint
     zlo = min(xb[4], yb[4])
     zhi = max(xb[5], yb[5])
-    m = len(planes)
-    score = np.full(m, -np.inf)
-    for k in range(m):
+    slots = top_k.shape[0]
+    n_top = 0  # the best-scored planes so far, best first
+    for k in range(len(planes)):
         p = planes[k]
         if not (xb[1] < p < yb[0]):
             continue
@@ -168,16 +169,22 @@ def _prove(
             ))  # fmt: skip
             if sc == -np.inf:
                 break
-        score[k] = sc
-    order = np.argsort(-score)
-    if not m or score[order[0]] == -np.inf:
+        if sc == -np.inf or (n_top == slots and not sc > top_s[n_top - 1]):
+            continue
+        q = min(n_top, slots - 1)  # insert after every slot scoring at least as much
+        while q > 0 and sc > top_s[q - 1]:
+            top_k[q] = top_k[q - 1]
+            top_s[q] = top_s[q - 1]
+            q -= 1
+        top_k[q] = k
+        top_s[q] = sc
+        n_top = min(n_top + 1, slots)
+    if n_top == 0:
         return False, 0.5, -1
-    best = order[0]
+    best = top_k[0]
     lam = (planes[best] - xd) / (yd - xd)
-    for r in range(min(n_tries, m)):
-        k = order[r]
-        if score[k] == -np.inf:
-            break
+    for r in range(min(n_top, n_tries)):
+        k = top_k[r]
         if k == hint:
             continue
         if _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, planes[k], xc, yc, pts, hull):
@@ -314,6 +321,8 @@ def prove_bundles(
     pts = np.empty((16, 2))
     hull = np.empty((34, 2))
     hint = np.full(cap, -1, np.int64)
+    top_k = np.empty(max(1, n_tries), np.int64)
+    top_s = np.empty(max(1, n_tries))
     nodes[0, :6] = x_box
     nodes[0, 6:] = y_box
     head = 0
@@ -328,7 +337,7 @@ def prove_bundles(
         tried += 1
         ok, lam, best_plane = _prove(
             grid, run_off, run_lo, run_hi, occ_pf, frame, node[:6], node[6:], planes,
-            n_tries, hint[at], xc, yc, pts, hull,
+            n_tries, hint[at], xc, yc, pts, hull, top_k, top_s,
         )  # fmt: skip
         if ok:
             proven[at] = True

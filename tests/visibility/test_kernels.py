@@ -74,6 +74,7 @@ def test_hot_loops_are_compiled_without_reference_counting():
 
     leaves = [
         _clear_loop,
+        _proof_kernels._prove,
         _proof_kernels._plane_holds,
         _proof_kernels._center_margin,
         _proof_kernels._holds_at,

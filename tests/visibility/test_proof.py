@@ -337,3 +337,38 @@ def test_compiled_cast_equals_the_numpy_path(kind, monkeypatch):
         assert any(f[0] is None for f in fast) and sum(f[2]["proved"] for f in fast) > 0
     else:  # other troopers hide parts of the targets
         assert sum(f[2]["rays"] - f[2]["cast"] - f[2]["proved"] for f in fast) > 0
+
+
+def test_a_bundle_tries_its_best_scored_planes_ties_by_the_lower_index():
+    """_prove tests the ``n_tries`` best-scored planes, best first, and of equal scores
+    the lower plane index: a plane placed after an equally good one is not tried."""
+    from geom3d.visibility._proof_kernels import _prove
+
+    # one column map cell row: a solid block 10 columns long (x 40..50 mm), runs z 0..30
+    g = 1.0
+    nx, ny = 100, 40
+    grid = np.array([0.0, -20.0, g, nx, ny, 1e-6])
+    run_off = np.zeros(nx * ny + 1, np.int64)
+    lo, hi = [], []
+    for c in range(nx * ny):
+        i = c // ny
+        run_off[c + 1] = run_off[c] + (40 <= i < 50)
+        if 40 <= i < 50:
+            lo.append(0.0)
+            hi.append(30.0)
+    run_lo, run_hi = np.array(lo), np.array(hi)
+    frame = np.array([0.0, 0.0, 1.0, 0.0])  # d along +x from the origin
+    xb = np.array([0.0, 2.0, -1.0, 1.0, 10.0, 12.0])
+    yb = np.array([90.0, 92.0, -1.0, 1.0, 10.0, 12.0])
+    planes = np.array([45.2, 45.7, 60.0, 44.9])  # 60 has nothing solid across
+    scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((16, 2)), np.empty((34, 2)))
+    top_k, top_s = np.empty(2, np.int64), np.empty(2)
+    ok, lam, best = _prove(
+        grid, run_off, run_lo, run_hi, np.zeros((0, 5)), frame, xb, yb, planes, 2, -1,
+        *scratch, top_k, top_s,
+    )  # fmt: skip
+    # every solid plane scores the same margin (the run reaches 10 below, 18 above):
+    # the lowest index wins, and the bundle is proved blocked there
+    assert ok and best == 0
+    assert lam == pytest.approx((45.2 - 1.0) / (91.0 - 1.0))
+    assert list(top_k) == [0, 1] and top_s[0] == top_s[1] == 10.0
