@@ -387,33 +387,44 @@ def lof_matrix(
     lazy = (lambda: scene.prover) if many and parallel else None
     done = 0
     total = len(pairs)
+    static: dict[tuple[str, str], LofResult] = {}  # ordered pairs answered in the threads
     if parallel:  # the bulk of the work: visibility, in parallel
         parts = [VisibilityStats() for _ in todo]
 
+        ways: dict[tuple[str, str], list[tuple[str, str]]] = {key: [] for key in todo}
+        for x, y in pairs:
+            key = tuple(sorted((x, y)))
+            if key in ways and (x, y) not in ways[key]:
+                ways[key].append((x, y))
+
         def work(i: int):
             a, b = (scene.troopers[k] for k in todo[i])
-            w, viewer = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
+            vis = w, _ = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
             if areas and w is not None:  # measured and located here, in parallel
                 w.visible_area_mm2, w.patch_center  # noqa: B018
-            return w, viewer
+            # and the pair's ordered results (arcs, engagement), here too
+            t = scene.troopers
+            return vis, [(xy, _static_lof(scene, t[xy[0]], t[xy[1]], vis)) for xy in ways[todo[i]]]
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
             futures = {pool.submit(work, i): i for i in range(len(todo))}
             for fut in as_completed(futures):
                 i = futures[fut]
-                cache[todo[i]] = fut.result()
+                cache[todo[i]], results = fut.result()
+                static.update(results)
                 done += uses[todo[i]]
                 if progress is not None:
                     progress(done, total)
         if stats is not None:
             for part in parts:
                 stats.add(part)
-    precomputed = set(todo) if parallel else set()
     out = []
     for x, y in pairs:
+        if (x, y) in static:
+            out.append(static[x, y])
+            continue
         out.append(line_of_fire(scene, x, y, stats=stats))
-        if tuple(sorted((x, y))) not in precomputed:
-            done += 1
-            if progress is not None:
-                progress(done, total)
+        done += 1
+        if progress is not None:
+            progress(done, total)
     return out
