@@ -172,12 +172,13 @@ def _occluders(scene: Scene, exclude: Iterable[str]) -> np.ndarray:
         got = _BLOCKING.get(scene)
     if got is None or len(got[0]) != len(troopers) or not all(map(operator.is_, got[0], troopers)):
         blocking = [t for t in troopers if t.blocks_lof]
-        got = (troopers, [t.id for t in blocking], cylinder_array([t.cylinder for t in blocking]))
+        index = {t.id: k for k, t in enumerate(blocking)}
+        got = (troopers, index, cylinder_array([t.cylinder for t in blocking]))
         with _BLOCKING_LOCK:
             _BLOCKING[scene] = got
-    _, ids, rows = got
-    ex = set(exclude)
-    return rows[[k for k, i in enumerate(ids) if i not in ex]]
+    _, index, rows = got
+    drop = sorted({index[i] for i in exclude if i in index})
+    return np.delete(rows, drop, axis=0) if drop else rows.copy()
 
 
 def _policy(scene: Scene) -> LofPolicy:

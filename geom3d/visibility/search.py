@@ -27,6 +27,7 @@ in one compiled call (:mod:`._search_compiled`), with the same answer.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -148,11 +149,10 @@ def search_clear_patch(
     eyes = np.ascontiguousarray(eyes, dtype=np.float64)
     if not len(eyes):
         return None
-    cap, rim_pad = extent_limits(target)
-    row = cylinder_array([target])[0]
+    center, rim, row, cap, rim_pad = _target_args(target)
     counts = np.zeros(5, np.int64)
     start, size, eye, ca, cb, p = search_clear(
-        eyes, np.array(batch_sizes, dtype=np.int64), target.center, rim_points(target), row,
+        eyes, _sizes(batch_sizes), center, rim, row,
         *cast.compiled_args(), cap, rim_pad, lattice.sample_mm, APPARENT_DEPTH_EPS_MM,
         lattice.coarse_mm, lattice.coarse_step, lattice.window, counts,
     )  # fmt: skip
@@ -161,6 +161,22 @@ def search_clear_patch(
         return None
     view = ApparentView(eyes[start : start + size], target)
     return _hit(view, int(eye), 0, 0, lattice, int(ca), int(cb), p)
+
+
+@functools.lru_cache(maxsize=1024)
+def _target_args(target) -> tuple:
+    """What :func:`search_clear` takes of a target cylinder: its centre, rim points and
+    :func:`cylinder_array` row, the extent's cap and rim padding (computed once per
+    cylinder: a matrix searches each trooper dozens of times). Not to be modified."""
+    cap, rim_pad = extent_limits(target)
+    return target.center, rim_points(target), cylinder_array([target])[0], cap, rim_pad
+
+
+@functools.lru_cache(maxsize=64)
+def _sizes(batch_sizes: tuple[int, ...]) -> np.ndarray:
+    """``batch_sizes`` as the int64 array :func:`search_clear` takes (not to be
+    modified)."""
+    return np.array(batch_sizes, dtype=np.int64)
 
 
 def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
