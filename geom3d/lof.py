@@ -177,8 +177,9 @@ def _occluders(scene: Scene, exclude: Iterable[str]) -> np.ndarray:
         with _BLOCKING_LOCK:
             _BLOCKING[scene] = got
     _, index, rows = got
-    drop = sorted({index[i] for i in exclude if i in index})
-    return np.delete(rows, drop, axis=0) if drop else rows.copy()
+    keep = np.ones(len(rows), dtype=bool)
+    keep[[index[i] for i in exclude if i in index]] = False
+    return rows[keep]
 
 
 def _policy(scene: Scene) -> LofPolicy:
