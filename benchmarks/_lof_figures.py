@@ -202,7 +202,7 @@ def _run_cli(path: Path) -> tuple[float, float]:
 
 def cli_diff(
     table: Path, folder: Path, n_big: int, n_small: int, solid: str, raw_seconds,
-    repeats: int = 2,
+    repeats: int = 4,
 ) -> float:  # fmt: skip
     """Whole ``geom3d lof --format json`` runs on ``n_big`` and on ``n_small`` troopers of
     the same table, interleaved, best of ``repeats``; returns the pair time
