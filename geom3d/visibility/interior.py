@@ -45,14 +45,8 @@ from geom3d.tolerances import (
     SURFACE_INSET_MM,
 )
 
-from ._interior_kernels import (
-    bin_triangles,
-    build_columns,
-    column_parity,
-    cylinder_free,
-    face_bounds,
-    interior_runs,
-)
+from ._interior_kernels import build_columns, interior_runs
+from ._tile_kernels import bin_triangles, column_parity, cylinder_free, face_bounds
 
 __all__ = ["InteriorMap"]
 
