@@ -19,7 +19,7 @@ import numpy as np
 from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
 from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
 
-from ._proof_kernels import eye_leaves, settled_from
+from ._leaf_kernels import eye_leaves, settled_from
 
 __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 

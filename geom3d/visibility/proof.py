@@ -43,12 +43,8 @@ from geom3d.tolerances import (
     PROOF_WALL_MIN_TILT_DEG,
 )
 
-from ._proof_kernels import (
-    prove_bundles,
-    segment_hits_cylinders,
-    settled_eyes,
-    settled_packed,
-)
+from ._leaf_kernels import settled_eyes, settled_packed
+from ._proof_kernels import prove_bundles, segment_hits_cylinders
 from .interior import InteriorMap
 
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]

@@ -1,0 +1,149 @@
+"""Compiled lookups in proved bundle trees (:class:`.proof.BundleTree`, packed end to end
+by :attr:`.proof.PairProof.packed`): which segments, and which eye points' segments, lie
+in a proven leaf. A leaf proves every segment between its two closed boxes (``X`` box
+then ``Y`` box, 12 numbers, in its tree's frame ``ox, oy, dx, dy``; see
+:mod:`._proof_kernels`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geom3d._kernels import njit
+
+__all__ = ["eye_leaves", "settled_eyes", "settled_from", "settled_packed"]
+
+
+@njit(cache=True, inline="always")
+def _to_frame(frame, p):
+    rx, ry = p[0] - frame[0], p[1] - frame[1]
+    return rx * frame[2] + ry * frame[3], -rx * frame[3] + ry * frame[2], p[2]
+
+
+@njit(cache=True, inline="always")
+def _in_box(b, off, d, n, z):
+    return (
+        b[off] <= d <= b[off + 1]
+        and b[off + 2] <= n <= b[off + 3]
+        and b[off + 4] <= z <= b[off + 5]
+    )
+
+
+@njit(cache=True, inline="always")
+def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
+    """Is world point (x, y, z) in box ``off`` (0: X, 6: Y) of node ``c``, in its tree's
+    frame (closed box)?"""
+    t = tree_of[c]
+    rx, ry = x - frames[t, 0], y - frames[t, 1]
+    d = rx * frames[t, 2] + ry * frames[t, 3]
+    m = -rx * frames[t, 3] + ry * frames[t, 2]
+    return (
+        nodes[c, off] <= d <= nodes[c, off + 1]
+        and nodes[c, off + 2] <= m <= nodes[c, off + 3]
+        and nodes[c, off + 4] <= z <= nodes[c, off + 5]
+    )
+
+
+@njit(cache=True, inline="always")
+def eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, out):
+    """The proven leaves (of every packed tree) whose eye-side box holds the eye ``e``
+    (the X box, or the Y box with ``flip``): their indices into ``out``; returns how
+    many. A segment from ``e`` is settled when its other end lies in the other box of one
+    of them (:func:`settled_from`): every segment between the two boxes of a proven leaf
+    is blocked, boundaries included."""
+    own = 6 if flip else 0
+    n = 0
+    for c in range(split.shape[0]):
+        if split[c] < 0 and proven[c] and _in_leaf_box(nodes, frames, tree_of, c, own, ex, ey, ez):
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
+    """Does the segment from the eye of ``leaves[:n_leaves]`` (:func:`eye_leaves`) to
+    ``q`` lie in one of those proven leaves? (:func:`_in_leaf_box` of each, with ``q``
+    taken into a tree's frame once for its run of leaves, and heights compared first.)"""
+    other = 0 if flip else 6
+    at = -1
+    d = m = 0.0
+    for j in range(n_leaves):
+        c = leaves[j]
+        if not nodes[c, other + 4] <= qz <= nodes[c, other + 5]:
+            continue
+        t = tree_of[c]
+        if t != at:
+            rx, ry = qx - frames[t, 0], qy - frames[t, 1]
+            d = rx * frames[t, 2] + ry * frames[t, 3]
+            m = -rx * frames[t, 3] + ry * frames[t, 2]
+            at = t
+        if nodes[c, other] <= d <= nodes[c, other + 1] and (
+            nodes[c, other + 2] <= m <= nodes[c, other + 3]
+        ):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def settled_packed(nodes, split, mid, child, proven, frames, tree_of, origins, ends, flip):
+    """Which segments, from eyes ``origins[i]`` to ``ends[i]``, lie in a proven leaf of
+    one of several trees packed end to end (``tree_of``: the tree of each node, whose
+    frame is ``frames[tree_of]``).
+
+    ``flip`` False: the eyes are in the X boxes, the ends in the Y boxes; True: the
+    reverse. Segments from one eye should come together (the eye's leaves are found
+    once per run of equal eyes).
+    """
+    out = np.zeros(len(origins), np.bool_)
+    leaves = np.empty(split.shape[0], np.int64)
+    n_leaves = 0
+    px = py = pz = np.nan
+    for i in range(len(origins)):
+        ex, ey, ez = origins[i, 0], origins[i, 1], origins[i, 2]
+        if not (ex == px and ey == py and ez == pz):
+            n_leaves = eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, leaves)
+            px, py, pz = ex, ey, ez
+        if n_leaves:
+            out[i] = settled_from(
+                nodes, frames, tree_of, flip, leaves, n_leaves, ends[i, 0], ends[i, 1], ends[i, 2]
+            )
+    return out
+
+
+@njit(cache=True, nogil=True)
+def settled_eyes(nodes, split, mid, child, proven, frame, eyes, flip):
+    """Eyes (in X, or in Y with ``flip``) every segment of which to the other box is in a
+    proven bundle: every leaf whose eye-side box holds the eye is proven."""
+    out = np.zeros(len(eyes), np.bool_)
+    own = 6 if flip else 0
+    stack = np.empty(len(split) + 1, np.int64)
+    for i in range(len(eyes)):
+        d, n, z = _to_frame(frame, eyes[i])
+        if not _in_box(nodes[0], own, d, n, z):
+            continue
+        ok = True
+        top = 1
+        stack[0] = 0
+        while top > 0 and ok:
+            top -= 1
+            k = stack[top]
+            sp = split[k]
+            if sp < 0:
+                ok = proven[k]
+                continue
+            c = child[k]
+            if (sp < 6) == (own == 0):  # a halving of the eye's own box: follow the eye
+                v = n if sp % 6 == 2 else z
+                if v <= mid[k]:
+                    stack[top] = c
+                    top += 1
+                if v >= mid[k]:
+                    stack[top] = c + 1
+                    top += 1
+            else:
+                stack[top] = c
+                stack[top + 1] = c + 1
+                top += 2
+        out[i] = ok
+    return out
