@@ -51,6 +51,7 @@ __all__ = [
     "cast_view_rays",
     "cylinder_interval",
     "disc_tops",
+    "grow_bounds",
     "njit_leaf",
     "point_bounds",
     "prepare_segments",
@@ -376,6 +377,17 @@ def disc_tops(pts, cx, cy, r):
     return hi
 
 
+@njit(cache=True, inline="always")
+def grow_bounds(lo, hi, v, q):
+    """Grow the box ``lo``, ``hi`` (3,) to hold point ``v[q]``."""
+    for k in range(3):
+        x = v[q, k]
+        if x < lo[k]:
+            lo[k] = x
+        if x > hi[k]:
+            hi[k] = x
+
+
 @njit(cache=True, nogil=True)
 def point_bounds(v):
     """``(lo, hi)``, (3,) float64 each: the bounding box of points ``v`` (n, 3), n > 0, in
@@ -383,10 +395,5 @@ def point_bounds(v):
     lo = v[0].copy()
     hi = v[0].copy()
     for q in range(1, v.shape[0]):
-        for k in range(3):
-            x = v[q, k]
-            if x < lo[k]:
-                lo[k] = x
-            if x > hi[k]:
-                hi[k] = x
+        grow_bounds(lo, hi, v, q)
     return lo, hi

@@ -45,6 +45,13 @@ def _clip_axis(px, py, pz, n, axis, bound, keep_below, ox, oy, oz):
     return m
 
 
+@njit(cache=True, inline="always")
+def _polygon_buffers():
+    """Two polygons' coordinates (x, y, z each) for :func:`_clip_axis`: a triangle
+    clipped by four half-planes has at most 7 corners (room for 9)."""
+    return np.empty(9), np.empty(9), np.empty(9), np.empty(9), np.empty(9), np.empty(9)
+
+
 @njit(cache=True)
 def _clip_rect(tri, x0, x1, y0, y1, bx, by, bz, cx, cy, cz):
     """z-range of triangle ``tri`` (3, 3) clipped to the closed rectangle; (ok, lo, hi)."""
@@ -134,12 +141,7 @@ def build_columns(tris, x0, y0, g, nx, ny, eps, flat):
     rtri = np.empty(upper, np.int64)
     rlo = np.empty(upper, np.float64)
     rhi = np.empty(upper, np.float64)
-    bx = np.empty(9)
-    by = np.empty(9)
-    bz = np.empty(9)
-    cx = np.empty(9)
-    cy = np.empty(9)
-    cz = np.empty(9)
+    bx, by, bz, cx, cy, cz = _polygon_buffers()
     r = 0
     for f in range(m):
         t = tris[f]

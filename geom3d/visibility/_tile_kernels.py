@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from geom3d._kernels import njit
+from geom3d._kernels import grow_bounds, njit
 
-from ._interior_kernels import _above_at, _clip_axis, _seg_dist2
+from ._interior_kernels import _above_at, _clip_axis, _polygon_buffers, _seg_dist2
 
 __all__ = ["bin_triangles", "column_parity", "cylinder_free", "face_bounds"]
 
@@ -66,13 +66,7 @@ def face_bounds(v, faces):
     hi = lo.copy()
     for f in range(faces.shape[0]):
         for q in range(3):
-            p = faces[f, q]
-            for k in range(3):
-                x = v[p, k]
-                if x < lo[k]:
-                    lo[k] = x
-                if x > hi[k]:
-                    hi[k] = x
+            grow_bounds(lo, hi, v, faces[f, q])
     return lo, hi
 
 
@@ -84,12 +78,7 @@ def cylinder_free(v, faces, off, rtri, x0, y0, g, nx, ny, bx, by, z0, z1, r):
     i1 = min(nx - 1, math.floor((bx + r - x0) / g))
     j0 = max(0, math.floor((by - r - y0) / g))
     j1 = min(ny - 1, math.floor((by + r - y0) / g))
-    px = np.empty(9)
-    py = np.empty(9)
-    pz = np.empty(9)
-    qx = np.empty(9)
-    qy = np.empty(9)
-    qz = np.empty(9)
+    px, py, pz, qx, qy, qz = _polygon_buffers()
     r2 = r * r
     for i in range(i0, i1 + 1):
         for j in range(j0, j1 + 1):
