@@ -6,11 +6,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from geom3d._kernels import STATUS_MISS, view_ray
+
 from .apparent import ApparentView, lattice
 from .cast import SampleCast
 from .search import PatchHit
 
 __all__ = ["PatchWitness", "patch_witness", "visible_area"]
+
+_NO_OCC = np.zeros((0, 5))
 
 
 class PatchWitness:
@@ -111,9 +115,15 @@ def patch_witness(hit: PatchHit, cast: SampleCast) -> PatchWitness:
     view, i = hit.view, hit.eye
 
     def locate() -> tuple[float, float, float]:
+        # the first point of the target on the ray through the window's centre: the
+        # arithmetic of ApparentView.targets, in one compiled call
         sc, tc = hit.center_st
-        pts, _hit = view.targets(np.array([i]), np.array([sc]), np.array([tc]))
-        return (float(pts[0, 0]), float(pts[0, 1]), float(pts[0, 2]))
+        st, x, y, z = view_ray(
+            view.eyes, view.u, view.v, view.c, i, sc, tc, view.target_row, _NO_OCC
+        )
+        if st == STATUS_MISS:  # (never for a window of counting samples) the eye itself
+            return tuple(float(k) for k in view.eyes[i])
+        return (x, y, z)
 
     return PatchWitness(
         eye=hit.eye_point,

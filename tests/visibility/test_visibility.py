@@ -268,3 +268,31 @@ def test_culled_occluders_never_meet_a_segment_between_the_pair():
     assert not through_cylinders(o, e, dropped).any()
     grown = [Cylinder(c.base, c.radius + 2, 60.0) for c in dropped]
     assert through_cylinders(o, e, grown).any()  # some dropped ones come within 2 mm
+
+
+def test_witness_centre_is_the_apparent_views_point_to_the_last_bit():
+    """The witness's patch centre (compiled) is exactly what ApparentView.targets gives
+    for the ray through the window's centre, on random pairs behind random boxes."""
+    from geom3d.visibility import ClearToTarget, patch_witness
+    from geom3d.visibility.search import search_clear_patch
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(40):
+        target = Cylinder(
+            (float(rng.uniform(80, 300)), float(rng.uniform(-60, 60)), 0.0),
+            float(rng.choice([12.5, 20.0])),
+            float(rng.uniform(20, 60)),
+        )  # fmt: skip
+        x, h = float(rng.uniform(30, 60)), float(rng.uniform(5, 45))
+        eng = _boxes(((x, -40.0, 0.0), (x + 5.0, float(rng.uniform(-20, 40)), h)))
+        cast = ClearToTarget(eng, np.zeros((0, 5)), VisibilityStats())
+        hit = search_clear_patch(eye_points(VIEWER, target), target, cast, PatchLattice(3.0))
+        if hit is None:
+            continue
+        sc, tc = hit.center_st
+        pts, ok = hit.view.targets(np.array([hit.eye]), np.array([sc]), np.array([tc]))
+        got = patch_witness(hit, cast).patch_center
+        assert ok[0] and got == tuple(float(v) for v in pts[0])
+        checked += 1
+    assert checked > 20
