@@ -208,7 +208,8 @@ def cli_diff(
     the same table, interleaved, best of ``repeats``; returns the pair time
     ``(t_big - t_small) / C(n_big, 2)``. ``raw_seconds(n)`` times ``n`` raw Embree
     segment queries in this process; it is measured between the runs (best taken too), so
-    the target sees the same machine load."""
+    the target sees the same machine load. Each round's ratio (its own two runs against
+    its own raw time) is printed too, with their median."""
     data = scenario_data(table, n_big, solid=solid)
     small = dict(data, troopers=data["troopers"][:n_small])
     paths = {}
@@ -221,12 +222,16 @@ def cli_diff(
     cpu = {n: float("inf") for n in paths}
     n_raw = 1_000_000
     raw = float("inf")
-    for _ in range(repeats):
-        for n, p in paths.items():
-            w, c = _run_cli(p)
-            wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
-        raw = min(raw, raw_seconds(n_raw))
     pairs = n_big * (n_big - 1) // 2
+    rounds = []  # each round's own ratio: its two runs against its own raw Embree time
+    for _ in range(repeats):
+        got = {}
+        for n, p in paths.items():
+            got[n] = w, c = _run_cli(p)
+            wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
+        r = raw_seconds(n_raw)
+        raw = min(raw, r)
+        rounds.append((got[n_big][0] - got[n_small][0]) / pairs / (TARGET_SEGMENTS * r / n_raw))
     pair_s = (wall[n_big] - wall[n_small]) / pairs
     pair_cpu = (cpu[n_big] - cpu[n_small]) / pairs
     target = TARGET_SEGMENTS * raw / n_raw
@@ -247,6 +252,11 @@ def cli_diff(
     print(
         f"  pair time / target: {pair_s / target:.2f} (CPU: {pair_cpu / target:.2f}; "
         f"{'meets' if pair_s <= target else 'misses'} the target)"
+    )
+    print(
+        "  round by round (each round's two runs against the raw Embree time taken right "
+        f"after them; less sensitive to a machine whose speed drifts): "
+        f"{', '.join(f'{x:.2f}' for x in rounds)}; median {float(np.median(rounds)):.2f}"
     )
     return pair_s
 
