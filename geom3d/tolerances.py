@@ -88,6 +88,7 @@ __all__ = [
     "STAND_GRID_MM",
     "STAND_INSET_MM",
     "STAND_RIM_MM",
+    "SURFACE_BOX_PAD_MM",
     "SURFACE_INSET_MM",
     "SURVEY_FOOT_MM",
     "SURVEY_LEVEL_MERGE_MM",
@@ -416,6 +417,10 @@ PROOF_GUARD_MM: float = 1e-5
 #: segments to be proved: ten times ``RAY_EPS_MM``, so the ray engine, which trims that
 #: much off each end of a segment, still sees the crossing a proof relies on.
 PROOF_CLEARANCE_MM: float = 1e-2
+
+#: Growth (mm) of a cylinder's box in blocking proofs and in the hidden-eye test: points
+#: computed on its surface, with rounding, still lie inside the box.
+SURFACE_BOX_PAD_MM: float = 1e-4
 
 #: An eye point is skipped as hidden behind one occluding trooper only when its view of
 #: the whole target crosses that trooper's axial plane at least this far (mm) inside the

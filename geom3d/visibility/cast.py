@@ -23,7 +23,7 @@ import numpy as np
 from geom3d._kernels import cast_view_rays
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
-from geom3d.tolerances import HIDDEN_MARGIN_MM, RAY_EPS_MM
+from geom3d.tolerances import HIDDEN_MARGIN_MM, RAY_EPS_MM, SURFACE_BOX_PAD_MM
 
 from ._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
 from .apparent import ApparentView
@@ -126,11 +126,6 @@ def cull_rows(a: Cylinder, b: Cylinder, rows: np.ndarray) -> np.ndarray:
     )  # fmt: skip
 
 
-#: Growth (mm) of the target's box in :func:`hidden_eyes`: sample points computed on its
-#: surface, with rounding, stay inside it.
-_TARGET_PAD_MM = 1e-4
-
-
 def hidden_eyes(eyes: np.ndarray, target: Cylinder, occ: np.ndarray) -> np.ndarray:
     """Which eye points see none of ``target``: all of it lies behind one occluder.
 
@@ -160,7 +155,7 @@ def hidden_eyes(eyes: np.ndarray, target: Cylinder, occ: np.ndarray) -> np.ndarr
         return np.zeros(len(eyes), dtype=bool)
     return hidden_kernel(
         eyes, cylinder_array([target])[0], np.ascontiguousarray(occ, dtype=np.float64),
-        HIDDEN_MARGIN_MM, _TARGET_PAD_MM,
+        HIDDEN_MARGIN_MM, SURFACE_BOX_PAD_MM,
     )  # fmt: skip
 
 

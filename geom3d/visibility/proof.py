@@ -41,6 +41,7 @@ from geom3d.tolerances import (
     PROOF_WALL_FRAMES,
     PROOF_WALL_MERGE_DEG,
     PROOF_WALL_MIN_TILT_DEG,
+    SURFACE_BOX_PAD_MM,
 )
 
 from ._leaf_kernels import settled_eyes, settled_packed
@@ -50,10 +51,6 @@ from .interior import InteriorMap
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]
 
 _NO_RUNS = np.zeros(0)
-
-#: Boxes are grown by this much (mm) so that sample points computed on a cylinder's
-#: surface, with rounding, are inside the box of that cylinder.
-_BOX_PAD_MM = 1e-4
 
 
 @dataclass
@@ -207,10 +204,9 @@ def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarra
     rx, ry = float(b[0]) - ox, float(b[1]) - oy
     d = rx * dx + ry * dy
     n = -rx * dy + ry * dx
-    r = cyl.radius + _BOX_PAD_MM
-    return np.array(
-        [d - r, d + r, n - r, n + r, float(b[2]) - _BOX_PAD_MM, cyl.top_z + _BOX_PAD_MM]
-    )
+    pad = SURFACE_BOX_PAD_MM
+    r = cyl.radius + pad
+    return np.array([d - r, d + r, n - r, n + r, float(b[2]) - pad, cyl.top_z + pad])
 
 
 class Prover:
@@ -280,7 +276,7 @@ class Prover:
         ba, bb = a.base_array, b.base_array
         d = np.array([bb[0] - ba[0], bb[1] - ba[1]], dtype=np.float64)
         length = float(np.hypot(*d))
-        if length <= a.radius + b.radius + 2 * _BOX_PAD_MM:
+        if length <= a.radius + b.radius + 2 * SURFACE_BOX_PAD_MM:
             return None
         ca = np.array([ba[0], ba[1], ba[2] + 0.5 * a.height])
         cb = np.array([bb[0], bb[1], bb[2] + 0.5 * b.height])
