@@ -18,7 +18,9 @@ from .scene import Scene
 __all__ = ["build_scene", "load_scene"]
 
 
-def build_scene(scenario: Scenario, *, ruleset: Ruleset | None = None) -> Scene:
+def build_scene(
+    scenario: Scenario, *, ruleset: Ruleset | None = None, prefetch_proofs: bool = False
+) -> Scene:
     """Build the :class:`Scene` of a validated scenario.
 
     Parameters
@@ -26,6 +28,9 @@ def build_scene(scenario: Scenario, *, ruleset: Ruleset | None = None) -> Scene:
     scenario : Scenario
     ruleset : Ruleset, optional
         The ruleset object; default: the registry's object for ``scenario.ruleset``.
+    prefetch_proofs : bool
+        Read the blocking proofs' map in the background while the BVH is built (see
+        :class:`Scene`): for callers about to run a Line of Fire matrix.
 
     Raises
     ------
@@ -34,15 +39,17 @@ def build_scene(scenario: Scenario, *, ruleset: Ruleset | None = None) -> Scene:
     """
     if ruleset is None:
         ruleset = ruleset_for(scenario.ruleset, file=scenario.name)
-    return Scene(scenario, ruleset)
+    return Scene(scenario, ruleset, prefetch_proofs=prefetch_proofs)
 
 
-def load_scene(path) -> Scene:
+def load_scene(path, *, prefetch_proofs: bool = False) -> Scene:
     """Load a scenario file and build its scene (the main entry point).
 
     Parameters
     ----------
     path : str or os.PathLike
         YAML or JSON scenario file (SPEC section 5).
+    prefetch_proofs : bool
+        See :func:`build_scene`.
     """
-    return build_scene(load_scenario(path))
+    return build_scene(load_scenario(path), prefetch_proofs=prefetch_proofs)

@@ -16,7 +16,7 @@ from pathlib import Path
 from .answers import attack_report, attack_table, lof_matrix_text, lof_report, lof_table
 from .errors import Geom3dError, UsageError
 from .output import atomic_write, dumps_json
-from .tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
+from .tolerances import PROOF_MIN_PAIRS, RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 __all__ = ["bundled_meshes_dir", "demo_scenario_path", "main"]
 
@@ -84,10 +84,14 @@ def _warn(scene, args) -> None:
         print(f"warning: {scene.scenario.name}: {w}", file=sys.stderr)
 
 
-def _load(path):
-    from .api import load_scene
+def _load(path, proofs_for=None):
+    """The scene of scenario file ``path``; ``proofs_for(scenario) -> bool`` says whether
+    to read the blocking proofs' map while the BVH is built (a Line of Fire matrix)."""
+    from .api import build_scene
+    from .scenario import load_scenario
 
-    return load_scene(path)
+    scenario = load_scenario(path)
+    return build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
 
 
 # --------------------------------------------------------------------------- lof
@@ -101,8 +105,17 @@ def _lof_pairs(scene, args):
     return [(a, b) for a in froms for b in tos if a != b]
 
 
+def _matrix_pairs(scenario, args) -> int:
+    """How many unordered pairs ``geom3d lof`` will answer (as many as the matrix proves
+    blocked at most): proofs are read ahead from ``PROOF_MIN_PAIRS`` on."""
+    n = len(scenario.troopers)
+    if args.from_id is not None and args.to_id is not None:
+        return 1
+    return n - 1 if args.from_id is not None or args.to_id is not None else n * (n - 1) // 2
+
+
 def cmd_lof(args) -> int:
-    scene = _load(args.scenario)
+    scene = _load(args.scenario, lambda scn: _matrix_pairs(scn, args) >= PROOF_MIN_PAIRS)
     _warn(scene, args)
     pairs = _lof_pairs(scene, args)
     if args.from_id is not None and args.from_id == args.to_id:

@@ -14,6 +14,7 @@ import hashlib
 import math
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +28,8 @@ from .solids import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from .standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
 from .tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
 from .trooper import Trooper
-from .visibility import Prover
-from .visibility.interior_cache import cached_interior, interior_key
+from .visibility import InteriorMap, Prover
+from .visibility.interior_cache import build_interior, interior_key, read_interior
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -45,6 +46,34 @@ _PROVER_LOCK = threading.Lock()
 def clear_scene_cache() -> None:
     """Forget cached scenery meshes and BVHs (tests, memory pressure)."""
     _SCENERY_CACHE.clear()
+
+
+def _proof_map_entry(built: BuiltScenery) -> tuple[str, InteriorMap | None]:
+    """The proof map's cache key for ``built``, and the map when the disk cache has it."""
+    b = built.blocking
+    c = built.pieces[0].closing if built.has_table_mesh else None
+    table = [built.has_table_mesh, c and c.method, c and c.skipped_edges]
+    key = interior_key(b.vertices, b.faces, b.element, extra=repr(table))
+    return key, read_interior(key, b.vertices, b.faces)
+
+
+def _read_proof_map(built: BuiltScenery) -> None:
+    """Start :func:`_proof_map_entry` in a daemon thread (``built.proof_map``, a Future),
+    unless the prover is made or the read is under way. Hashing and reading release the
+    GIL, so it runs beside the BVH build and the rest of the scene's set-up."""
+    if built.prover is not None or built.proof_map is not None:
+        return
+    fut: Future = Future()
+
+    def run() -> None:
+        fut.set_running_or_notify_cancel()
+        try:
+            fut.set_result(_proof_map_entry(built))
+        except BaseException as exc:  # handed to whoever reads the map
+            fut.set_exception(exc)
+
+    built.proof_map = fut
+    threading.Thread(target=run, name="geom3d-proof-map", daemon=True).start()
 
 
 def _scenery_key(scn: Scenario) -> str:
@@ -81,6 +110,11 @@ class Scene:
     ruleset : geom3d.ruleset.Ruleset
         The ruleset object (its data is ``scenario.ruleset`` after overrides). Line of
         Fire and attack questions go to it.
+    prefetch_proofs : bool
+        Start reading the blocking proofs' map (:attr:`prover`) from the disk cache in a
+        background thread while the BVH is built, for a caller that will soon run a Line
+        of Fire matrix (the CLI does for ``PROOF_MIN_PAIRS`` pairs or more). It changes
+        when the map is read, never what it is.
 
     Attributes
     ----------
@@ -110,7 +144,9 @@ class Scene:
         by the Line of Fire engine (:mod:`geom3d.lof`), clear it to recompute.
     """
 
-    def __init__(self, scenario: Scenario, ruleset: Ruleset) -> None:
+    def __init__(
+        self, scenario: Scenario, ruleset: Ruleset, *, prefetch_proofs: bool = False
+    ) -> None:
         self.scenario = scenario
         self.ruleset = ruleset
         self.visibility_cache: dict[tuple[str, str], tuple] = {}
@@ -121,8 +157,11 @@ class Scene:
             _SCENERY_CACHE.move_to_end(key)
             self.load_stats.cache_hit = True
             built = _SCENERY_CACHE[key]
+            if prefetch_proofs:
+                _read_proof_map(built)
         else:
-            built = build_scenery(scenario, self.load_stats)
+            start = _read_proof_map if prefetch_proofs else None
+            built = build_scenery(scenario, self.load_stats, on_blocking=start)
             _SCENERY_CACHE[key] = built
             while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
                 _SCENERY_CACHE.popitem(last=False)
@@ -271,12 +310,14 @@ class Scene:
         with _PROVER_LOCK:
             if built.prover is None:
                 b = built.blocking
-                c = built.pieces[0].closing if built.has_table_mesh else None
-                table = [built.has_table_mesh, c and c.method, c and c.skipped_edges]
-                key = interior_key(b.vertices, b.faces, b.element, extra=repr(table))
-                interior, _ = cached_interior(
-                    key, b.vertices, b.faces, lambda: closed_solids(built)
-                )
+                if built.proof_map is not None:  # read in the background (prefetch_proofs)
+                    key, interior = built.proof_map.result()
+                    built.proof_map = None
+                else:
+                    key, interior = _proof_map_entry(built)
+                if interior is None:  # not cached: build it (and store it)
+                    solids = lambda: closed_solids(built)  # noqa: E731
+                    interior = build_interior(key, b.vertices, b.faces, solids)
                 built.prover = Prover(interior, built.engine)
         return built.prover
 

@@ -143,6 +143,9 @@ class BuiltScenery:
     warnings: list[str]
     surface: object = None  # geom3d.standing.Surface, made by the first scene using it
     prover: object = None  # geom3d.visibility.Prover, made by the first scene using it
+    #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
+    #: scene started it in the background while the BVH was built (see ``build_scenery``).
+    proof_map: object = None
 
 
 def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
@@ -362,7 +365,7 @@ def _load_notes(report, item: SceneryItem, closed: bool) -> list[str]:
     return dataclasses.replace(report, **changes).messages()
 
 
-def build_scenery(scn: Scenario, stats) -> BuiltScenery:
+def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
     """Place, close and merge the table mesh and scenery of ``scn``.
 
     Parameters
@@ -370,6 +373,10 @@ def build_scenery(scn: Scenario, stats) -> BuiltScenery:
     scn : Scenario
     stats : geom3d.scene.LoadStats
         ``mesh_seconds`` and ``bvh_seconds`` are added to.
+    on_blocking : callable, optional
+        ``on_blocking(built)``, called with the scenery built but its ray engines not yet
+        (``engine`` and ``all_engine`` None): work that needs only the meshes (the scene
+        starts reading its proof map there) can run while the BVH is built.
 
     Returns
     -------
@@ -447,23 +454,26 @@ def build_scenery(scn: Scenario, stats) -> BuiltScenery:
     t0 = time.perf_counter()
     el = mesh.element
     blocking_mask = np.asarray(blocks, dtype=bool)[el] if len(el) else np.zeros(0, bool)
-    blocking = mesh.subset(blocking_mask)
-    engine = RayEngine(blocking.vertices, blocking.faces)
-    all_engine = engine if blocking_mask.all() else RayEngine(mesh.vertices, mesh.faces)
-    stats.bvh_seconds += time.perf_counter() - t0
-    return BuiltScenery(
+    built = BuiltScenery(
         scenery=mesh,
         blocking_mask=blocking_mask,
         closing_mask=closing_mask,
-        blocking=blocking,
-        engine=engine,
-        all_engine=all_engine,
+        blocking=mesh.subset(blocking_mask),
+        engine=None,
+        all_engine=None,
         mesh_reports=reports,
         pieces=pieces,
         solid_of_element=tuple(solids),
         has_table_mesh=table_v is not None,
         warnings=warnings,
     )
+    if on_blocking is not None:
+        on_blocking(built)
+    built.engine = RayEngine(built.blocking.vertices, built.blocking.faces)
+    same = blocking_mask.all()
+    built.all_engine = built.engine if same else RayEngine(mesh.vertices, mesh.faces)
+    stats.bvh_seconds += time.perf_counter() - t0
+    return built
 
 
 def _merge(parts, names) -> tuple[SceneryMesh, np.ndarray]:

@@ -18,7 +18,16 @@ def real_meshes_dir() -> Path | None:
     return cand if cand.is_dir() else None
 
 
-def make_scene(troopers, scenery=(), *, units="mm", ruleset="infinity", base_dir=None, **extra):
+def make_scene(
+    troopers,
+    scenery=(),
+    *,
+    units="mm",
+    ruleset="infinity",
+    base_dir=None,
+    prefetch_proofs=False,
+    **extra,
+):
     """Build a Scene from trooper and scenery dicts (SPEC section 5 keys)."""
     data = {
         "format": "geom3d/1",
@@ -28,7 +37,8 @@ def make_scene(troopers, scenery=(), *, units="mm", ruleset="infinity", base_dir
         "troopers": list(troopers),
         **extra,
     }
-    return build_scene(parse_scenario(data, file="test.yaml", base_dir=base_dir))
+    scenario = parse_scenario(data, file="test.yaml", base_dir=base_dir)
+    return build_scene(scenario, prefetch_proofs=prefetch_proofs)
 
 
 def box(id_, size, position, rotation_deg=0.0, **kw):

@@ -399,3 +399,42 @@ def test_demo_refuses_a_bad_out_folder_before_any_work(capsys, tmp_path):
         err.strip()
         == f"geom3d: error: --out: cannot create the folder {tmp_path / 'afile'}: File exists"
     )
+
+
+@pytest.mark.parametrize(
+    ("n", "flags", "ahead"),
+    [
+        (9, [], True),  # 36 unordered pairs: a matrix that proves
+        (8, [], False),  # 28 pairs: under PROOF_MIN_PAIRS (32)
+        (33, ["--to", "t0"], True),  # 32 pairs
+        (32, ["--from", "t0"], False),  # 31 pairs
+        (40, ["--from", "t0", "--to", "t1"], False),
+    ],
+)
+def test_lof_reads_the_proof_map_ahead_only_for_a_matrix_that_proves(
+    capsys, tmp_path, monkeypatch, n, flags, ahead
+):
+    import geom3d.api as api
+    from geom3d.tolerances import PROOF_MIN_PAIRS
+
+    assert PROOF_MIN_PAIRS == 32  # the cases above are sized for it
+    asked = []
+    real = api.build_scene
+
+    def spy(scenario, **kw):
+        asked.append(kw.get("prefetch_proofs"))
+        return real(scenario, **kw)
+
+    monkeypatch.setattr(api, "build_scene", spy)
+    doc = {
+        "format": "geom3d/1",
+        "units": "mm",
+        "troopers": [
+            {"id": f"t{i}", "side": "blue", "position": [60.0 * i, 0], "silhouette": 2}
+            for i in range(n)
+        ],
+    }
+    p = tmp_path / "row.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    code, _out, _err = run(capsys, "lof", str(p), "--quiet", *flags)
+    assert code == 0 and asked == [ahead]

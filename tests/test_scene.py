@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import zipfile
+
 import numpy as np
 import pytest
 from support import box, make_scene, real_meshes_dir, trooper
@@ -158,3 +161,79 @@ def test_bad_mesh_error_names_the_scenario_field(tmp_path):
     )
     with pytest.raises(MeshError, match=r"s\.yaml: scenery\[1\]\.mesh: junk\.stl: not an STL file"):
         load_scene(tmp_path / "s.yaml")
+
+
+def _proof_map_files(cache_dir):
+    return sorted(p.name for p in cache_dir.glob("interior-*.npz"))
+
+
+def _same_map(a, b):
+    for name in ("grid", "run_off", "run_lo", "run_hi", "label", "closed"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    for x, y in zip(a.tiles, b.tiles, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypatch, caplog):
+    from geom3d.scene import clear_scene_cache
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GEOM3D_CACHE_DIR", str(cache))
+    scenery = [box("w", [20, 100, 60], [60, 0])]
+    people = [trooper("a", [0, 0]), trooper("b", [120, 0], side="red")]
+    clear_scene_cache()
+    plain = make_scene(people, scenery)
+    assert plain._built.proof_map is None  # nothing read ahead unless asked
+    reference = plain.prover.interior
+    assert len(_proof_map_files(cache)) == 1
+
+    # a miss: the background read finds nothing, the prover builds the map and stores it
+    for f in cache.glob("interior-*.npz"):
+        f.unlink()
+    clear_scene_cache()
+    ahead = make_scene(people, scenery, prefetch_proofs=True)
+    assert ahead._built.proof_map is not None  # started while the BVH was built
+    key, found = ahead._built.proof_map.result(timeout=60)
+    assert found is None and key == reference.cache_key
+    _same_map(ahead.prover.interior, reference)
+    assert ahead._built.proof_map is None and len(_proof_map_files(cache)) == 1
+
+    # a hit: the map read in the background is the one the prover uses
+    clear_scene_cache()
+    ahead = make_scene(people, scenery, prefetch_proofs=True)
+    _key, found = ahead._built.proof_map.result(timeout=60)
+    assert found is not None
+    assert ahead.prover.interior is found
+    _same_map(found, reference)
+
+    # a damaged entry: one warning (from the background read), then rebuilt and rewritten
+    (entry,) = cache.glob("interior-*.npz")
+    entry.write_bytes(b"not a zip at all")
+    clear_scene_cache()
+    with caplog.at_level(logging.WARNING, logger="geom3d.mesh.cache"):
+        ahead = make_scene(people, scenery, prefetch_proofs=True)
+        _same_map(ahead.prover.interior, reference)
+    assert caplog.text.count("ignoring proof map cache entry") == 1
+    assert zipfile.is_zipfile(entry)
+
+    # the scenery cached in this process: the read starts on the cached scenery, once
+    again = make_scene(people, scenery, prefetch_proofs=True)
+    assert again.load_stats.cache_hit and again.prover is ahead.prover
+    assert again._built.proof_map is None  # the prover is made: nothing to read
+    clear_scene_cache()
+
+
+def test_prefetched_proof_map_error_reaches_the_prover(monkeypatch):
+    import geom3d.scene as scene_mod
+
+    def broken(built):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(scene_mod, "_proof_map_entry", broken)
+    scene_mod.clear_scene_cache()
+    scene = make_scene(
+        [trooper("a", [0, 0])], [box("w", [20, 30, 40], [60, 0])], prefetch_proofs=True
+    )
+    with pytest.raises(OSError, match="disk on fire"):
+        scene.prover  # noqa: B018
+    scene_mod.clear_scene_cache()

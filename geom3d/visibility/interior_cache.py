@@ -3,8 +3,9 @@
 Building the runs of a million-triangle table (labelling its closed solids, clipping every
 triangle to its columns, deciding parity) takes seconds; the result depends only on the
 blocking mesh, what is closed, and the ``PROOF_*`` tolerances. :func:`cached_interior`
-keys it by the SHA-256 of exactly those and keeps one ``interior-<key>.npz`` file in the
-mesh cache folder (:func:`geom3d.mesh.cache.default_cache_dir`).
+(:func:`read_interior`, else :func:`build_interior`) keys it by the SHA-256 of exactly
+those and keeps one ``interior-<key>.npz`` file in the mesh cache folder
+(:func:`geom3d.mesh.cache.default_cache_dir`).
 
 An entry passes the same gate as every geom3d cache entry
 (:func:`geom3d.mesh.cache.read_entry_file`: a regular file of this user, bounded, a stored
@@ -45,7 +46,13 @@ from geom3d.mesh.closing_cache import array_digest
 
 from .interior import InteriorMap
 
-__all__ = ["INTERIOR_CACHE_VERSION", "cached_interior", "interior_key"]
+__all__ = [
+    "INTERIOR_CACHE_VERSION",
+    "build_interior",
+    "cached_interior",
+    "interior_key",
+    "read_interior",
+]
 
 #: Bump when the runs change for the same input.
 INTERIOR_CACHE_VERSION: int = 2
@@ -151,7 +158,8 @@ def cached_interior(
     solids: Callable[[], tuple[np.ndarray, np.ndarray]],
     cache_dir=None,
 ) -> tuple[InteriorMap, bool]:
-    """The :class:`InteriorMap` of a blocking mesh, from the disk cache when it is there.
+    """The :class:`InteriorMap` of a blocking mesh, from the disk cache when it is there
+    (:func:`read_interior`), else built and stored (:func:`build_interior`).
 
     Parameters
     ----------
@@ -168,13 +176,38 @@ def cached_interior(
     -------
     (InteriorMap, hit)
     """
-    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{key}.npz"
-    got = read_entry_file(path, lambda fh: _read(fh, key, len(faces)), lambda w: _warn(path, w))
-    if got is not None:
-        label, closed, runs, tiles = got
-        im = InteriorMap(vertices, faces, label, closed, runs=runs, tiles=tiles)
-        im.cache_key = key
+    im = read_interior(key, vertices, faces, cache_dir)
+    if im is not None:
         return im, True
+    return build_interior(key, vertices, faces, solids, cache_dir), False
+
+
+def read_interior(key: str, vertices: np.ndarray, faces: np.ndarray, cache_dir=None):
+    """The cached :class:`InteriorMap` of a blocking mesh, or None.
+
+    None when there is no entry for ``key``, and when the entry fails its checks (after
+    logging a warning: :func:`build_interior` then rewrites it). Arguments as
+    :func:`cached_interior`. Safe to call from a background thread.
+    """
+    path = _entry_path(key, cache_dir)
+    got = read_entry_file(path, lambda fh: _read(fh, key, len(faces)), lambda w: _warn(path, w))
+    if got is None:
+        return None
+    label, closed, runs, tiles = got
+    im = InteriorMap(vertices, faces, label, closed, runs=runs, tiles=tiles)
+    im.cache_key = key
+    return im
+
+
+def build_interior(
+    key: str,
+    vertices: np.ndarray,
+    faces: np.ndarray,
+    solids: Callable[[], tuple[np.ndarray, np.ndarray]],
+    cache_dir=None,
+) -> InteriorMap:
+    """Build the :class:`InteriorMap` of a blocking mesh and store it under ``key``
+    (atomically; a failed write is logged). Arguments as :func:`cached_interior`."""
     label, closed = solids()
     im = InteriorMap(vertices, faces, label, closed)
     im.cache_key = key
@@ -192,8 +225,13 @@ def cached_interior(
     }
     fl, it = _rows(fl), _rows(it)
     stats.update(n_vertices=len(fl), n_triangles=len(it))
+    path = _entry_path(key, cache_dir)
     disk_put(path, key, key, fl, it, stats)
-    return im, False
+    return im
+
+
+def _entry_path(key: str, cache_dir) -> Path:
+    return Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{key}.npz"
 
 
 def _warn(path: Path, why: str) -> None:
