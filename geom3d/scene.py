@@ -28,7 +28,7 @@ from .solids import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from .standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
 from .tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
 from .trooper import Trooper
-from .visibility import InteriorMap, Prover
+from .visibility import InteriorMap, Prover, warm_kernels
 from .visibility.interior_cache import build_interior, interior_key, read_interior
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
@@ -60,7 +60,8 @@ def _proof_map_entry(built: BuiltScenery) -> tuple[str, InteriorMap | None]:
 def _read_proof_map(built: BuiltScenery) -> None:
     """Start :func:`_proof_map_entry` in a daemon thread (``built.proof_map``, a Future),
     unless the prover is made or the read is under way. Hashing and reading release the
-    GIL, so it runs beside the BVH build and the rest of the scene's set-up."""
+    GIL, so it runs beside the BVH build and the rest of the scene's set-up. Then it
+    loads the proofs' compiled kernels (:func:`geom3d.visibility.warm_kernels`)."""
     if built.prover is not None or built.proof_map is not None:
         return
     fut: Future = Future()
@@ -68,7 +69,10 @@ def _read_proof_map(built: BuiltScenery) -> None:
     def run() -> None:
         fut.set_running_or_notify_cancel()
         try:
-            fut.set_result(_proof_map_entry(built))
+            key, interior = _proof_map_entry(built)
+            if interior is not None:  # and the kernels that proofs run, while we are here
+                warm_kernels(interior)
+            fut.set_result((key, interior))
         except BaseException as exc:  # handed to whoever reads the map
             fut.set_exception(exc)
 

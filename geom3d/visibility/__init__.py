@@ -53,7 +53,7 @@ from .cast import (
 )
 from .eyes import eye_batches, eye_points, two_adic
 from .interior import InteriorMap
-from .pair import pair_patch, search_eyes
+from .pair import pair_patch, search_eyes, warm_kernels
 from .proof import PairProof, ProofStats, Prover
 from .search import BATCH_SIZES, PatchHit, search_patch
 from .witness import PatchWitness, patch_witness, visible_area
@@ -87,6 +87,7 @@ __all__ = [
     "search_patch",
     "two_adic",
     "visible_area",
+    "warm_kernels",
 ]
 
 

@@ -24,11 +24,12 @@ from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
 from .apparent import PatchLattice
 from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array, hidden_eyes
 from .eyes import eye_points
+from .interior import InteriorMap
 from .proof import PairProof, Prover
 from .search import BATCH_SIZES, search_clear_patch, search_patch
 from .witness import PatchWitness, patch_witness
 
-__all__ = ["pair_patch", "search_eyes"]
+__all__ = ["pair_patch", "search_eyes", "warm_kernels"]
 
 
 def search_eyes(
@@ -139,3 +140,27 @@ def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
     across = 2.0 * target.radius / lat.coarse_mm + 1.0
     up = target.height / lat.coarse_mm + 1.0
     return int(across * up)
+
+
+def warm_kernels(interior: InteriorMap) -> None:
+    """Load the compiled kernels of proofs and occluders (numba's disk cache) now.
+
+    A threaded matrix would otherwise load them in its first pair that needs one, holding
+    the GIL while the other threads wait (about 40 ms on a warm cache); the scene calls
+    this from the thread that reads the proof map ahead (``prefetch_proofs``). One toy
+    pair, far off ``interior``'s grid, with an occluder between its two troopers, runs
+    the kernels with the argument types of the real calls. It answers nothing and changes
+    nothing.
+    """
+    gx, gy = float(interior.grid[0]), float(interior.grid[1])  # a column off the mesh
+    # a thin cylinder next to the mesh's corner, in its first tile: the parity kernel
+    interior.outside(Cylinder((gx - 9.0, gy - 9.0, 0.0), 3.0, 10.0))
+    x0, y0 = gx - 1000.0, gy - 1000.0
+    a = Cylinder((x0, y0, 0.0), 12.5, 40.0)
+    b = Cylinder((x0 + 200.0, y0, 0.0), 12.5, 40.0)
+    occ = cylinder_array([Cylinder((x0 + 100.0, y0, 0.0), 20.0, 60.0)])
+    occ = np.ascontiguousarray(occ[cull_rows(a, b, occ)])
+    eyes = eye_points(a, b)
+    eyes = eyes[~hidden_eyes(eyes, b, occ)]
+    prover = Prover(interior, None)  # no ray below: the engine is not needed
+    prover.warm(a, b, occ, eyes)

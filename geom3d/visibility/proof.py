@@ -316,6 +316,20 @@ class Prover:
             return None
         return PairProof(tuple(trees))
 
+    def warm(self, a: Cylinder, b: Cylinder, occ: np.ndarray, eyes: np.ndarray) -> None:
+        """Run the compiled steps of :meth:`pair` and of a search's eye lookup once on
+        ``a``, ``b`` (their outside checks, the centre segment against ``occ``, one tree
+        in the pair's own frame, ``eyes`` of ``a`` against it), casting no ray: so that
+        numba loads them now (see :func:`.pair.warm_kernels`)."""
+        runs = self._is_outside(a) and self._is_outside(b)
+        ba, bb = a.base_array, b.base_array
+        ca = np.array([ba[0], ba[1], ba[2] + 0.5 * a.height])
+        cb = np.array([bb[0], bb[1], bb[2] + 0.5 * b.height])
+        segment_hits_cylinders(ca, cb, occ)
+        tree, _ = self._tree(a, b, occ, runs, 0.0, PROOF_MAX_BUNDLES, PROOF_MAX_DEPTH, True)
+        if tree is not None:
+            tree.settled_eyes(eyes, False)
+
     def _angles(self, a: Cylinder, b: Cylinder, own_deg: float, walls: bool):
         """The frames to try, in order: the pair's own, then (only if asked for, when the
         own frame has not proved everything) :meth:`wall_angles`."""

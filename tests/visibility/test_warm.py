@@ -1,0 +1,88 @@
+"""warm_kernels (geom3d.visibility.pair): it runs the proofs' and occluders' compiled
+kernels with exactly the argument types of a real matrix, so that numba's cache loads
+them ahead of the matrix, and answers nothing."""
+
+from __future__ import annotations
+
+import numba
+import pytest
+from support import box, make_scene, trooper
+
+import geom3d.visibility.cast as cast_mod
+import geom3d.visibility.interior as interior_mod
+import geom3d.visibility.proof as proof_mod
+from geom3d import lof
+from geom3d.visibility import warm_kernels
+
+#: (module that calls it, kernel name) for every kernel the warm-up is there to load
+KERNELS = [
+    (cast_mod, "cull_kernel"),
+    (cast_mod, "hidden_kernel"),
+    (interior_mod, "cylinder_free"),
+    (interior_mod, "column_parity"),
+    (proof_mod, "prove_bundles"),
+    (proof_mod, "segment_hits_cylinders"),
+    (proof_mod, "settled_eyes"),
+]
+
+
+def _record(monkeypatch):
+    """Record the numba argument types of every call to the kernels."""
+    seen: dict[str, set] = {name: set() for _, name in KERNELS}
+    for mod, name in KERNELS:
+        real = getattr(mod, name)
+
+        def spy(*args, _real=real, _name=name):
+            seen[_name].add(tuple(numba.typeof(x) for x in args))
+            return _real(*args)
+
+        monkeypatch.setattr(mod, name, spy)
+    return seen
+
+
+def _scene():
+    """Nine troopers (36 pairs) round walls on platforms: proofs, walls and occluders."""
+    at = [(0, 0), (120, 0), (0, -110), (120, -110), (60, 90), (-60, -50), (200, 40)]
+    at += [(60, -200), (-80, 80)]
+    people = [
+        trooper(f"t{i}", [x, y], side="red" if i % 2 else "blue") for i, (x, y) in enumerate(at)
+    ]
+    walls = [
+        box("w", [20, 300, 80], [60, 0]),
+        box("pa", [40, 40, 10], [0, 0]),
+        box("pb", [40, 40, 10], [120, 0]),
+        box("w2", [200, 8, 50], [60, -160], rotation_deg=20.0),
+    ]
+    return make_scene(people, walls)
+
+
+def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch):
+    scene = _scene()
+    prover = scene.prover
+    seen = _record(monkeypatch)
+    warm_kernels(prover.interior)
+    warmed = {k: set(v) for k, v in seen.items()}
+    assert all(warmed.values()), {k for k, v in warmed.items() if not v}
+    for v in seen.values():
+        v.clear()
+    scene.visibility_cache.clear()
+    lof.lof_matrix(scene, threads=1)
+    used = {k: v for k, v in seen.items() if v}
+    assert {"prove_bundles", "settled_eyes", "hidden_kernel", "cull_kernel"} <= set(used)
+    for name, sigs in used.items():
+        assert sigs <= warmed[name], (name, sigs - warmed[name])
+
+
+def test_warm_up_changes_no_answer():
+    scene = _scene()
+    before = lof.lof_matrix(scene, threads=1)
+    warm_kernels(scene.prover.interior)
+    scene.visibility_cache.clear()
+    assert lof.lof_matrix(scene, threads=1) == before
+
+
+@pytest.mark.parametrize("solid", [True, False])
+def test_warm_up_runs_on_a_map_with_and_without_runs(solid):
+    scene = make_scene([trooper("a", [0, 0])], [box("w", [20, 30, 40], [60, 0], blocks_lof=solid)])
+    warm_kernels(scene.prover.interior)  # no error, on an empty map too
+    assert scene.prover.interior.certifies() == solid
