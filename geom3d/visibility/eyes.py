@@ -22,7 +22,9 @@ from geom3d.tolerances import EYE_SPACING_MM, GEOM_EPS_MM, STAND_INSET_MM, SURFA
 __all__ = ["eye_batches", "eye_points", "two_adic"]
 
 
-def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_MM) -> np.ndarray:
+def eye_points(
+    viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_MM, limit: int | None = None
+) -> np.ndarray:
     """Eye points on the part of ``viewer``'s surface that faces ``target``.
 
     Side points cover the half of the mantle facing the target (all of it when the target
@@ -35,6 +37,9 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     ----------
     viewer, target : Cylinder
     spacing : float, mm
+    limit : int, optional
+        Only the first ``limit`` points (the same floats as the first rows of the whole
+        set): a search that usually ends in its first eyes makes only those.
 
     Returns
     -------
@@ -61,6 +66,8 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
     if target.base[2] < b[2]:
         caps.append(z0)
     gx, gy = _cap_grid(r, spacing)
+    if limit is not None and limit <= len(R):  # side points only
+        R, C, caps = R[: max(limit, 0)], C[: max(limit, 0)], []
     n = len(R)
     out = np.empty((n + len(caps) * len(gx), 3))
     # side: (b + r cos, b + r sin, z), per column then gathered (the same float
@@ -82,7 +89,7 @@ def eye_points(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_
             d = -(cap[:, :2] - b[:2]) @ (to / dist)
             cap[:] = cap[np.argsort(d, kind="stable")]
         n += len(gx)
-    return out
+    return out if limit is None else out[: max(limit, 0)]
 
 
 @functools.lru_cache(maxsize=64)

@@ -108,16 +108,18 @@ def pair_patch(
     else:
         rows = cylinder_array(occluders)
     occ = np.ascontiguousarray(rows[cull_rows(a, b, rows)]) if len(rows) else rows
-    eyes = eye_points(a, b, eye_spacing)
     proof: PairProof | None = None
     back = None  # the eyes of b, once made
     if prover is None:
-        w = search_eyes(b, eyes, engine, occ, lat, stats)
+        w = search_eyes(b, eye_points(a, b, eye_spacing), engine, occ, lat, stats)
     else:
         pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
         n_pre = sum(pre)
-        w = search_eyes(b, eyes[:n_pre], engine, occ, lat, stats, sizes=pre)
+        # most visible pairs end in these first eyes: only they are made first
+        head = eye_points(a, b, eye_spacing, limit=n_pre)
+        w = search_eyes(b, head, engine, occ, lat, stats, sizes=pre)
         if w is None:
+            eyes = eye_points(a, b, eye_spacing)
             back = eye_points(b, a, eye_spacing)
             effort = len(eyes) * _coarse_count(b, lat) + len(back) * _coarse_count(a, lat)
             if not isinstance(prover, Prover):

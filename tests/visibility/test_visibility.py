@@ -77,6 +77,20 @@ def test_eye_points_add_the_top_cap_for_a_taller_target_and_all_round_for_one_ab
     assert np.ptp(ang) > 1.9 * math.pi
 
 
+def test_eye_points_limit_gives_the_first_points_to_the_last_bit():
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        viewer = Cylinder(tuple(rng.uniform(-500, 500, 3)), rng.uniform(5, 30), rng.uniform(8, 60))
+        above = rng.random() < 0.2  # straight above or below: the whole mantle, and caps
+        xy = viewer.base[:2] if above else tuple(rng.uniform(-500, 500, 2))
+        target = Cylinder((*xy, rng.uniform(-100, 100)), rng.uniform(5, 30), rng.uniform(8, 90))
+        whole = eye_points(viewer, target)
+        for k in (0, 1, 9, 73, len(whole) - 1, len(whole), len(whole) + 5):
+            head = eye_points(viewer, target, limit=k)
+            assert head.shape == whole[:k].shape
+            assert head.tobytes() == whole[:k].tobytes(), k
+
+
 # --------------------------------------------------------------------------------------
 # apparent view
 # --------------------------------------------------------------------------------------
