@@ -144,14 +144,15 @@ def search_clear_patch(
     """:func:`search_patch` with Line of Fire's predicate, in one compiled call.
 
     ``cast`` must be compiled (:attr:`ClearToTarget.compiled`); the extent is the
-    default one. Same answer, witness and counters as :func:`search_patch`.
+    default one. Same answer, witness and counters as :func:`search_patch`; the hit's
+    view holds the witness eye alone (frames are per eye: the same floats).
     """
     eyes = np.ascontiguousarray(eyes, dtype=np.float64)
     if not len(eyes):
         return None
     center, rim, row, cap, rim_pad = _target_args(target)
     counts = np.zeros(5, np.int64)
-    start, size, eye, ca, cb, p = search_clear(
+    start, _size, eye, ca, cb, p = search_clear(
         eyes, _sizes(batch_sizes), center, rim, row,
         *cast.compiled_args(), cap, rim_pad, lattice.sample_mm, APPARENT_DEPTH_EPS_MM,
         lattice.coarse_mm, lattice.coarse_step, lattice.window, counts,
@@ -159,8 +160,8 @@ def search_clear_patch(
     cast.count(counts)
     if start < 0:
         return None
-    view = ApparentView(eyes[start : start + size], target)
-    return _hit(view, int(eye), 0, 0, lattice, int(ca), int(cb), p)
+    at = start + int(eye)
+    return _hit(ApparentView(eyes[at : at + 1], target), 0, 0, 0, lattice, int(ca), int(cb), p)
 
 
 @functools.lru_cache(maxsize=1024)
