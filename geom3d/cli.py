@@ -106,8 +106,8 @@ def _lof_pairs(scene, args):
 
 
 def _matrix_pairs(scenario, args) -> int:
-    """How many unordered pairs ``geom3d lof`` will answer (as many as the matrix proves
-    blocked at most): proofs are read ahead from ``PROOF_MIN_PAIRS`` on."""
+    """How many unordered pairs ``geom3d lof`` will answer. From ``PROOF_MIN_PAIRS`` on
+    the matrix uses blocking proofs, so their map is read ahead while the BVH builds."""
     n = len(scenario.troopers)
     if args.from_id is not None and args.to_id is not None:
         return 1

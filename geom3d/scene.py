@@ -10,6 +10,7 @@ highest surface point under their whole base disc (:mod:`geom3d.standing`, SPEC 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import threading
@@ -320,7 +321,7 @@ class Scene:
                 else:
                     key, interior = _proof_map_entry(built)
                 if interior is None:  # not cached: build it (and store it)
-                    solids = lambda: closed_solids(built)  # noqa: E731
+                    solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
                 built.prover = Prover(interior, built.engine)
         return built.prover
