@@ -199,6 +199,12 @@ class PairProof:
         return settled_packed(*self.packed, origins, ends, flip)
 
 
+def _centre(cyl: Cylinder) -> np.ndarray:
+    """(3,) float64, mm: the middle of the cylinder's axis."""
+    b = cyl.base_array
+    return np.array([b[0], b[1], b[2] + 0.5 * cyl.height])
+
+
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:
     b = cyl.base_array
     rx, ry = float(b[0]) - ox, float(b[1]) - oy
@@ -278,8 +284,7 @@ class Prover:
         length = float(np.hypot(*d))
         if length <= a.radius + b.radius + 2 * SURFACE_BOX_PAD_MM:
             return None
-        ca = np.array([ba[0], ba[1], ba[2] + 0.5 * a.height])
-        cb = np.array([bb[0], bb[1], bb[2] + 0.5 * b.height])
+        ca, cb = _centre(a), _centre(b)
         if not (
             segment_hits_cylinders(ca, cb, occ)
             or self.engine.occluded_segments(ca[None, :], cb[None, :])[0]
@@ -322,10 +327,7 @@ class Prover:
         in the pair's own frame, ``eyes`` of ``a`` against it), casting no ray: so that
         numba loads them now (see :func:`.pair.warm_kernels`)."""
         runs = self._is_outside(a) and self._is_outside(b)
-        ba, bb = a.base_array, b.base_array
-        ca = np.array([ba[0], ba[1], ba[2] + 0.5 * a.height])
-        cb = np.array([bb[0], bb[1], bb[2] + 0.5 * b.height])
-        segment_hits_cylinders(ca, cb, occ)
+        segment_hits_cylinders(_centre(a), _centre(b), occ)
         tree, _ = self._tree(a, b, occ, runs, 0.0, PROOF_MAX_BUNDLES, PROOF_MAX_DEPTH, True)
         if tree is not None:
             tree.settled_eyes(eyes, False)
