@@ -97,7 +97,10 @@ def visible_area(view: ApparentView, i: int, cast: SampleCast, sample_mm: float)
     The eye's whole apparent view (:meth:`ApparentView.extent`) is sampled once on the
     fine lattice; each counting sample stands for ``sample_mm`` x ``sample_mm``.
     """
-    single = ApparentView(view.eyes[i : i + 1], view.target)
+    if len(view.eyes) == 1:  # already that eye's own view (frames are per eye)
+        single = view
+    else:
+        single = ApparentView(view.eyes[i : i + 1], view.target)
     s0, s1, t0, t1 = single.extent()
     fa = lattice(s0, s1, sample_mm)
     fb = lattice(t0, t1, sample_mm)
