@@ -108,10 +108,17 @@ def _lof_pairs(scene, args):
 def _matrix_pairs(scenario, args) -> int:
     """How many unordered pairs ``geom3d lof`` will answer. From ``PROOF_MIN_PAIRS`` on
     the matrix uses blocking proofs, so their map is read ahead while the BVH builds."""
-    n = len(scenario.troopers)
     if args.from_id is not None and args.to_id is not None:
         return 1
-    return n - 1 if args.from_id is not None or args.to_id is not None else n * (n - 1) // 2
+    if args.from_id is not None or args.to_id is not None:
+        return len(scenario.troopers) - 1
+    return _all_pairs(scenario)
+
+
+def _all_pairs(scenario) -> int:
+    """Unordered pairs of the scenario's troopers."""
+    n = len(scenario.troopers)
+    return n * (n - 1) // 2
 
 
 def cmd_lof(args) -> int:
@@ -237,7 +244,7 @@ def cmd_demo(args) -> int:
     except OSError as exc:
         raise UsageError(f"--out: cannot create the folder {args.out}: {exc.strerror}") from None
     t0 = time.perf_counter()
-    scene = _load(path)
+    scene = _load(path, lambda scn: _all_pairs(scn) >= PROOF_MIN_PAIRS)  # the full matrix
     load_s = time.perf_counter() - t0
     _warn(scene, args)
     s = scene.summary()

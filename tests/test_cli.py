@@ -159,9 +159,18 @@ def test_demo_writes_the_same_documents_as_lof_and_attack(capsys, tmp_path, monk
         raise UsageError("no renderer in this test")
 
     monkeypatch.setattr(cli, "_viewer", no_renderer)
+    import geom3d.api as api
+    from geom3d.scenario import load_scenario
+    from geom3d.tolerances import PROOF_MIN_PAIRS
+
+    asked = []
+    real = api.build_scene
+    monkeypatch.setattr(api, "build_scene", lambda scn, **kw: asked.append(kw) or real(scn, **kw))
     code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "d"), "--quiet")
     assert code == 0
     assert "diagrams skipped: no renderer in this test" in out
+    n = len(load_scenario(cli.demo_scenario_path()).troopers)  # the whole matrix: read ahead
+    assert asked == [{"prefetch_proofs": n * (n - 1) // 2 >= PROOF_MIN_PAIRS}]
     table = str(cli.demo_scenario_path())
     _, lof_json, _ = run(capsys, "lof", table, "--quiet")
     _, attack_json, _ = run(capsys, "attack", table, "--quiet")

@@ -206,7 +206,7 @@ def run(args) -> int:
     out = Path(args.out)
     inputs = [Path(args.scenario)] + ([Path(args.compare)] if args.compare else [])
     _check_out(out, inputs)
-    scene = load_scene(args.scenario)
+    scene = load_scene(args.scenario, prefetch_proofs=True)  # the survey proves: read ahead
     if not args.quiet:
         for w in scene.warnings:
             print(f"warning: {scene.scenario.name}: {w}", file=sys.stderr)

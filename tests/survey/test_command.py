@@ -206,3 +206,20 @@ def test_metre_dem_declared_as_mm_is_flagged(tmp_path):
     warnings = health_warnings(scene, grid)
     unit = [w for w in warnings if w.startswith("table mesh declared in mm")]
     assert len(unit) == 1 and "as m it would span 1200 mm" in unit[0]
+
+
+def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
+    import geom3d.survey.command as command
+
+    asked = []
+    real = command.load_scene
+
+    def spy(path, **kw):
+        asked.append(kw.get("prefetch_proofs"))
+        return real(path, **kw)
+
+    monkeypatch.setattr(command, "load_scene", spy)
+    path = _scenario(tmp_path / "s.json", SCENERY)
+    argv = ["survey", str(path), "--spacing", "150", "--out", str(tmp_path / "o"), "--quiet"]
+    assert main([*argv, "--workers", "1"]) == 0
+    assert asked == [True]  # the survey always proves (workers=1: the scene's own prover)
