@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import tempfile
+from json.encoder import encode_basestring
 from pathlib import Path
 
 from .errors import UsageError
@@ -55,12 +56,77 @@ _JSON_ESCAPE = re.compile("[\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 def dumps_json(obj) -> str:
     """Deterministic JSON: same input, byte-identical output.
 
-    Non-ASCII text is written as UTF-8 except the characters a terminal or an encoder
-    would choke on (C0/C1 controls, DEL, lone surrogates), which become ``\\uXXXX``
-    escapes: the document stays valid UTF-8 and ``json.loads`` gives the same strings back.
+    The text of ``json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)``, then
+    non-ASCII text stays UTF-8 except the characters a terminal or an encoder would choke
+    on (C0/C1 controls, DEL, lone surrogates), which become ``\\uXXXX`` escapes: the
+    document stays valid UTF-8 and ``json.loads`` gives the same strings back.
+
+    Documents of plain dicts (string keys), lists, tuples, strings, ints, finite floats,
+    bools and None are written by :func:`_indented` (the same text, about twice as fast
+    as the standard library's pure-Python indenting encoder); anything else by
+    ``json.dumps`` itself, which also raises its own errors.
     """
-    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    return _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    try:
+        parts: list[str] = []
+        _indented(obj, 0, parts)
+        text = "".join(parts)
+    except _Unusual:
+        text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
+    return _JSON_ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text + "\n")
+
+
+class _Unusual(Exception):
+    """A value :func:`_indented` leaves to ``json.dumps``."""
+
+
+_NEWLINE = ["\n" + "  " * k for k in range(64)]  # newline and indent, by depth
+_INFINITE = (-math.inf, math.inf)
+
+
+def _indented(o, depth: int, out: list[str]) -> None:
+    """Append the ``indent=2`` JSON of ``o`` to ``out`` (see :func:`dumps_json`)."""
+    t = type(o)
+    if t is str:
+        out.append(encode_basestring(o))
+    elif t is float:
+        if o != o or o in _INFINITE:
+            raise _Unusual
+        out.append(float.__repr__(o))
+    elif t is int:
+        out.append(int.__repr__(o))
+    elif o is None:
+        out.append("null")
+    elif o is True:
+        out.append("true")
+    elif o is False:
+        out.append("false")
+    elif t is dict or t is list or t is tuple:
+        if not o:
+            out.append("{}" if t is dict else "[]")
+            return
+        if depth + 1 >= len(_NEWLINE):
+            raise _Unusual
+        inner = _NEWLINE[depth + 1]
+        out.append("{" if t is dict else "[")
+        sep = inner
+        if t is dict:
+            for k, v in o.items():
+                if type(k) is not str:
+                    raise _Unusual
+                out.append(sep)
+                out.append(encode_basestring(k))
+                out.append(": ")
+                _indented(v, depth + 1, out)
+                sep = "," + inner
+        else:
+            for v in o:
+                out.append(sep)
+                _indented(v, depth + 1, out)
+                sep = "," + inner
+        out.append(_NEWLINE[depth])
+        out.append("}" if t is dict else "]")
+    else:
+        raise _Unusual
 
 
 def _kind(st_mode: int) -> str | None:

@@ -6,9 +6,13 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from geom3d.errors import UsageError
 from geom3d.output import atomic_write, check_writable, dumps_json, safe_text
@@ -94,3 +98,53 @@ def test_failed_write_keeps_the_old_file_and_is_one_line(tmp_path, monkeypatch, 
     assert str(exc.value) == f"cannot write {p}: {os.strerror(err)}"
     assert p.read_text() == "old"
     assert os.listdir(tmp_path) == ["r.json"]
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=8)
+    | st.sampled_from([np.float64(1.5), np.float64(-0.0), "\ud800", "\x1b\x9b", 1e16, 1e-7])
+)
+_KEYS = st.text(max_size=6) | st.integers(-5, 5) | st.sampled_from([1.5, True, None])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.recursive(
+        _SCALARS,
+        lambda kids: (
+            st.lists(kids, max_size=4)
+            | st.lists(kids, max_size=3).map(tuple)
+            | st.dictionaries(_KEYS, kids, max_size=4)
+        ),
+        max_leaves=30,
+    )
+)
+def test_dumps_json_is_exactly_the_standard_librarys_text(doc):
+    def reference():
+        text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return re.sub(
+            "[\x7f-\x9f\ud800-\udfff\u2028\u2029]", lambda m: f"\\u{ord(m.group()):04x}", text
+        )
+
+    try:
+        expected = reference()
+    except ValueError as exc:  # NaN or infinity: the same error, from json itself
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            dumps_json(doc)
+        return
+    assert dumps_json(doc) == expected
+
+
+def test_dumps_json_deep_and_circular_documents_behave_as_json():
+    deep: list = []
+    for _ in range(200):
+        deep = [deep, {"k": 1.25}]
+    assert dumps_json(deep) == json.dumps(deep, indent=2, ensure_ascii=False) + "\n"
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps_json(loop)
