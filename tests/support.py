@@ -61,3 +61,17 @@ def trooper(id_, position, *, side="blue", facing_deg=0.0, silhouette=2, **kw):
         "silhouette": silhouette,
         **kw,
     }
+
+
+def spy_prefetch(monkeypatch, module, name):
+    """Replace ``module.name`` (a scene builder) by a pass-through that records the
+    ``prefetch_proofs`` each call asks for; returns that list."""
+    asked = []
+    real = getattr(module, name)
+
+    def spy(*args, **kw):
+        asked.append(kw.get("prefetch_proofs", False))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, name, spy)
+    return asked

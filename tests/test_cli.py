@@ -8,7 +8,7 @@ import sys
 
 import pytest
 import yaml
-from support import REPO
+from support import REPO, spy_prefetch
 
 from geom3d.cli import main
 
@@ -163,14 +163,12 @@ def test_demo_writes_the_same_documents_as_lof_and_attack(capsys, tmp_path, monk
     from geom3d.scenario import load_scenario
     from geom3d.tolerances import PROOF_MIN_PAIRS
 
-    asked = []
-    real = api.build_scene
-    monkeypatch.setattr(api, "build_scene", lambda scn, **kw: asked.append(kw) or real(scn, **kw))
+    asked = spy_prefetch(monkeypatch, api, "build_scene")
     code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "d"), "--quiet")
     assert code == 0
     assert "diagrams skipped: no renderer in this test" in out
     n = len(load_scenario(cli.demo_scenario_path()).troopers)  # the whole matrix: read ahead
-    assert asked == [{"prefetch_proofs": n * (n - 1) // 2 >= PROOF_MIN_PAIRS}]
+    assert asked == [n * (n - 1) // 2 >= PROOF_MIN_PAIRS]
     table = str(cli.demo_scenario_path())
     _, lof_json, _ = run(capsys, "lof", table, "--quiet")
     _, attack_json, _ = run(capsys, "attack", table, "--quiet")
@@ -427,14 +425,7 @@ def test_lof_reads_the_proof_map_ahead_only_for_a_matrix_that_proves(
     from geom3d.tolerances import PROOF_MIN_PAIRS
 
     assert PROOF_MIN_PAIRS == 32  # the cases above are sized for it
-    asked = []
-    real = api.build_scene
-
-    def spy(scenario, **kw):
-        asked.append(kw.get("prefetch_proofs"))
-        return real(scenario, **kw)
-
-    monkeypatch.setattr(api, "build_scene", spy)
+    asked = spy_prefetch(monkeypatch, api, "build_scene")
     doc = {
         "format": "geom3d/1",
         "units": "mm",

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 import trimesh
-from support import box, make_scene
+from support import box, make_scene, spy_prefetch
 
 from geom3d.cli import main
 from geom3d.survey import place_probes, probe_for, survey
@@ -211,14 +211,7 @@ def test_metre_dem_declared_as_mm_is_flagged(tmp_path):
 def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
     import geom3d.survey.command as command
 
-    asked = []
-    real = command.load_scene
-
-    def spy(path, **kw):
-        asked.append(kw.get("prefetch_proofs"))
-        return real(path, **kw)
-
-    monkeypatch.setattr(command, "load_scene", spy)
+    asked = spy_prefetch(monkeypatch, command, "load_scene")
     path = _scenario(tmp_path / "s.json", SCENERY)
     argv = ["survey", str(path), "--spacing", "150", "--out", str(tmp_path / "o"), "--quiet"]
     assert main([*argv, "--workers", "1"]) == 0
