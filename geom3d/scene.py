@@ -316,8 +316,8 @@ class Scene:
             if built.prover is None:
                 b = built.blocking
                 if built.proof_map is not None:  # read in the background (prefetch_proofs)
-                    key, interior = built.proof_map.result()
-                    built.proof_map = None
+                    pending, built.proof_map = built.proof_map, None  # an error raises once
+                    key, interior = pending.result()
                 else:
                     key, interior = _proof_map_entry(built)
                 if interior is None:  # not cached: build it (and store it)

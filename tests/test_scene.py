@@ -236,4 +236,6 @@ def test_prefetched_proof_map_error_reaches_the_prover(monkeypatch):
     )
     with pytest.raises(OSError, match="disk on fire"):
         scene.prover  # noqa: B018
+    monkeypatch.undo()  # the next ask reads again, in the foreground
+    assert scene.prover.interior.certifies()
     scene_mod.clear_scene_cache()
