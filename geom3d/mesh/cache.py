@@ -29,9 +29,11 @@ import json
 import logging
 import os
 import stat
+import struct
 import tempfile
 import threading
 import zipfile
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 
@@ -136,6 +138,11 @@ _STATS_TYPES = {
 }
 
 
+#: A zip member's local header: signature, then (22 bytes on) its name's and extra
+#: field's lengths.
+_LOCAL_HEADER = struct.Struct("<4s22xHH")
+
+
 class _BadEntry(Exception):
     """Why a disk cache entry is not used."""
 
@@ -157,25 +164,48 @@ def _check_stats(stats) -> dict:
 
 
 def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.ndarray:
-    """A ``(rows, 3)`` array of exactly ``dtype`` from a stored ``.npy`` member."""
+    """A new ``(rows, 3)`` array of exactly ``dtype`` from a stored ``.npy`` member.
+
+    Read straight from the archive's file into the array (no buffering in between: a
+    cache entry of 1M triangles reads about twice as fast as through ``zipfile``); the
+    member's bytes must pass its CRC, as ``zipfile`` would check them.
+    """
     info = zf.getinfo(name)
-    with zf.open(info) as fh:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dt = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
-        else:
-            raise _BadEntry(f"{name}: unsupported .npy version {version}")
-        if dt != np.dtype(dtype) or fortran or shape != (rows, 3):
-            raise _BadEntry(f"{name}: {dt} {shape}, expected {dtype} ({rows}, 3)")
-        nbytes = rows * 3 * np.dtype(dtype).itemsize
-        if info.file_size != fh.tell() + nbytes:
-            raise _BadEntry(f"{name}: size does not match its header")
-        data = fh.read(nbytes)
-        if len(data) != nbytes or fh.read(1):
+    fh = zf.fp
+    fh.seek(info.header_offset)
+    local = fh.read(_LOCAL_HEADER.size)
+    if len(local) != _LOCAL_HEADER.size:
+        raise _BadEntry(f"{name}: truncated")
+    signature, n_name, n_extra = _LOCAL_HEADER.unpack(local)
+    if signature != zipfile.stringFileHeader:
+        raise _BadEntry(f"{name}: bad local header")
+    start = info.header_offset + _LOCAL_HEADER.size + n_name + n_extra
+    fh.seek(start)
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dt = np.lib.format.read_array_header_1_0(fh)
+    elif version == (2, 0):
+        shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
+    else:
+        raise _BadEntry(f"{name}: unsupported .npy version {version}")
+    if dt != np.dtype(dtype) or fortran or shape != (rows, 3):
+        raise _BadEntry(f"{name}: {dt} {shape}, expected {dtype} ({rows}, 3)")
+    head = fh.tell() - start
+    if info.file_size != head + rows * 3 * np.dtype(dtype).itemsize:
+        raise _BadEntry(f"{name}: size does not match its header")
+    fh.seek(start)
+    crc = zlib.crc32(fh.read(head))
+    out = np.empty((rows, 3), dtype=dtype)
+    buf = memoryview(out).cast("B")
+    got = 0
+    while got < len(buf):
+        n = fh.readinto(buf[got:])
+        if not n:
             raise _BadEntry(f"{name}: truncated")
-    return np.frombuffer(data, dtype=dtype).reshape(rows, 3)
+        got += n
+    if zlib.crc32(buf, crc) != info.CRC:
+        raise _BadEntry(f"{name}: bad CRC")
+    return out
 
 
 def read_meta(zf: zipfile.ZipFile, key: str, kind: str = "cache") -> dict:

@@ -120,9 +120,9 @@ def _read(fh, key: str, n_faces: int):
         if set(stats) != _STATS:
             raise _BadEntry("metadata has other fields than expected")
         n = {k: _count(stats, k) for k in _STATS}
-        # copied once, whole: writable arrays, which the kernels are compiled for
-        fl = _read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel().copy()
-        it = _read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel().copy()
+        # new, writable arrays (which the kernels are compiled for), sliced below
+        fl = _read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel()
+        it = _read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel()
     r, cells, m, k = n["n_runs"], n["n_cells"], n["n_faces"], n["n_labels"]
     tiles, tt = n["n_tiles"], n["n_tile_tris"]
     if m != n_faces or len(fl) < 6 + 2 * r or len(it) < cells + 1 + m + k + tiles + 1 + tt:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import pytest
 import trimesh
 
 from geom3d.mesh import cache as cache_module
@@ -118,6 +121,37 @@ def test_corrupt_cache_entry_is_reparsed_and_replaced(tmp_path):
     assert again.report.n_triangles == 12
     clear_memory_cache()
     assert load_mesh(path, cache_dir=cache).report.cache_hit
+
+
+@pytest.mark.parametrize(
+    ("member", "where", "why"),
+    [
+        ("faces.npy", "last", "faces.npy: bad CRC"),  # a data byte: the member's CRC fails
+        ("vertices.npy", "header", "vertices.npy: bad local header"),
+    ],
+)
+def test_damaged_array_member_is_refused(tmp_path, caplog, member, where, why):
+    path = _write(_box(), tmp_path / "box.stl", "stl")
+    cache = tmp_path / "cache"
+    first = load_mesh(path, cache_dir=cache)
+    (entry,) = cache.iterdir()
+    data = bytearray(entry.read_bytes())
+    with zipfile.ZipFile(entry) as zf:
+        info = zf.getinfo(member)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    if where == "last":
+        data[start + info.file_size - 1] ^= 0xFF
+    else:
+        data[info.header_offset] ^= 0xFF
+    entry.write_bytes(bytes(data))
+    clear_memory_cache()
+    with caplog.at_level(logging.WARNING):
+        again = load_mesh(path, cache_dir=cache)
+    assert not again.report.cache_hit
+    assert f"{why}; re-parsing" in caplog.text
+    assert again.vertices.tobytes() == first.vertices.tobytes()
+    clear_memory_cache()
+    assert load_mesh(path, cache_dir=cache).report.cache_hit  # rewritten
 
 
 def test_failed_cache_write_leaves_nothing_behind(tmp_path, monkeypatch, caplog):
