@@ -196,7 +196,7 @@ def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.nda
     fh.seek(start)
     crc = zlib.crc32(fh.read(head))
     out = np.empty((rows, 3), dtype=dtype)
-    buf = memoryview(out).cast("B")
+    buf = memoryview(out.reshape(-1)).cast("B")  # (a 1-D view: a (0, 3) array casts too)
     got = 0
     while got < len(buf):
         n = fh.readinto(buf[got:])

@@ -123,6 +123,22 @@ def test_corrupt_cache_entry_is_reparsed_and_replaced(tmp_path):
     assert load_mesh(path, cache_dir=cache).report.cache_hit
 
 
+@pytest.mark.parametrize("rows", [0, 1, 4097])
+def test_arrays_read_back_new_and_writable(tmp_path, rows):
+    """Members are read straight into new arrays, empty ones too (a closing may add no
+    triangle)."""
+    rng = np.random.default_rng(rows)
+    v, f = rng.normal(size=(rows, 3)), rng.integers(0, 9, size=(rows, 3))
+    path = tmp_path / "e.npz"
+    cache_module.disk_put(path, "k", "d", v, f, {})
+    with zipfile.ZipFile(path) as zf:
+        v2 = cache_module._read_array(zf, "vertices.npy", "<f8", rows)
+        f2 = cache_module._read_array(zf, "faces.npy", "<i8", rows)
+    assert v2.shape == f2.shape == (rows, 3)
+    assert v2.tobytes() == v.tobytes() and f2.tobytes() == f.astype("<i8").tobytes()
+    assert v2.flags.writeable and f2.flags.writeable and v2.flags.c_contiguous
+
+
 @pytest.mark.parametrize(
     ("member", "where", "why"),
     [
