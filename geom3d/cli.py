@@ -127,8 +127,10 @@ def cmd_lof(args) -> int:
     pairs = _lof_pairs(scene, args)
     if args.from_id is not None and args.from_id == args.to_id:
         raise UsageError(f"--from and --to name the same trooper ({args.from_id!r})")
+    # a single pair's area is as cheap as its answer; a matrix measures them when asked
+    areas = args.areas or (args.from_id is not None and args.to_id is not None)
     with _progress(args, "Line of Fire") as bar:
-        doc = lof_report(scene, pairs, progress=bar)
+        doc = lof_report(scene, pairs, progress=bar, areas=areas)
     render = {"json": dumps_json, "table": lof_table, "matrix": lof_matrix_text}[args.format]
     write_stdout(render(doc))
     return EXIT_OK
@@ -384,6 +386,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="json: the full document with witnesses and placed troopers; table: one row "
         "per pair of troopers, a column per direction; matrix: N x N, row sees column, "
         "with a legend (default: json)",
+    )
+    lof.add_argument(
+        "--areas",
+        action="store_true",
+        help="measure each witness's visible area (visible_area_mm2, and mm² in the "
+        "table's deciding view) for every pair; a single pair (--from A --to B) always "
+        "has it (default: off, about a tenth of a large matrix's time)",
     )
     _quiet(lof)
     lof.set_defaults(func=cmd_lof)

@@ -105,8 +105,12 @@ class LofResult:
     witness_viewer: str | None
     route: RouteResult | None = None
 
-    def to_dict(self) -> dict:
-        """The SPEC section 6 JSON shape (mm, rounded to 1e-3 mm)."""
+    def to_dict(self, area: bool = True) -> dict:
+        """The SPEC section 6 JSON shape (mm, rounded to 1e-3 mm).
+
+        With ``area`` the witness also gives ``visible_area_mm2`` (measured now if it was
+        not: one fine pass over the witness eye's view); a matrix that was not asked for
+        areas leaves it out (``geom3d lof --areas``)."""
         d = {
             "from": self.from_id,
             "to": self.to_id,
@@ -120,9 +124,10 @@ class LofResult:
             d["witness"] = {
                 "eye": round_point(self.witness.eye),
                 "patch_center": round_point(self.witness.patch_center),
-                "visible_area_mm2": round_value(self.witness.visible_area_mm2),
-                "viewer": self.witness_viewer,
             }
+            if area:
+                d["witness"]["visible_area_mm2"] = round_value(self.witness.visible_area_mm2)
+            d["witness"]["viewer"] = self.witness_viewer
         else:
             d["witness"] = {"reason": _NO_WITNESS[self.reason or "blocked"]}
         if self.route is not None:

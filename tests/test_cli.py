@@ -53,9 +53,31 @@ def test_lof_json_shape(capsys, scenario):
     ab = pairs[("alpha", "bravo")]
     assert (ab["lof"], ab["visible"], ab["reason"]) == (False, False, "blocked")
     ac = pairs[("alpha", "charlie")]
-    assert ac["lof"] and set(ac["witness"]) >= {"eye", "patch_center", "visible_area_mm2"}
+    assert ac["lof"] and list(ac["witness"]) == ["eye", "patch_center", "viewer"]
     for p in doc["pairs"]:
         assert set(p) >= {"from", "to", "lof", "in_arc", "visible", "reason", "witness"}
+
+
+def test_lof_areas_are_measured_when_asked(capsys, scenario):
+    _, plain, _ = run(capsys, "lof", str(scenario))
+    code, out, _ = run(capsys, "lof", str(scenario), "--areas")
+    assert code == 0
+    with_areas = json.loads(out)
+    visible = [p for p in with_areas["pairs"] if p["visible"]]
+    assert visible and all(
+        list(p["witness"]) == ["eye", "patch_center", "visible_area_mm2", "viewer"]
+        and p["witness"]["visible_area_mm2"] > 9.0
+        for p in visible
+    )
+    for p in visible:  # the area is all --areas adds
+        del p["witness"]["visible_area_mm2"]
+    assert with_areas == json.loads(plain)
+    # a single pair always has it, and the same number
+    _, one, _ = run(capsys, "lof", str(scenario), "--from", "alpha", "--to", "charlie")
+    _, out, _ = run(capsys, "lof", str(scenario), "--areas")
+    full = {(p["from"], p["to"]): p for p in json.loads(out)["pairs"]}
+    (single,) = json.loads(one)["pairs"]
+    assert single == full[("alpha", "charlie")]
 
 
 def test_lof_single_pair_and_table(capsys, scenario):
@@ -170,7 +192,7 @@ def test_demo_writes_the_same_documents_as_lof_and_attack(capsys, tmp_path, monk
     n = len(load_scenario(cli.demo_scenario_path()).troopers)  # the whole matrix: read ahead
     assert asked == [n * (n - 1) // 2 >= PROOF_MIN_PAIRS]
     table = str(cli.demo_scenario_path())
-    _, lof_json, _ = run(capsys, "lof", table, "--quiet")
+    _, lof_json, _ = run(capsys, "lof", table, "--areas", "--quiet")
     _, attack_json, _ = run(capsys, "attack", table, "--quiet")
     assert (tmp_path / "d" / "lof.json").read_text() == lof_json
     assert (tmp_path / "d" / "attacks.json").read_text() == attack_json
@@ -296,9 +318,9 @@ def test_lof_matrix_hand_checked(capsys, tmp_path):
 def test_lof_table_one_row_per_pair_with_both_directions(capsys, tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text(yaml.safe_dump(MATRIX_SCENE))
-    _, js, _ = run(capsys, "lof", str(path))
+    _, js, _ = run(capsys, "lof", str(path), "--areas")
     doc = json.loads(js)
-    code, out, _ = run(capsys, "lof", str(path), "--format", "table")
+    code, out, _ = run(capsys, "lof", str(path), "--format", "table", "--areas")
     assert code == 0
     assert "True" not in out and "False" not in out
     rows = [
@@ -322,6 +344,15 @@ def test_lof_table_one_row_per_pair_with_both_directions(capsys, tmp_path):
         if key in by and p["visible"]:
             w = p["witness"]
             assert by[key][3] == f"{w['visible_area_mm2']:.0f} mm² seen from {w['viewer']}'s eye"
+    # without --areas the deciding view names the eye only
+    _, plain, _ = run(capsys, "lof", str(path), "--format", "table")
+    rows = [[c.strip() for c in line.strip("│").split("│")] for line in plain.splitlines()]
+    plain_by = {(r[0], r[1]): r[2:] for r in rows if len(r) == 6 and (r[0], r[1]) in by}
+    assert plain_by.keys() == by.keys()
+    for key, row in by.items():
+        seen = row[3] if row[3] == "nothing" else row[3].split(" mm² ")[1]
+        assert plain_by[key] == [*row[:3], seen]
+    assert plain_by[("c", "d")][3] == "seen from c's eye"
     # placed troopers are listed above the pairs
     assert out.index("Troopers - m.yaml") < out.index("Line of Fire - m.yaml")
     # a direction that was not asked for is "-"
