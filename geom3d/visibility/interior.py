@@ -159,23 +159,20 @@ class InteriorMap:
         """Interior runs in the map."""
         return len(self.run_lo)
 
-    def face_normals(self, faces: np.ndarray) -> np.ndarray:
-        """Unit normals of blocking triangles.
-
-        Parameters
-        ----------
-        faces : (k,) int
-            Indices into the blocking mesh (as the ray engine reports them).
-
-        Returns
-        -------
-        (k, 3) float64
-            Zero for a degenerate triangle.
-        """
-        t = np.take(self._v, self._f[np.asarray(faces, dtype=np.int64)], axis=0)
-        n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
-        size = np.linalg.norm(n, axis=1, keepdims=True)
-        return np.divide(n, size, out=np.zeros_like(n), where=size > 0)
+    def face_normal(self, face: int) -> tuple[float, float, float]:
+        """Unit normal of one blocking triangle (index into the blocking mesh, as the ray
+        engine reports it); zero for a degenerate triangle. In plain floats: a caller
+        asks for a handful per pair, where numpy's per-call cost would dominate."""
+        i, j, k = self._f[face].tolist()
+        v = self._v
+        (ax, ay, az), (bx, by, bz), (cx, cy, cz) = v[i].tolist(), v[j].tolist(), v[k].tolist()
+        ux, uy, uz = bx - ax, by - ay, bz - az
+        vx, vy, vz = cx - ax, cy - ay, cz - az
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        size = math.sqrt(nx * nx + ny * ny + nz * nz)
+        if not size > 0:
+            return 0.0, 0.0, 0.0
+        return nx / size, ny / size, nz / size
 
     def certifies(self) -> bool:
         """Whether the map has any interior run (else no proof can succeed)."""

@@ -349,33 +349,32 @@ class Prover:
         side to ``b``'s, are the candidate directions. Directions within
         ``PROOF_WALL_MERGE_DEG`` of one already taken (``own_deg`` first) are dropped.
         """
-        ba, bb = a.base_array, b.base_array
-        d = bb[:2] - ba[:2]
-        dv = d / float(np.hypot(*d))
-        nv = np.array([-dv[1], dv[0]])
+        # a dozen probes and triangles: plain floats (numpy's per-call cost would dominate)
+        (ax, ay, az), (bx, by, bz) = a.base, b.base
+        length = float(np.hypot(bx - ax, by - ay))
+        dx, dy = (bx - ax) / length, (by - ay) / length
         o, e = [], []
         for f in (-0.6, 0.0, 0.6):
             for h in (0.3, 0.7):
-                o.append([*(ba[:2] + f * a.radius * nv), ba[2] + h * a.height])
-                e.append([*(bb[:2] + f * b.radius * nv), bb[2] + h * b.height])
-        o, e = np.array(o), np.array(e)
-        _, first = self.engine.first_hit(np.concatenate([o, e]), np.concatenate([e, o]))
-        first = first[first >= 0]
-        if not len(first):
-            return []
-        nrm = self.interior.face_normals(first)
-        steep = np.abs(nrm[:, 2]) <= math.cos(math.radians(PROOF_WALL_MIN_TILT_DEG))
-        h = nrm[steep, :2]
-        h = h[np.hypot(h[:, 0], h[:, 1]) > 0]
-        if not len(h):
-            return []
-        h = h * np.where(h @ dv < 0, -1.0, 1.0)[:, None]
-        ang = np.round(np.degrees(np.arctan2(h[:, 1], h[:, 0])), 6)
-        uniq, count = np.unique(ang, return_counts=True)
+                ra, rb = f * a.radius, f * b.radius
+                o.append((ax + ra * -dy, ay + ra * dx, az + h * a.height))
+                e.append((bx + rb * -dy, by + rb * dx, bz + h * b.height))
+        _, first = self.engine.first_hit(np.array(o + e), np.array(e + o))
+        steep = math.cos(math.radians(PROOF_WALL_MIN_TILT_DEG))
+        hits: dict[float, int] = {}
+        for face in first.tolist():
+            if face < 0:
+                continue
+            nx, ny, nz = self.interior.face_normal(face)
+            if not (abs(nz) <= steep and math.hypot(nx, ny) > 0):
+                continue
+            if nx * dx + ny * dy < 0:  # turned to point from a's side to b's
+                nx, ny = -nx, -ny
+            ang = round(math.atan2(ny, nx) * (180.0 / math.pi) * 1e6) / 1e6  # as np.round
+            hits[ang] = hits.get(ang, 0) + 1
         taken = [own_deg]
         out: list[float] = []
-        for k in np.lexsort((uniq, -count)):  # most hits first; ties: smallest angle
-            x = float(uniq[k])
+        for x in sorted(hits, key=lambda x: (-hits[x], x)):  # most hits first, then angle
             if all(abs((x - t + 180.0) % 360.0 - 180.0) > PROOF_WALL_MERGE_DEG for t in taken):
                 taken.append(x)
                 out.append(x)
