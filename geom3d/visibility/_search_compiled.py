@@ -103,7 +103,9 @@ def search_clear(
             batch, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
             nodes, split, mid, child, proven, frames, tree_of, flip, counts,
         )  # fmt: skip
-        cand, active, possible, has = refine_plan(ok, n_eyes, nks, nkt, step, w)
+        cand, active, possible, has = refine_plan(
+            ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm
+        )
         if len(has):
             a0 = (ks0 - 1) * step
             b0 = (kt0 - 1) * step

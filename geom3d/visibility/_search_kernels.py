@@ -78,27 +78,45 @@ def _full(active, w):
 
 
 @njit(cache=True, nogil=True)
-def refine_plan(ok, n_eyes, nks, nkt, step, w):
+def _on_fine(k0, nk, coarse_mm, step, sample_mm):
+    """Are coarse lattice points ``k0 .. k0 + nk - 1`` (at ``k coarse_mm``) the very
+    floats of fine samples ``k step`` (at ``k step sample_mm``)? Then a fine sample there
+    is the coarse sample's ray, with its answer."""
+    for k in range(k0, k0 + nk):
+        if k * coarse_mm != float(k * step) * sample_mm:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
     """Which eyes may see a patch after the coarse cast, and where to look.
 
     Parameters
     ----------
     ok : (n_eyes * nks * nkt,) bool
-        Counting coarse samples (ordered as :func:`coarse_grid`).
+        Counting coarse samples (ordered as :func:`coarse_grid`, whose ``ks0, nks, kt0,
+        nkt`` these are).
     step : int
         Fine samples per coarse step.
     w : int
         Window side in fine samples.
+    coarse_mm, sample_mm : float, mm
+        The two lattices' spacings.
 
     Returns
     -------
     cand : (c,) int64
         Eyes with a counting coarse sample.
     active : (c, (nks + 1) step, (nkt + 1) step) bool
-        Fine samples to refine: those of the coarse cells (between lattice points
-        ``k - 1`` and ``k`` on each axis, from the first) one of whose corners counts.
+        Fine samples to refine: those of the possible windows.
     possible : (c, ..., ...) bool
-        Windows lying wholly in refined cells (the only ones that can be full).
+        Windows that can be full: lying wholly in refined cells (the coarse cells, between
+        lattice points ``k - 1`` and ``k`` on each axis from the first, one of whose
+        corners counts), and whose coarse point counts. A window of ``w >= step`` samples
+        a side holds a coarse point on each axis; when that point was cast (it lies in
+        the lattice) and does not count, the window cannot be full, since the fine
+        sample there is the same ray (checked: :func:`_on_fine`).
     has : (h,) int64
         Rows of ``cand`` with a possible window.
     """
@@ -127,6 +145,26 @@ def refine_plan(ok, n_eyes, nks, nkt, step, w):
                 if on:
                     active[r, i * step : (i + 1) * step, j * step : (j + 1) * step] = True
     possible = _full(active, w)
+    if (
+        w >= step
+        and _on_fine(ks0, nks, coarse_mm, step, sample_mm)
+        and _on_fine(kt0, nkt, coarse_mm, step, sample_mm)
+    ):
+        # local fine index (a + 1) step is coarse point a (k0 + a): the window from i
+        # holds a = ceil(i / step) - 1 (-1: the point before the lattice, never cast)
+        active[:] = False
+        for r in range(nc):
+            base = cand[r] * per
+            for i in range(possible.shape[1]):
+                a = (i + step - 1) // step - 1
+                for j in range(possible.shape[2]):
+                    if not possible[r, i, j]:
+                        continue
+                    b = (j + step - 1) // step - 1
+                    if a >= 0 and b >= 0 and not ok[base + a * nkt + b]:
+                        possible[r, i, j] = False
+                    else:
+                        active[r, i : i + w, j : j + w] = True
     keep = np.zeros(nc, np.bool_)
     for r in range(nc):
         keep[r] = possible[r].any()

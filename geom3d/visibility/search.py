@@ -13,7 +13,8 @@ target (:mod:`.apparent`) contains a window of ``W x W`` *counting* samples (spa
    counting samples, and is dropped (exact pruning).
 3. Around each counting coarse sample the fine lattice is cast within one coarse step (the
    coarse cells one of whose corners counts); a patch is a full ``W x W`` window of
-   counting fine samples. The first eye of the batch with a patch wins, and of its patches
+   counting fine samples. Each window holds one coarse point, the same ray as the fine
+   sample there: a window whose coarse point does not count is never cast. The first eye of the batch with a patch wins, and of its patches
    the one whose centre is nearest the target's centre (ties: lowest indices).
 
 Guarantees (tolerances in :mod:`geom3d.tolerances`): a region of counting samples whose
@@ -189,8 +190,11 @@ def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
     # A coarse cell (between lattice points k and k + 1 on each axis) is refined when one
     # of its four corners counts: every fine sample within one coarse step of a counting
     # coarse sample lies in such a cell, so a coarse_mm square around it is fully sampled.
-    # Windows that lie wholly in refined cells are the only ones that can be full.
-    cand, active, possible, has = refine_plan(ok, n_eyes, nks, nkt, step, lat.window)
+    # Windows that lie wholly in refined cells are the only ones that can be full, and of
+    # them only those whose coarse point (each window holds one) counts.
+    cand, active, possible, has = refine_plan(
+        ok, n_eyes, ks0, nks, kt0, nkt, step, lat.window, lat.coarse_mm, lat.sample_mm
+    )
     if not len(has):
         return None
     # refined cell (i, j) spans fine indices (k0 - 1 + i) * step + 0..step - 1 on each axis

@@ -1,0 +1,64 @@
+"""The refinement plan after the coarse cast (``_search_kernels.refine_plan``): which
+windows can be full, and which fine samples are cast for them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geom3d.visibility._search_kernels import _on_fine, refine_plan
+
+
+def _plan(ok_grid, coarse_mm=4.0, sample_mm=1.0, step=4, ks0=-1, kt0=-1):
+    nks, nkt = ok_grid.shape
+    return refine_plan(
+        ok_grid.ravel().copy(), 1, ks0, nks, kt0, nkt, step, step, coarse_mm, sample_mm
+    )
+
+
+def test_a_window_whose_coarse_point_is_blocked_is_not_possible():
+    ok = np.ones((3, 3), bool)
+    ok[1, 1] = False  # one blocked coarse point amid counting ones
+    cand, active, possible, has = _plan(ok)
+    assert list(cand) == [0] and list(has) == [0]
+    assert possible.shape == (1, 13, 13)  # (3 + 1) * 4 - 4 + 1 windows a side
+    # local fine index 8 is coarse point 1: the windows from 5 to 8 hold it on each axis
+    want = np.ones((13, 13), bool)
+    want[5:9, 5:9] = False
+    assert (possible[0] == want).all()
+    # the blocked point's own sample lies in no possible window: it is not cast again
+    assert not active[0, 8, 8]
+    assert active[0, 7, 8] and active[0, 8, 9] and active[0, 0, 0] and active[0, 15, 15]
+    assert active[0].sum() == 16 * 16 - 1
+
+
+def test_the_first_windows_keep_the_point_before_the_lattice():
+    # windows starting at local 0 hold coarse point -1, never cast: they stay possible
+    ok = np.zeros((2, 2), bool)
+    ok[0, 0] = True
+    _, active, possible, _ = _plan(ok)
+    assert possible[0, 0, 0] and possible[0, 4, 4]  # points -1 and 0
+    assert not possible[0, 5, 5]  # it holds point (1, 1), which does not count
+    assert active[0, :8, :8].all() and not active[0, 8:].any() and not active[0, :, 8:].any()
+
+
+def test_no_pruning_when_the_coarse_points_are_not_fine_samples():
+    assert _on_fine(-50, 100, 4.0, 4, 1.0)
+    assert not _on_fine(1, 1, 0.3, 3, 0.1)  # 1 * 0.3 != 3 * 0.1 in floats
+    ok = np.ones((3, 3), bool)
+    ok[1, 1] = False
+    _, active, possible, _ = _plan(ok, coarse_mm=0.3, sample_mm=0.1, step=3, ks0=1, kt0=1)
+    assert possible[0].all() and active[0].all()  # every cell refined, every window kept
+
+
+def test_a_lone_counting_point_keeps_only_its_own_windows():
+    # one counting point (2, 2), at local 12: of the 25 windows in its four refined cells
+    # (local 8 to 15), the 16 from 9 to 12 hold it; the others hold a blocked point
+    ok = np.zeros((3, 3), bool)
+    ok[2, 2] = True
+    cand, active, possible, has = _plan(ok)
+    assert list(cand) == [0] and list(has) == [0]
+    assert possible[0].sum() == 16 and possible[0, 9:13, 9:13].all()
+    assert active[0].sum() == 7 * 7 and active[0, 9:16, 9:16].all()
+    no = np.zeros((3, 3), bool)
+    cand, active, possible, has = _plan(no)
+    assert len(cand) == len(has) == 0 and active.shape[0] == 0
