@@ -14,8 +14,9 @@ target (:mod:`.apparent`) contains a window of ``W x W`` *counting* samples (spa
 3. Around each counting coarse sample the fine lattice is cast within one coarse step (the
    coarse cells one of whose corners counts); a patch is a full ``W x W`` window of
    counting fine samples. Each window holds one coarse point, the same ray as the fine
-   sample there: a window whose coarse point does not count is never cast. The first eye of the batch with a patch wins, and of its patches
-   the one whose centre is nearest the target's centre (ties: lowest indices).
+   sample there: a window whose coarse point does not count is never cast. The first eye
+   of the batch with a patch wins, and of its patches the one whose centre is nearest the
+   target's centre (ties: lowest indices).
 
 Guarantees (tolerances in :mod:`geom3d.tolerances`): a region of counting samples whose
 apparent view from a sampled eye contains a ``coarse_mm`` square (4 x 4 mm for a 3 mm
