@@ -189,9 +189,9 @@ def _cli() -> list[str]:
     return [sys.executable, "-c", "import sys; from geom3d.cli import main; sys.exit(main())"]
 
 
-def _run_cli(path: Path) -> tuple[float, float]:
+def _run_cli(path: Path, extra: tuple[str, ...] = ()) -> tuple[float, float]:
     """Wall time and the child's CPU time (user + system, all its threads) of one run."""
-    cmd = [*_cli(), "lof", str(path), "--format", "json", "--quiet"]
+    cmd = [*_cli(), "lof", str(path), "--format", "json", "--quiet", *extra]
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -202,7 +202,7 @@ def _run_cli(path: Path) -> tuple[float, float]:
 
 def cli_diff(
     table: Path, folder: Path, n_big: int, n_small: int, solid: str, raw_seconds,
-    repeats: int = 4,
+    repeats: int = 4, extra: tuple[str, ...] = (),
 ) -> float:  # fmt: skip
     """Whole ``geom3d lof --format json`` runs on ``n_big`` and on ``n_small`` troopers of
     the same table, interleaved, best of ``repeats``; returns the pair time
@@ -217,7 +217,7 @@ def cli_diff(
         paths[n] = folder / f"lof_{n}.json"
         paths[n].write_text(json.dumps(d))
     for p in paths.values():  # untimed: fills the mesh cache (and numba's) for both
-        _run_cli(p)
+        _run_cli(p, extra)
     wall = {n: float("inf") for n in paths}
     cpu = {n: float("inf") for n in paths}
     n_raw = 1_000_000
@@ -227,7 +227,7 @@ def cli_diff(
     for _ in range(repeats):
         got = {}
         for n, p in paths.items():
-            got[n] = w, c = _run_cli(p)
+            got[n] = w, c = _run_cli(p, extra)
             wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
         r = raw_seconds(n_raw)
         raw = min(raw, r)
@@ -236,7 +236,8 @@ def cli_diff(
     pair_cpu = (cpu[n_big] - cpu[n_small]) / pairs
     target = TARGET_SEGMENTS * raw / n_raw
     print(
-        f"whole CLI (geom3d lof --format json, warm mesh cache, best of {repeats}, "
+        f"whole CLI (geom3d lof --format json{''.join(' ' + x for x in extra)}, "
+        f"warm mesh cache, best of {repeats}, "
         f"{os.cpu_count()} CPUs, default threads): {n_big} troopers {wall[n_big]:.3f} s "
         f"(CPU {cpu[n_big]:.3f} s), {n_small} troopers {wall[n_small]:.3f} s "
         f"(CPU {cpu[n_small]:.3f} s)"

@@ -14,7 +14,9 @@ Prints, in one run and one process (so a noisy machine still gives fair ratios):
   ``--proofs both`` (default) the same without proofs, and whether the answers are
   identical (exit status 1 when they are not);
 * optionally (``--cli-diff``) the whole ``geom3d lof`` run on ``--troopers`` troopers minus
-  the run on 2, per unordered pair, against the time raw Embree needs for 5,000 segments;
+  the run on 2, per unordered pair, against the time raw Embree needs for 5,000 segments
+  (the default JSON, which leaves the visible areas out, as issue 11 asks of matrices;
+  ``--cli-areas`` times ``geom3d lof --areas`` as well);
 * optionally (``--scaling``) how the matrix time grows with triangles and troopers, and
   (``--scaling-troopers 10,20,40,80``) the pair time and proof share per trooper count.
 
@@ -30,6 +32,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -138,6 +141,11 @@ def main(argv=None) -> int:
         help="time `geom3d lof` on --troopers and on 2 troopers: the pair time",
     )
     ap.add_argument(
+        "--cli-areas",
+        action="store_true",
+        help="with --cli-diff: also time `geom3d lof --areas` (every witness's visible area)",
+    )
+    ap.add_argument(
         "--scaling-troopers",
         default="",
         metavar="N,N,...",
@@ -243,9 +251,11 @@ def main(argv=None) -> int:
 
         if args.cli_diff:
             print()
-            fig.cli_diff(
-                table, tmp, args.troopers, 2, args.solid, lambda n: raw_embree_seconds(scene, n)
-            )
+            raw = functools.partial(raw_embree_seconds, scene)
+            fig.cli_diff(table, tmp, args.troopers, 2, args.solid, raw)
+            if args.cli_areas:
+                print()
+                fig.cli_diff(table, tmp, args.troopers, 2, args.solid, raw, extra=("--areas",))
 
         if args.scaling_troopers:
             counts = [int(k) for k in args.scaling_troopers.split(",") if k.strip()]
