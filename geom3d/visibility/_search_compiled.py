@@ -20,6 +20,7 @@ from ._search_kernels import (
     coarse_grid,
     nearest_chunk,
     nearest_update,
+    nearest_windows,
     refine_plan,
     rest_pick,
     rest_samples,
@@ -113,12 +114,15 @@ def search_clear(
             eye = cand[k]
             counts[4] += 1
             # the first eye, nearest window first (search._nearest_full_window)
-            wins, lo, span = window_order(possible[k], a0, b0, half)
+            every, lo, span, dist = window_order(possible[k], a0, b0, half)
             state = np.zeros((span[0] + w, span[1] + w), np.int8)
-            pts = np.zeros((span[0] + w, span[1] + w, 3))
+            pts = np.empty((span[0] + w, span[1] + w, 3))  # read only where cast
             done = 0
             chunk = 1
-            while done < len(wins):
+            wins = nearest_windows(every, dist, 0)
+            while done < len(every):
+                if done == 1:
+                    wins = nearest_windows(every, dist, 1)
                 fa, fb = nearest_chunk(wins, done, chunk, w, state)
                 ok1, p = clear_to_target(
                     batch, u, v, c, np.full(len(fa), eye, np.int64),

@@ -19,6 +19,7 @@ __all__ = [
     "coarse_grid",
     "nearest_chunk",
     "nearest_update",
+    "nearest_windows",
     "refine_plan",
     "rest_pick",
     "rest_samples",
@@ -89,6 +90,32 @@ def _on_fine(k0, nk, coarse_mm, step, sample_mm):
 
 
 @njit(cache=True, nogil=True)
+def _cover(possible, w, out):
+    """``out`` (``(m + w - 1, n + w - 1)`` bool) := the samples of the windows set in
+    ``possible`` (``(m, n)``, by corner): a ``w`` x ``w`` dilation, one running count per
+    axis."""
+    pm, pn = possible.shape
+    m, n = out.shape
+    rows = np.zeros((pm, n), np.int64)  # windows of row i covering column j
+    for i in range(pm):
+        run = 0
+        for j in range(n):
+            if j < pn:
+                run += possible[i, j]
+            if j >= w:
+                run -= possible[i, j - w]
+            rows[i, j] = run
+    for j in range(n):
+        run = 0
+        for i in range(m):
+            if i < pm:
+                run += rows[i, j]
+            if i >= w:
+                run -= rows[i - w, j]
+            out[i, j] = run > 0
+
+
+@njit(cache=True, nogil=True)
 def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
     """Which eyes may see a patch after the coarse cast, and where to look.
 
@@ -152,19 +179,20 @@ def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
     ):
         # local fine index (a + 1) step is coarse point a (k0 + a): the window from i
         # holds a = ceil(i / step) - 1 (-1: the point before the lattice, never cast)
-        active[:] = False
         for r in range(nc):
             base = cand[r] * per
+            pruned = False
             for i in range(possible.shape[1]):
                 a = (i + step - 1) // step - 1
-                for j in range(possible.shape[2]):
-                    if not possible[r, i, j]:
-                        continue
+                if a < 0:
+                    continue
+                for j in range(1, possible.shape[2]):  # (b = -1 at j = 0)
                     b = (j + step - 1) // step - 1
-                    if a >= 0 and b >= 0 and not ok[base + a * nkt + b]:
+                    if possible[r, i, j] and not ok[base + a * nkt + b]:
                         possible[r, i, j] = False
-                    else:
-                        active[r, i : i + w, j : j + w] = True
+                        pruned = True
+            if pruned:  # the samples of the windows left
+                _cover(possible[r], w, active[r])
     keep = np.zeros(nc, np.bool_)
     for r in range(nc):
         keep[r] = possible[r].any()
@@ -173,16 +201,18 @@ def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
 
 @njit(cache=True, nogil=True)
 def window_order(possible, a0, b0, half):
-    """Corners of the possible windows of one eye, nearest the target's centre first
-    (ties: lexicographic order), and the box of samples they cover.
+    """The possible windows of one eye, their distances to the target's centre, and the
+    box of samples they cover; :func:`nearest_windows` puts them in order.
 
     Returns
     -------
     wins : (n, 2) int64
-        Corners relative to ``lo``.
+        Corners relative to ``lo``, in lexicographic order.
     lo : (2,) int64
     shape : (2,) int64
         Samples spanned (window side included).
+    dist : (n,) float64
+        Squared distance of each window's centre to the target's centre.
     """
     ma, mb = possible.shape
     n = 0
@@ -201,17 +231,27 @@ def window_order(possible, a0, b0, half):
                 cb = (b0 + j) + half
                 d[q] = ca * ca + cb * cb
                 q += 1
-    order = np.argsort(d, kind="mergesort")  # stable
-    out = wins[order]
     lo = np.empty(2, np.int64)
     hi = np.empty(2, np.int64)
     for k in range(2):
-        lo[k] = out[:, k].min()
-        hi[k] = out[:, k].max()
+        lo[k] = wins[:, k].min()
+        hi[k] = wins[:, k].max()
     for q in range(n):
-        out[q, 0] -= lo[0]
-        out[q, 1] -= lo[1]
-    return out, lo, hi - lo
+        wins[q, 0] -= lo[0]
+        wins[q, 1] -= lo[1]
+    return wins, lo, hi - lo, d
+
+
+@njit(cache=True, nogil=True)
+def nearest_windows(wins, dist, done):
+    """The windows of :func:`window_order`, nearest first (ties: lexicographic order), as
+    far as a search that has examined ``done`` of them needs: before the first, the
+    nearest alone (most open views end there, and sorting them all costs more than
+    casting its samples); after it, all of them."""
+    if done == 0:
+        k = np.argmin(dist)  # its first occurrence: the stable order's first
+        return wins[k : k + 1]
+    return wins[np.argsort(dist, kind="mergesort")]
 
 
 @njit(cache=True, nogil=True)

@@ -42,6 +42,7 @@ from ._search_kernels import (
     coarse_grid,
     nearest_chunk,
     nearest_update,
+    nearest_windows,
     refine_plan,
     rest_pick,
     rest_samples,
@@ -250,13 +251,16 @@ def _nearest_full_window(view, eye, possible, a0, b0, cast: SampleCast, lat: Pat
     one a full pass over every sample would make.
     """
     w = lat.window
-    wins, lo, span = window_order(possible, a0, b0, 0.5 * (w - 1))
+    every, lo, span, dist = window_order(possible, a0, b0, 0.5 * (w - 1))
     state = np.zeros((int(span[0]) + w, int(span[1]) + w), np.int8)  # 0 unknown, 1, 2
-    pts = np.zeros((*state.shape, 3))
+    pts = np.empty((*state.shape, 3))  # read only where cast
     mid = (w - 1) // 2
     done = 0
     chunk = 1
-    while done < len(wins):
+    wins = nearest_windows(every, dist, 0)
+    while done < len(every):
+        if done == 1:  # the nearest was not full: now all of them, nearest first
+            wins = nearest_windows(every, dist, 1)
         fa, fb = nearest_chunk(wins, done, chunk, w, state)
         ok, p = cast(
             view,

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.visibility._search_kernels import _on_fine, refine_plan
+from geom3d.visibility._search_kernels import (
+    _cover,
+    _on_fine,
+    nearest_windows,
+    refine_plan,
+    window_order,
+)
 
 
 def _plan(ok_grid, coarse_mm=4.0, sample_mm=1.0, step=4, ks0=-1, kt0=-1):
@@ -62,3 +68,33 @@ def test_a_lone_counting_point_keeps_only_its_own_windows():
     no = np.zeros((3, 3), bool)
     cand, active, possible, has = _plan(no)
     assert len(cand) == len(has) == 0 and active.shape[0] == 0
+
+
+def test_cover_is_the_windows_samples():
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        pm, pn = (int(x) for x in rng.integers(1, 20, 2))
+        w = int(rng.integers(1, 6))
+        possible = rng.random((pm, pn)) < rng.random()
+        out = np.ones((pm + w - 1, pn + w - 1), bool)
+        _cover(possible, w, out)
+        want = np.zeros_like(out)
+        for i, j in zip(*np.nonzero(possible), strict=True):
+            want[i : i + w, j : j + w] = True
+        assert (out == want).all()
+
+
+def test_nearest_windows_is_the_stable_order():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        possible = rng.random((int(rng.integers(1, 30)), int(rng.integers(1, 30)))) < 0.5
+        if not possible.any():
+            continue
+        a0, b0 = (int(x) for x in rng.integers(-40, 0, 2))
+        wins, lo, span, dist = window_order(possible, a0, b0, 1.5)
+        full = nearest_windows(wins, dist, 1)
+        want = wins[np.argsort(dist, kind="stable")]
+        assert (full == want).all()
+        assert (nearest_windows(wins, dist, 0) == want[:1]).all()
+        corners = np.argwhere(possible)  # lexicographic, like wins
+        assert (wins + lo == corners).all() and (span == corners.max(0) - corners.min(0)).all()
