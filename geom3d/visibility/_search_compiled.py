@@ -22,8 +22,9 @@ from ._search_kernels import (
     nearest_update,
     nearest_windows,
     refine_plan,
+    rest_first,
     rest_pick,
-    rest_samples,
+    rest_second,
     window_order,
 )
 
@@ -137,17 +138,31 @@ def search_clear(
                     return start, n_eyes, eye, a0 + wa + lo[0], b0 + wb + lo[1], sample
                 done += chunk
                 chunk *= 4
-            # the others all at once, as a whole refined view each
+            # the others all at once, as a whole refined view each, in two casts
             rest = has[1:]
             if len(rest):
                 counts[4] += len(rest)
-                e_i, a_i, b_i = rest_samples(active, rest)
-                fine_ok, fine_pts = clear_to_target(
-                    batch, u, v, c, cand[rest][e_i],
+                eyes_r = cand[rest]
+                e_i, a_i, b_i = rest_first(active, rest)
+                ok_a, pts_a = clear_to_target(
+                    batch, u, v, c, eyes_r[e_i],
                     (a0 + a_i) * sample_mm, (b0 + b_i) * sample_mm,
                     target, occ, scene, offset, width, ray_eps,
                     nodes, split, mid, child, proven, frames, tree_of, flip, counts,
                 )  # fmt: skip
+                shape = (active.shape[1], active.shape[2])
+                e_2, a_2, b_2 = rest_second(possible, rest, w, shape, e_i, a_i, b_i, ok_a)
+                ok_b, pts_b = clear_to_target(
+                    batch, u, v, c, eyes_r[e_2],
+                    (a0 + a_2) * sample_mm, (b0 + b_2) * sample_mm,
+                    target, occ, scene, offset, width, ray_eps,
+                    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                )  # fmt: skip
+                fine_ok = np.concatenate((ok_a, ok_b))
+                fine_pts = np.concatenate((pts_a, pts_b))
+                e_i = np.concatenate((e_i, e_2))
+                a_i = np.concatenate((a_i, a_2))
+                b_i = np.concatenate((b_i, b_2))
                 r, wa, wb, at = rest_pick(
                     fine_ok, e_i, a_i, b_i, len(rest), active.shape[1], active.shape[2], w,
                     a0, b0, half, mid_w,

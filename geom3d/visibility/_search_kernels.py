@@ -21,8 +21,9 @@ __all__ = [
     "nearest_update",
     "nearest_windows",
     "refine_plan",
+    "rest_first",
     "rest_pick",
-    "rest_samples",
+    "rest_second",
     "window_order",
 ]
 
@@ -303,28 +304,84 @@ def nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok, p):
 
 
 @njit(cache=True, nogil=True)
-def rest_samples(active, rows):
-    """Every refined fine sample of the eyes ``rows`` (rows of ``active``), in
-    ``(row, a, b)`` order: ``(e_i, a_i, b_i)``, ``e_i`` indexing ``rows``."""
+def _listed(mask):
+    """``(e_i, a_i, b_i)``: the set entries of ``mask`` (``(rows, m, n)`` bool), in
+    ``(row, a, b)`` order."""
     n = 0
-    for r in rows:
-        for a in range(active.shape[1]):
-            for b in range(active.shape[2]):
-                n += active[r, a, b]
+    for k in range(mask.shape[0]):
+        for a in range(mask.shape[1]):
+            for b in range(mask.shape[2]):
+                n += mask[k, a, b]
     e_i = np.empty(n, np.int64)
     a_i = np.empty(n, np.int64)
     b_i = np.empty(n, np.int64)
     q = 0
-    for k in range(len(rows)):
-        r = rows[k]
-        for a in range(active.shape[1]):
-            for b in range(active.shape[2]):
-                if active[r, a, b]:
+    for k in range(mask.shape[0]):
+        for a in range(mask.shape[1]):
+            for b in range(mask.shape[2]):
+                if mask[k, a, b]:
                     e_i[q] = k
                     a_i[q] = a
                     b_i[q] = b
                     q += 1
     return e_i, a_i, b_i
+
+
+@njit(cache=True, nogil=True)
+def rest_first(active, rows):
+    """The first of two casts that refine the eyes ``rows`` (rows of ``active``): their
+    refined samples at even ``(a, b)``. Every window holds 2 x 2 of them, and one that
+    does not count rules the window out (most samples of a refined view that shows no
+    patch do not count).
+
+    Returns
+    -------
+    e_i, a_i, b_i : (k,) int64
+        In ``(row, a, b)`` order, ``e_i`` indexing ``rows``.
+    """
+    even = np.zeros((len(rows), active.shape[1], active.shape[2]), np.bool_)
+    for k in range(len(rows)):
+        for a in range(0, active.shape[1], 2):
+            for b in range(0, active.shape[2], 2):
+                even[k, a, b] = active[rows[k], a, b]
+    return _listed(even)
+
+
+@njit(cache=True, nogil=True)
+def rest_second(possible, rows, w, shape, e_i, a_i, b_i, ok):
+    """The second cast: the samples not yet cast of the windows of ``possible`` (rows
+    ``rows``) that the first (``e_i, a_i, b_i``, answers ``ok``) left open, none of whose
+    even samples fails to count. Those windows' samples are then all known, and every
+    other window has a sample known not to count: the two casts find the same full
+    windows as one cast of every refined sample.
+
+    Returns
+    -------
+    e_i, a_i, b_i : (k,) int64
+        As :func:`rest_first`.
+    """
+    nr = len(rows)
+    known = np.zeros((nr, shape[0], shape[1]), np.int8)  # 0 unknown, 1 counts, 2 not
+    for q in range(len(e_i)):
+        known[e_i[q], a_i[q], b_i[q]] = 1 if ok[q] else 2
+    need = np.zeros((nr, shape[0], shape[1]), np.bool_)
+    for k in range(nr):
+        r = rows[k]
+        for i in range(possible.shape[1]):
+            for j in range(possible.shape[2]):
+                if not possible[r, i, j]:
+                    continue
+                open_ = True
+                for x in range(i + (i & 1), i + w, 2):
+                    for y in range(j + (j & 1), j + w, 2):
+                        if known[k, x, y] == 2:
+                            open_ = False
+                if open_:
+                    for x in range(i, i + w):
+                        for y in range(j, j + w):
+                            if known[k, x, y] == 0:
+                                need[k, x, y] = True
+    return _listed(need)
 
 
 @njit(cache=True, nogil=True)

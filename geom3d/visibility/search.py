@@ -44,8 +44,9 @@ from ._search_kernels import (
     nearest_update,
     nearest_windows,
     refine_plan,
+    rest_first,
     rest_pick,
-    rest_samples,
+    rest_second,
     window_order,
 )
 from .apparent import ApparentView, PatchLattice, extent_limits, rim_points
@@ -209,15 +210,20 @@ def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
     found = _nearest_full_window(view, int(cand[k]), possible[k], a0, b0, cast, lat)
     if found is not None:
         return _hit(view, int(cand[k]), a0, b0, lat, *found)
-    # the others all at once (one cast), as a whole refined view each
+    # the others all at once, as a whole refined view each: first the even samples, which
+    # rule most windows out, then the rest of the windows left open
     rest = has[1:]
     if not len(rest):
         return None
     cast.stats.eyes_refined += len(rest)
-    e_i, a_i, b_i = rest_samples(active, rest)
-    fine_ok, fine_pts = cast(
-        view, cand[rest][e_i], (a0 + a_i) * lat.sample_mm, (b0 + b_i) * lat.sample_mm
-    )
+    eyes_r = cand[rest]
+    e_i, a_i, b_i = rest_first(active, rest)
+    ok_a, pts_a = cast(view, eyes_r[e_i], (a0 + a_i) * lat.sample_mm, (b0 + b_i) * lat.sample_mm)
+    shape = (active.shape[1], active.shape[2])
+    e_2, a_2, b_2 = rest_second(possible, rest, lat.window, shape, e_i, a_i, b_i, ok_a)
+    ok_b, pts_b = cast(view, eyes_r[e_2], (a0 + a_2) * lat.sample_mm, (b0 + b_2) * lat.sample_mm)
+    fine_ok, fine_pts = np.concatenate([ok_a, ok_b]), np.concatenate([pts_a, pts_b])
+    e_i, a_i, b_i = (np.concatenate(x) for x in ((e_i, e_2), (a_i, a_2), (b_i, b_2)))
     # of the first eye's full windows, the one nearest the target's centre makes the
     # clearest witness for a diagram (ties: lowest indices, so the choice is deterministic)
     w = lat.window

@@ -98,3 +98,46 @@ def test_nearest_windows_is_the_stable_order():
         assert (nearest_windows(wins, dist, 0) == want[:1]).all()
         corners = np.argwhere(possible)  # lexicographic, like wins
         assert (wins + lo == corners).all() and (span == corners.max(0) - corners.min(0)).all()
+
+
+def test_two_refining_casts_find_what_one_finds():
+    """rest_first + rest_second (even samples first, then the windows left open) pick the
+    same eye, window and middle sample as one cast of every refined sample."""
+    from geom3d.visibility._search_kernels import rest_first, rest_pick, rest_second
+
+    rng = np.random.default_rng(11)
+    step = w = 4
+    for trial in range(150):
+        n_eyes, nks, nkt = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        m, n = (nks + 1) * step, (nkt + 1) * step
+        # a fine truth per eye (blobs of counting samples), the coarse cast read from it
+        truth = rng.random((n_eyes, m, n)) < rng.uniform(0.3, 0.98)
+        if trial % 3 == 0:
+            truth[:, ::2, ::2] |= rng.random((n_eyes, (m + 1) // 2, (n + 1) // 2)) < 0.5
+        ok = truth[:, step : (nks + 1) * step : step, step : (nkt + 1) * step : step].reshape(-1)
+        cand, active, possible, has = refine_plan(
+            ok.copy(), n_eyes, -2, nks, -3, nkt, step, w, 4.0, 1.0
+        )
+        if len(has) < 1:
+            continue
+        rest = has
+        a0, b0 = -3 * step, -4 * step
+        pick = (len(rest), m, n, w, a0, b0, 1.5, 1)
+        # one cast of every refined sample
+        e_i, a_i, b_i = (x.astype(np.int64) for x in np.nonzero(active[rest]))
+        one = rest_pick(truth[cand[rest][e_i], a_i, b_i], e_i, a_i, b_i, *pick)
+        # two casts
+        e1, a1, b1 = rest_first(active, rest)
+        ok1 = truth[cand[rest][e1], a1, b1]
+        e2, a2, b2 = rest_second(possible, rest, w, (m, n), e1, a1, b1, ok1)
+        assert not (set(zip(e1, a1, b1, strict=True)) & set(zip(e2, a2, b2, strict=True)))
+        e_all, a_all, b_all = (np.concatenate(x) for x in ((e1, e2), (a1, a2), (b1, b2)))
+        two = rest_pick(truth[cand[rest][e_all], a_all, b_all], e_all, a_all, b_all, *pick)
+        assert one[:3] == two[:3]
+        if one[0] >= 0:  # the same middle sample
+            assert (e_i[one[3]], a_i[one[3]], b_i[one[3]]) == (
+                e_all[two[3]],
+                a_all[two[3]],
+                b_all[two[3]],
+            )
+        assert len(e_all) <= len(e_i)
