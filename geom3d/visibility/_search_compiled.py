@@ -124,14 +124,16 @@ def search_clear(
             while done < len(every):
                 if done == 1:
                     wins = nearest_windows(every, dist, 1)
-                fa, fb = nearest_chunk(wins, done, chunk, w, state)
-                ok1, p = clear_to_target(
-                    batch, u, v, c, np.full(len(fa), eye, np.int64),
-                    (a0 + lo[0] + fa) * sample_mm, (b0 + lo[1] + fb) * sample_mm,
-                    target, occ, scene, offset, width, ray_eps,
-                    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
-                )  # fmt: skip
-                q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
+                q = -1
+                for even in (True, False):  # the even samples, then the windows left open
+                    fa, fb = nearest_chunk(wins, done, chunk, w, state, even)
+                    ok1, p = clear_to_target(
+                        batch, u, v, c, np.full(len(fa), eye, np.int64),
+                        (a0 + lo[0] + fa) * sample_mm, (b0 + lo[1] + fb) * sample_mm,
+                        target, occ, scene, offset, width, ray_eps,
+                        nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                    )  # fmt: skip
+                    q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
                 if q >= 0:
                     wa, wb = wins[q, 0], wins[q, 1]
                     sample[:] = pts[wa + mid_w, wb + mid_w]

@@ -256,15 +256,29 @@ def nearest_windows(wins, dist, done):
 
 
 @njit(cache=True, nogil=True)
-def nearest_chunk(wins, done, chunk, w, state):
-    """Samples of windows ``done .. done + chunk`` still unknown (``state`` 0), each once,
-    row-major: ``(fa, fb)`` indices into ``state``."""
+def nearest_chunk(wins, done, chunk, w, state, even):
+    """Samples still unknown (``state`` 0) of windows ``done .. done + chunk``, each once,
+    row-major: ``(fa, fb)`` indices into ``state``. With ``even``, only those at even
+    ``(a, b)`` (each window holds 2 x 2); else all those of the windows with no sample
+    known not to count (``state`` 2). Casting the first, then the second, settles every
+    window of the chunk, mostly for less than all its samples."""
     todo = np.zeros(state.shape, np.bool_)
     n = 0
     for p in range(done, min(done + chunk, len(wins))):
+        i, j = wins[p, 0], wins[p, 1]
+        if not even:
+            open_ = True
+            for x in range(w):
+                for y in range(w):
+                    if state[i + x, j + y] == 2:
+                        open_ = False
+            if not open_:
+                continue
         for x in range(w):
             for y in range(w):
-                a, b = wins[p, 0] + x, wins[p, 1] + y
+                a, b = i + x, j + y
+                if even and (a & 1 or b & 1):
+                    continue
                 if state[a, b] == 0 and not todo[a, b]:
                     todo[a, b] = True
                     n += 1

@@ -252,8 +252,9 @@ def _nearest_full_window(view, eye, possible, a0, b0, cast: SampleCast, lat: Pat
     the full one nearest the target's centre (ties: lowest indices), or None.
 
     Windows are examined nearest first and their samples cast in growing chunks, so an
-    open view costs one window's samples instead of the whole refined view; a window is
-    only accepted once every nearer one is known not to be full, so the choice is the
+    open view costs one window's samples instead of the whole refined view; a chunk's
+    even samples go first, and only the windows they leave open get the rest. A window
+    is only accepted once every nearer one is known not to be full, so the choice is the
     one a full pass over every sample would make.
     """
     w = lat.window
@@ -267,14 +268,15 @@ def _nearest_full_window(view, eye, possible, a0, b0, cast: SampleCast, lat: Pat
     while done < len(every):
         if done == 1:  # the nearest was not full: now all of them, nearest first
             wins = nearest_windows(every, dist, 1)
-        fa, fb = nearest_chunk(wins, done, chunk, w, state)
-        ok, p = cast(
-            view,
-            np.full(len(fa), eye, dtype=np.int64),
-            (a0 + lo[0] + fa) * lat.sample_mm,
-            (b0 + lo[1] + fb) * lat.sample_mm,
-        )
-        k = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok, p)
+        for even in (True, False):  # the even samples, then the windows left open
+            fa, fb = nearest_chunk(wins, done, chunk, w, state, even)
+            ok, p = cast(
+                view,
+                np.full(len(fa), eye, dtype=np.int64),
+                (a0 + lo[0] + fa) * lat.sample_mm,
+                (b0 + lo[1] + fb) * lat.sample_mm,
+            )
+            k = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok, p)
         if k >= 0:
             a, b = wins[k]
             return int(a + lo[0]), int(b + lo[1]), pts[a + mid, b + mid]

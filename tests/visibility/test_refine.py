@@ -141,3 +141,20 @@ def test_two_refining_casts_find_what_one_finds():
                 b_all[two[3]],
             )
         assert len(e_all) <= len(e_i)
+
+
+def test_a_chunk_casts_its_even_samples_then_its_open_windows():
+    from geom3d.visibility._search_kernels import nearest_chunk
+
+    w = 4
+    wins = np.array([[0, 0], [2, 3]], np.int64)
+    state = np.zeros((6, 7), np.int8)
+    fa, fb = nearest_chunk(wins, 0, 2, w, state, True)
+    got = set(zip(fa.tolist(), fb.tolist(), strict=True))
+    # window (0, 0) holds rows and columns 0..3, window (2, 3) rows 2..5, columns 3..6
+    assert got == {(0, 0), (0, 2), (2, 0), (2, 2), (2, 4), (2, 6), (4, 4), (4, 6)}
+    state[2, 4] = 2  # the second window has a sample that does not count: ruled out
+    state[0, 0] = 1
+    fa, fb = nearest_chunk(wins, 0, 2, w, state, False)
+    got = set(zip(fa.tolist(), fb.tolist(), strict=True))
+    assert got == {(a, b) for a in range(4) for b in range(4)} - {(0, 0)}
