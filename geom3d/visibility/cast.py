@@ -29,6 +29,7 @@ from ._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
 from .apparent import ApparentView
 
 __all__ = [
+    "NO_TREES",
     "ClearToTarget",
     "SampleCast",
     "VisibilityStats",
@@ -233,7 +234,7 @@ class ClearToTarget:
         self.proof = proof
         self.flip = flip
         self._scene = engine.compiled_scene()
-        self._packed = proof.packed if proof is not None else _NO_TREES
+        self._packed = proof.packed if proof is not None else NO_TREES
 
     @property
     def compiled(self) -> bool:
@@ -283,7 +284,7 @@ class ClearToTarget:
 
 
 #: The packed proof trees of a pair without a proof (no tree).
-_NO_TREES = (
+NO_TREES = (
     np.zeros((0, 12)),
     np.zeros(0, np.int64),
     np.zeros(0),

@@ -26,7 +26,7 @@ from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array, hid
 from .eyes import eye_points
 from .interior import InteriorMap
 from .proof import PairProof, Prover
-from .search import BATCH_SIZES, search_clear_patch, search_patch
+from .search import BATCH_SIZES, search_clear_patch, search_patch, warm_search
 from .witness import PatchWitness, patch_witness
 
 __all__ = ["pair_patch", "search_eyes", "warm_kernels"]
@@ -145,7 +145,8 @@ def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
 
 
 def warm_kernels(interior: InteriorMap) -> None:
-    """Load the compiled kernels of proofs and occluders (numba's disk cache) now.
+    """Load the compiled kernels of proofs, occluders and the search (numba's disk
+    cache) now.
 
     A threaded matrix would otherwise load them in its first pair that needs one, holding
     the GIL while the other threads wait (about 40 ms on a warm cache); the scene calls
@@ -166,3 +167,4 @@ def warm_kernels(interior: InteriorMap) -> None:
     eyes = eyes[~hidden_eyes(eyes, b, occ)]
     prover = Prover(interior, None)  # no ray below: the engine is not needed
     prover.warm(a, b, occ, eyes)
+    warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.tolerances import APPARENT_DEPTH_EPS_MM
+from geom3d.tolerances import APPARENT_DEPTH_EPS_MM, RAY_EPS_MM
 
 from ._search_compiled import search_clear
 from ._search_kernels import (
@@ -50,10 +50,10 @@ from ._search_kernels import (
     window_order,
 )
 from .apparent import ApparentView, PatchLattice, extent_limits, rim_points
-from .cast import ClearToTarget, SampleCast, cylinder_array
+from .cast import NO_TREES, ClearToTarget, SampleCast, cylinder_array
 from .eyes import eye_batches
 
-__all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch"]
+__all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch", "warm_search"]
 
 #: Eye points per batch: one first (most views are open from the first eye), then more.
 BATCH_SIZES = (1, 8, 64, 256)
@@ -166,6 +166,21 @@ def search_clear_patch(
         return None
     at = start + int(eye)
     return _hit(ApparentView(eyes[at : at + 1], target), 0, 0, 0, lattice, int(ca), int(cb), p)
+
+
+def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
+    """Load :func:`search_clear` (numba's disk cache) with the argument types of
+    :func:`search_clear_patch`'s calls, and the apparent view's frames: no eye, so no ray
+    and no scene (see :func:`.pair.warm_kernels`). ``occ``: (M, 5) float64, C order."""
+    center, rim, row, cap, rim_pad = _target_args(target)
+    no_scene = (0, np.zeros(3), 1)  # never read: there is no eye to cast from
+    search_clear(
+        np.zeros((0, 3)), _sizes(BATCH_SIZES), center, rim, row,
+        occ, *no_scene, RAY_EPS_MM, *NO_TREES, False, cap, rim_pad, lattice.sample_mm,
+        APPARENT_DEPTH_EPS_MM, lattice.coarse_mm, lattice.coarse_step, lattice.window,
+        np.zeros(5, np.int64),
+    )  # fmt: skip
+    ApparentView(np.array([center]) + (0.0, -10.0 * target.radius, 0.0), target)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,5 +1,5 @@
-"""warm_kernels (geom3d.visibility.pair): it runs the proofs' and occluders' compiled
-kernels with exactly the argument types of a real matrix, so that numba's cache loads
+"""warm_kernels (geom3d.visibility.pair): it runs the proofs', occluders' and search's
+compiled kernels with exactly the argument types of a real matrix, so that numba's cache loads
 them ahead of the matrix, and answers nothing."""
 
 from __future__ import annotations
@@ -8,9 +8,11 @@ import numba
 import pytest
 from support import box, make_scene, trooper
 
+import geom3d.visibility.apparent as apparent_mod
 import geom3d.visibility.cast as cast_mod
 import geom3d.visibility.interior as interior_mod
 import geom3d.visibility.proof as proof_mod
+import geom3d.visibility.search as search_mod
 from geom3d import lof
 from geom3d.visibility import warm_kernels
 
@@ -23,6 +25,8 @@ KERNELS = [
     (proof_mod, "prove_bundles"),
     (proof_mod, "segment_hits_cylinders"),
     (proof_mod, "settled_eyes"),
+    (search_mod, "search_clear"),
+    (apparent_mod, "view_frames"),
 ]
 
 
@@ -69,6 +73,7 @@ def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch)
     lof.lof_matrix(scene, threads=1)
     used = {k: v for k, v in seen.items() if v}
     assert {"prove_bundles", "settled_eyes", "hidden_kernel", "cull_kernel"} <= set(used)
+    assert {"search_clear", "view_frames"} <= set(used)
     for name, sigs in used.items():
         assert sigs <= warmed[name], (name, sigs - warmed[name])
 
