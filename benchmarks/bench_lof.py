@@ -16,7 +16,8 @@ Prints, in one run and one process (so a noisy machine still gives fair ratios):
 * optionally (``--cli-diff``) the whole ``geom3d lof`` run on ``--troopers`` troopers minus
   the run on 2, per unordered pair, against the time raw Embree needs for 5,000 segments
   (the default JSON, which leaves the visible areas out, as issue 11 asks of matrices;
-  ``--cli-areas`` times ``geom3d lof --areas`` as well);
+  ``--cli-areas`` times ``geom3d lof --areas`` as well; ``--cli-repeats N`` rounds, best
+  of N and each round's own ratio);
 * optionally (``--scaling``) how the matrix time grows with triangles and troopers, and
   (``--scaling-troopers 10,20,40,80``) the pair time and proof share per trooper count.
 
@@ -25,6 +26,7 @@ Usage::
     python benchmarks/bench_lof.py                 # 1M triangles, 40 troopers
     python benchmarks/bench_lof.py --triangles 50000 --troopers 10 --naive-pairs 2
     python benchmarks/bench_lof.py --cli-diff --scaling-troopers 10,20,40,80
+    python benchmarks/bench_lof.py --cli-diff --cli-repeats 12   # a machine whose speed drifts
     python benchmarks/bench_lof.py --proofs off    # per-pair figures without proofs only
     python benchmarks/bench_lof.py --scaling       # 50k / 1M / 5M and 10 / 20 / 40
 """
@@ -146,6 +148,14 @@ def main(argv=None) -> int:
         help="with --cli-diff: also time `geom3d lof --areas` (every witness's visible area)",
     )
     ap.add_argument(
+        "--cli-repeats",
+        type=int,
+        default=4,
+        metavar="N",
+        help="with --cli-diff: rounds of the two runs (best of N, and each round's ratio); "
+        "more on a machine whose speed drifts (default: 4)",
+    )
+    ap.add_argument(
         "--scaling-troopers",
         default="",
         metavar="N,N,...",
@@ -252,10 +262,12 @@ def main(argv=None) -> int:
         if args.cli_diff:
             print()
             raw = functools.partial(raw_embree_seconds, scene)
-            fig.cli_diff(table, tmp, args.troopers, 2, args.solid, raw)
+            fig.cli_diff(table, tmp, args.troopers, 2, args.solid, raw, args.cli_repeats)
             if args.cli_areas:
                 print()
-                fig.cli_diff(table, tmp, args.troopers, 2, args.solid, raw, extra=("--areas",))
+                fig.cli_diff(
+                    table, tmp, args.troopers, 2, args.solid, raw, args.cli_repeats, ("--areas",)
+                )
 
         if args.scaling_troopers:
             counts = [int(k) for k in args.scaling_troopers.split(",") if k.strip()]
