@@ -353,6 +353,12 @@ def _with_route(res: LofResult, route: RouteResult) -> LofResult:
     )
 
 
+#: Pairs per task of a threaded matrix (fewer when there are few pairs, so every thread
+#: gets some): one task per pair wakes the collecting thread, which needs the GIL, once per
+#: pair; 8 per task cut a 40-trooper matrix's CPU time by about 5 %.
+PAIRS_PER_TASK = 8
+
+
 def lof_matrix(
     scene: Scene,
     pairs: Iterable[tuple[str, str]] | None = None,
@@ -413,13 +419,20 @@ def lof_matrix(
             t = scene.troopers
             return vis, [(xy, _static_lof(scene, t[xy[0]], t[xy[1]], vis)) for xy in ways[todo[i]]]
 
+        def work_chunk(lo: int, hi: int):
+            return [(i, work(i)) for i in range(lo, hi)]
+
+        size = max(1, min(PAIRS_PER_TASK, len(todo) // (4 * threads)))
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = {pool.submit(work, i): i for i in range(len(todo))}
+            futures = [
+                pool.submit(work_chunk, lo, min(lo + size, len(todo)))
+                for lo in range(0, len(todo), size)
+            ]
             for fut in as_completed(futures):
-                i = futures[fut]
-                cache[todo[i]], results = fut.result()
-                static.update(results)
-                done += uses[todo[i]]
+                for i, (vis, results) in fut.result():
+                    cache[todo[i]] = vis
+                    static.update(results)
+                    done += uses[todo[i]]
                 if progress is not None:
                     progress(done, total)
         if stats is not None:
