@@ -16,6 +16,7 @@ from pathlib import Path
 from .answers import attack_report, attack_table, lof_matrix_text, lof_report, lof_table
 from .errors import Geom3dError, UsageError
 from .output import atomic_write, dumps_json
+from .runtime import settle_heap
 from .tolerances import PROOF_MIN_PAIRS, RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 __all__ = ["bundled_meshes_dir", "demo_scenario_path", "main"]
@@ -91,7 +92,9 @@ def _load(path, proofs_for=None):
     from .scenario import load_scenario
 
     scenario = load_scenario(path)
-    return build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
+    scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
+    settle_heap()  # the scene and the imports live to the end: out of the collector's walks
+    return scene
 
 
 # --------------------------------------------------------------------------- lof

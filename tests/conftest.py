@@ -5,6 +5,7 @@ Helpers that build scenes in code live in ``tests/support.py`` (``from support i
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -34,3 +35,13 @@ def _fresh_scene_cache():
     clear_scene_cache()
     yield
     clear_scene_cache()
+
+
+@pytest.fixture(autouse=True)
+def _collectable_heap():
+    """The command line freezes its process's heap once a scene is loaded
+    (:func:`geom3d.runtime.settle_heap`); tests run it in this process, so every test ends
+    with everything collectable again."""
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()

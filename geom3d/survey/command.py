@@ -20,6 +20,7 @@ from geom3d.api import load_scene
 from geom3d.errors import UsageError
 from geom3d.output import atomic_write, dumps_json
 from geom3d.progress import Progress, progress_mode
+from geom3d.runtime import settle_heap
 from geom3d.scheduler_address import check_address
 from geom3d.units import LENGTH_UNITS
 
@@ -207,6 +208,7 @@ def run(args) -> int:
     inputs = [Path(args.scenario)] + ([Path(args.compare)] if args.compare else [])
     _check_out(out, inputs)
     scene = load_scene(args.scenario, prefetch_proofs=True)  # the survey proves: read ahead
+    settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     if not args.quiet:
         for w in scene.warnings:
             print(f"warning: {scene.scenario.name}: {w}", file=sys.stderr)
