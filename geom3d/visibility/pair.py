@@ -19,6 +19,7 @@ import numpy as np
 
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend
+from geom3d.raycast.embree import warm_occluded
 from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
 
 from .apparent import PatchLattice
@@ -145,8 +146,8 @@ def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
 
 
 def warm_kernels(interior: InteriorMap) -> None:
-    """Load the compiled kernels of proofs, occluders and the search (numba's disk
-    cache) now.
+    """Load the compiled kernels of proofs, occluders, the search and the engine's
+    segment query (numba's disk cache) now.
 
     A threaded matrix would otherwise load them in its first pair that needs one, holding
     the GIL while the other threads wait (about 40 ms on a warm cache); the scene calls
@@ -167,4 +168,5 @@ def warm_kernels(interior: InteriorMap) -> None:
     eyes = eyes[~hidden_eyes(eyes, b, occ)]
     prover = Prover(interior, None)  # no ray below: the engine is not needed
     prover.warm(a, b, occ, eyes)
+    warm_occluded()  # the one ray a proof casts first (Prover.pair), from the engine
     warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given

@@ -1,6 +1,6 @@
-"""warm_kernels (geom3d.visibility.pair): it runs the proofs', occluders' and search's
-compiled kernels with exactly the argument types of a real matrix, so that numba's cache loads
-them ahead of the matrix, and answers nothing."""
+"""warm_kernels (geom3d.visibility.pair): it runs the proofs', occluders', search's and
+the engine's segment query's compiled kernels with exactly the argument types of a real
+matrix, so that numba's cache loads them ahead of the matrix, and answers nothing."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numba
 import pytest
 from support import box, make_scene, trooper
 
+import geom3d.raycast.embree as embree_mod
 import geom3d.visibility.apparent as apparent_mod
 import geom3d.visibility.cast as cast_mod
 import geom3d.visibility.interior as interior_mod
@@ -27,6 +28,7 @@ KERNELS = [
     (proof_mod, "settled_eyes"),
     (search_mod, "search_clear"),
     (apparent_mod, "view_frames"),
+    (embree_mod, "occluded_kernel"),
 ]
 
 
@@ -73,7 +75,7 @@ def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch)
     lof.lof_matrix(scene, threads=1)
     used = {k: v for k, v in seen.items() if v}
     assert {"prove_bundles", "settled_eyes", "hidden_kernel", "cull_kernel"} <= set(used)
-    assert {"search_clear", "view_frames"} <= set(used)
+    assert {"search_clear", "view_frames", "occluded_kernel"} <= set(used)
     for name, sigs in used.items():
         assert sigs <= warmed[name], (name, sigs - warmed[name])
 
