@@ -94,6 +94,13 @@ class RayBackend(ABC):
         """Count ``n`` segments cast through :meth:`compiled_scene` in :attr:`rays_cast`."""
         self.rays_cast += int(n)
 
+    @classmethod
+    def warm(cls) -> None:
+        """Load whatever compiled code :meth:`occluded_segments` runs (e.g. from numba's
+        disk cache) now, before any scene exists, so that the first queries of a threaded
+        matrix do not wait on it. Nothing to load by default."""
+        return None
+
     @abstractmethod
     def first_hit(self, origins, ends):
         """First triangle hit along each segment.

@@ -31,18 +31,7 @@ from .base import RayBackend
 if _embree_capi.load() is not None:
     from ._embree_kernels import first_hit_kernel, occluded_kernel
 
-__all__ = ["EmbreeEngine", "warm_occluded"]
-
-
-def warm_occluded() -> None:
-    """Load the compiled kernel of :meth:`EmbreeEngine.occluded_segments` (numba's disk
-    cache) now, with the argument types of its calls: no segment, so no scene is read.
-    A threaded matrix's blocking proofs would otherwise load it in their first pairs,
-    both threads waiting (about 10 ms). Nothing to load on the embreex fallback."""
-    if _embree_capi.load() is None:
-        return
-    none = np.zeros((0, 3))
-    occluded_kernel(0, none, none, np.zeros(3), RAY_EPS_MM, _embree_capi.packet_width())
+__all__ = ["EmbreeEngine"]
 
 
 class EmbreeEngine(RayBackend):
@@ -99,6 +88,17 @@ class EmbreeEngine(RayBackend):
         if self._cscene is None:
             return None
         return self._cscene.address, self._offset, _embree_capi.packet_width()
+
+    @classmethod
+    def warm(cls) -> None:
+        """Load the compiled kernel of :meth:`occluded_segments` (numba's disk cache) with
+        the argument types of its calls: no segment, so no scene is read. A threaded
+        matrix's blocking proofs would otherwise load it in their first pairs, both
+        threads waiting (about 10 ms). Nothing to load on the embreex fallback."""
+        if _embree_capi.load() is None:
+            return
+        none = np.zeros((0, 3))
+        occluded_kernel(0, none, none, np.zeros(3), RAY_EPS_MM, _embree_capi.packet_width())
 
     def add_cast(self, n: int) -> None:
         """Count segments cast through :meth:`compiled_scene` (thread-safe)."""

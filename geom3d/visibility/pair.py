@@ -18,8 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from geom3d.bodies import Cylinder
-from geom3d.raycast import RayBackend
-from geom3d.raycast.embree import warm_occluded
+from geom3d.raycast import RayBackend, RayEngine
 from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
 
 from .apparent import PatchLattice
@@ -168,5 +167,5 @@ def warm_kernels(interior: InteriorMap) -> None:
     eyes = eyes[~hidden_eyes(eyes, b, occ)]
     prover = Prover(interior, None)  # no ray below: the engine is not needed
     prover.warm(a, b, occ, eyes)
-    warm_occluded()  # the one ray a proof casts first (Prover.pair), from the engine
+    RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
     warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given

@@ -8,7 +8,7 @@ import numba
 import pytest
 from support import box, make_scene, trooper
 
-import geom3d.raycast.embree as embree_mod
+import geom3d.raycast.embree as embree_mod  # EmbreeEngine.warm and its queries
 import geom3d.visibility.apparent as apparent_mod
 import geom3d.visibility.cast as cast_mod
 import geom3d.visibility.interior as interior_mod
