@@ -53,6 +53,7 @@ LAYERS = {
     "geom3d.scheduler_address": 0,
     "geom3d.inputfile": 0,
     "geom3d._numba_cache": 0,
+    "geom3d.runtime": 0,  # process settings the commands make (imports nothing of geom3d)
     "geom3d.bodies": 1,
     "geom3d._kernels": 1,
     "geom3d.raycast": 1,
