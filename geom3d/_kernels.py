@@ -337,16 +337,21 @@ def disc_tops(pts, cx, cy, r):
     hi = np.full(k, -np.inf)
     if k == 0 or pts.shape[0] == 0:
         return hi
-    g = max(2.0 * r.max(), 1.0)
+    # cells of half a radius: a disc's cells (its bounding box, one cell wider each way)
+    # hold about four times its area, so few points are tested in vain; at most about
+    # 4 M cells however far apart the discs are
+    span = ((cx + r).max() - (cx - r).min() + 1.0) * ((cy + r).max() - (cy - r).min() + 1.0)
+    g = max(0.5 * r.max(), 1.0, math.sqrt(span / 4.0e6))
+    inv = 1.0 / g  # a point's cell by one product (the padding absorbs its rounding)
     x0 = (cx - r).min() - g
     y0 = (cy - r).min() - g
-    nx = int(((cx + r).max() - x0) / g) + 3
-    ny = int(((cy + r).max() - y0) / g) + 3
+    nx = int(((cx + r).max() - x0) * inv) + 3
+    ny = int(((cy + r).max() - y0) * inv) + 3
     # discs binned by the cells their bounding box meets, one cell wider each way
     count = np.zeros(nx * ny + 1, np.int64)
     for d in range(k):
-        i0, i1 = int((cx[d] - r[d] - x0) / g) - 1, int((cx[d] + r[d] - x0) / g) + 1
-        j0, j1 = int((cy[d] - r[d] - y0) / g) - 1, int((cy[d] + r[d] - y0) / g) + 1
+        i0, i1 = int((cx[d] - r[d] - x0) * inv) - 1, int((cx[d] + r[d] - x0) * inv) + 1
+        j0, j1 = int((cy[d] - r[d] - y0) * inv) - 1, int((cy[d] + r[d] - y0) * inv) + 1
         for i in range(max(i0, 0), min(i1, nx - 1) + 1):
             for j in range(max(j0, 0), min(j1, ny - 1) + 1):
                 count[i * ny + j + 1] += 1
@@ -354,16 +359,16 @@ def disc_tops(pts, cx, cy, r):
     fill = off[:-1].copy()
     cell = np.empty(off[-1], np.int64)
     for d in range(k):
-        i0, i1 = int((cx[d] - r[d] - x0) / g) - 1, int((cx[d] + r[d] - x0) / g) + 1
-        j0, j1 = int((cy[d] - r[d] - y0) / g) - 1, int((cy[d] + r[d] - y0) / g) + 1
+        i0, i1 = int((cx[d] - r[d] - x0) * inv) - 1, int((cx[d] + r[d] - x0) * inv) + 1
+        j0, j1 = int((cy[d] - r[d] - y0) * inv) - 1, int((cy[d] + r[d] - y0) * inv) + 1
         for i in range(max(i0, 0), min(i1, nx - 1) + 1):
             for j in range(max(j0, 0), min(j1, ny - 1) + 1):
                 cell[fill[i * ny + j]] = d
                 fill[i * ny + j] += 1
     for p in range(pts.shape[0]):
         x, y, z = pts[p, 0], pts[p, 1], pts[p, 2]
-        fi = (x - x0) / g
-        fj = (y - y0) / g
+        fi = (x - x0) * inv
+        fj = (y - y0) * inv
         if not (0.0 <= fi < nx and 0.0 <= fj < ny):
             continue
         c = int(fi) * ny + int(fj)

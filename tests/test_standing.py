@@ -193,3 +193,28 @@ def test_disc_tops_equals_a_scan_of_every_point():
             want[d] = pts[inside, 2].max()
     np.testing.assert_array_equal(got, want)
     assert (got[:59] == 99.0).all() and got[59] == -np.inf
+
+
+@pytest.mark.parametrize("spread_mm", [300.0, 3.0e5])
+def test_disc_tops_finds_rim_points_in_every_direction(spread_mm):
+    """Points on each rim at 64 angles (the binning's rounding at cell edges) and, with
+    discs 300 m apart, the cell size set by the cap on the number of cells."""
+    from geom3d._kernels import disc_tops
+
+    rng = np.random.default_rng(7)
+    k = 25
+    cx, cy = rng.uniform(0, spread_mm, k), rng.uniform(0, spread_mm, k)
+    r = rng.choice([0.5, 3.0, 12.5, 40.0], k)
+    a = 2 * np.pi * np.arange(64) / 64
+    rim = [np.column_stack([cx[d] + r[d] * np.cos(a), cy[d] + r[d] * np.sin(a)]) for d in range(k)]
+    xy = np.concatenate([*rim, rng.uniform(0, spread_mm, (5000, 2))])
+    pts = np.column_stack([xy, rng.normal(0, 5, len(xy))])
+    got = disc_tops(pts, cx, cy, r)
+    want = np.full(k, -np.inf)
+    for d in range(k):
+        dx, dy = pts[:, 0] - cx[d], pts[:, 1] - cy[d]
+        inside = (np.abs(dx) <= r[d]) & (dx * dx + dy * dy <= r[d] * r[d])
+        if inside.any():
+            want[d] = pts[inside, 2].max()
+    np.testing.assert_array_equal(got, want)
+    assert np.isfinite(got).sum() >= k // 2  # most rims hold points that count
