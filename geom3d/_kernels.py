@@ -340,13 +340,15 @@ def disc_tops(pts, cx, cy, r):
     # cells of half a radius: a disc's cells (its bounding box, one cell wider each way)
     # hold about four times its area, so few points are tested in vain; at most about
     # 4 M cells however far apart the discs are
-    span = ((cx + r).max() - (cx - r).min() + 1.0) * ((cy + r).max() - (cy - r).min() + 1.0)
+    lo_x, hi_x = (cx - r).min(), (cx + r).max()
+    lo_y, hi_y = (cy - r).min(), (cy + r).max()
+    span = (hi_x - lo_x + 1.0) * (hi_y - lo_y + 1.0)
     g = max(0.5 * r.max(), 1.0, math.sqrt(span / 4.0e6))
     inv = 1.0 / g  # a point's cell by one product (the padding absorbs its rounding)
-    x0 = (cx - r).min() - g
-    y0 = (cy - r).min() - g
-    nx = int(((cx + r).max() - x0) * inv) + 3
-    ny = int(((cy + r).max() - y0) * inv) + 3
+    x0 = lo_x - g
+    y0 = lo_y - g
+    nx = int((hi_x - x0) * inv) + 3
+    ny = int((hi_y - y0) * inv) + 3
     # discs binned by the cells their bounding box meets, one cell wider each way
     count = np.zeros(nx * ny + 1, np.int64)
     for d in range(k):

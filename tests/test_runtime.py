@@ -39,10 +39,7 @@ def test_settle_heap_freezes_what_is_alive_and_collects_what_comes_after():
         gc.enable()
 
 
-@pytest.mark.parametrize(
-    "command",
-    [["lof"], ["attack"], ["survey"]],
-)
+@pytest.mark.parametrize("command", ["lof", "attack", "survey"])
 def test_the_command_line_settles_the_heap_once_the_scene_is_loaded(capsys, tmp_path, command):
     doc = {
         "format": "geom3d/1",
@@ -55,9 +52,9 @@ def test_the_command_line_settles_the_heap_once_the_scene_is_loaded(capsys, tmp_
     }
     p = tmp_path / "two.yaml"
     p.write_text(yaml.safe_dump(doc))
-    extra = ["--spacing", "100", "--out", str(tmp_path / "out")] if command == ["survey"] else []
+    extra = ["--spacing", "100", "--out", str(tmp_path / "out")] if command == "survey" else []
     gc.unfreeze()
     assert gc.get_freeze_count() == 0
-    assert main([command[0], str(p), *command[1:], *extra, "--quiet"]) == 0
+    assert main([command, str(p), *extra, "--quiet"]) == 0
     capsys.readouterr()
     assert gc.get_freeze_count() > 0

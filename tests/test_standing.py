@@ -172,6 +172,17 @@ def test_explicit_z_float_and_sink_warnings(z, message):
         ]
 
 
+def _scan_tops(pts, cx, cy, r):
+    """disc_tops by a scan of every point for every disc (the reference)."""
+    want = np.full(len(cx), -np.inf)
+    for d in range(len(cx)):
+        dx, dy = pts[:, 0] - cx[d], pts[:, 1] - cy[d]
+        inside = (np.abs(dx) <= r[d]) & (dx * dx + dy * dy <= r[d] * r[d])
+        if inside.any():
+            want[d] = pts[inside, 2].max()
+    return want
+
+
 def test_disc_tops_equals_a_scan_of_every_point():
     from geom3d._kernels import disc_tops
 
@@ -185,13 +196,7 @@ def test_disc_tops_equals_a_scan_of_every_point():
     pts[:60] = np.column_stack([cx + r, cy, np.full(60, 99.0)])
     cx[59], cy[59] = 5000.0, 5000.0
     got = disc_tops(pts, cx, cy, r)
-    want = np.full(60, -np.inf)
-    for d in range(60):
-        dx, dy = pts[:, 0] - cx[d], pts[:, 1] - cy[d]
-        inside = (np.abs(dx) <= r[d]) & (dx * dx + dy * dy <= r[d] * r[d])
-        if inside.any():
-            want[d] = pts[inside, 2].max()
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, _scan_tops(pts, cx, cy, r))
     assert (got[:59] == 99.0).all() and got[59] == -np.inf
 
 
@@ -210,11 +215,5 @@ def test_disc_tops_finds_rim_points_in_every_direction(spread_mm):
     xy = np.concatenate([*rim, rng.uniform(0, spread_mm, (5000, 2))])
     pts = np.column_stack([xy, rng.normal(0, 5, len(xy))])
     got = disc_tops(pts, cx, cy, r)
-    want = np.full(k, -np.inf)
-    for d in range(k):
-        dx, dy = pts[:, 0] - cx[d], pts[:, 1] - cy[d]
-        inside = (np.abs(dx) <= r[d]) & (dx * dx + dy * dy <= r[d] * r[d])
-        if inside.any():
-            want[d] = pts[inside, 2].max()
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, _scan_tops(pts, cx, cy, r))
     assert np.isfinite(got).sum() >= k // 2  # most rims hold points that count
