@@ -41,7 +41,8 @@ from .errors import MeshError
 from .mesh import box_mesh, load_mesh
 from .mesh.boundary import merge_positions
 from .mesh.closing import ClosingReport, close_downward, close_table
-from .mesh.closing_cache import array_digest, cached_closing, closing_key
+from .mesh.closing_cache import cached_closing, closing_key
+from .mesh.digest import array_digest
 from .raycast import RayEngine
 from .scenario import Scenario, SceneryItem
 from .tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import os
 import stat
 import struct
@@ -142,6 +143,17 @@ _STATS_TYPES = {
 #: field's lengths.
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
 
+#: Where an array member's data start in the file: a multiple of this (bytes), so the
+#: array maps in place, aligned (numpy pads a ``.npy`` header to 64 bytes too).
+_ALIGN = 64
+
+#: The zip64 extra field ``zipfile`` adds to a member's local header (``force_zip64``).
+_ZIP64_LOCAL_EXTRA = 20
+
+#: The extra-field id of the padding that aligns a member (the one Android's zipalign
+#: uses; zip readers skip extra fields they do not know).
+_PAD_EXTRA_ID = 0xD935
+
 
 class _BadEntry(Exception):
     """Why a disk cache entry is not used."""
@@ -164,11 +176,16 @@ def _check_stats(stats) -> dict:
 
 
 def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.ndarray:
-    """A new ``(rows, 3)`` array of exactly ``dtype`` from a stored ``.npy`` member.
+    """A ``(rows, 3)`` array of exactly ``dtype`` from a stored ``.npy`` member.
 
-    Read straight from the archive's file into the array (no buffering in between: a
-    cache entry of 1M triangles reads about twice as fast as through ``zipfile``); the
-    member's bytes must pass its CRC, as ``zipfile`` would check them.
+    The member's bytes must pass its CRC, as ``zipfile`` would check them. Its data start
+    on a multiple of ``_ALIGN`` bytes in the file (:func:`disk_put` writes them so), and
+    the array is a copy-on-write map of the file there (``mmap.ACCESS_COPY``): writable,
+    and no bytes copied. A 1M-triangle entry (96 MB) maps in ~0.02 s (the CRC pass),
+    where reading it into new memory took 0.03-0.15 s, most of it the kernel zeroing
+    fresh pages. Where the file cannot be mapped, the bytes are read into a new array.
+    Entries are replaced by renaming, never rewritten in place, so a mapped file does not
+    change under the map.
     """
     info = zf.getinfo(name)
     fh = zf.fp
@@ -193,6 +210,25 @@ def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.nda
     head = fh.tell() - start
     if info.file_size != head + rows * 3 * np.dtype(dtype).itemsize:
         raise _BadEntry(f"{name}: size does not match its header")
+    if (start + head) % _ALIGN:
+        raise _BadEntry(f"{name}: data not aligned")
+    try:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError):  # a file system that cannot map: read it
+        return _read_copy(fh, info, start, head, dtype, rows, name)
+    if len(mm) < start + info.file_size:
+        raise _BadEntry(f"{name}: truncated")
+    with memoryview(mm) as view:
+        crc = zlib.crc32(view[start : start + info.file_size])
+    if crc != info.CRC:
+        raise _BadEntry(f"{name}: bad CRC")
+    out = np.frombuffer(mm, dtype=dtype, count=rows * 3, offset=start + head)
+    return out.reshape(rows, 3)
+
+
+def _read_copy(fh, info: zipfile.ZipInfo, start: int, head: int, dtype: str, rows: int, name):
+    """:func:`_read_array`'s bytes read into a new array, straight from the file (no
+    buffering in between), CRC checked."""
     fh.seek(start)
     crc = zlib.crc32(fh.read(head))
     out = np.empty((rows, 3), dtype=dtype)
@@ -315,6 +351,19 @@ def _warn_bad(cache_file: Path, why: str) -> None:
     log.warning(printable(f"geom3d: ignoring mesh cache entry {cache_file}: {why}; re-parsing"))
 
 
+def _aligned_member(name: str, offset: int) -> zipfile.ZipInfo:
+    """A stored member whose local header starts at ``offset`` and whose data start on a
+    multiple of ``_ALIGN``: a padding extra field (4 bytes of id and size, then zeros)."""
+    member = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    member.compress_type = zipfile.ZIP_STORED
+    start = offset + _LOCAL_HEADER.size + len(name.encode()) + _ZIP64_LOCAL_EXTRA
+    pad = -start % _ALIGN
+    if pad:
+        pad += _ALIGN if pad < 4 else 0
+        member.extra = struct.pack("<HH", _PAD_EXTRA_ID, pad - 4) + bytes(pad - 4)
+    return member
+
+
 def disk_put(cache_file: Path, key: str, source_digest: str, vertices, faces, stats: dict) -> None:
     """Write a disk cache entry atomically (temp file + rename); failures are logged."""
     tmp_name = None
@@ -328,7 +377,8 @@ def disk_put(cache_file: Path, key: str, source_digest: str, vertices, faces, st
         with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
             zf.writestr("meta.json", json.dumps(meta, sort_keys=True))
             for name, arr, dtype in (("vertices", vertices, "<f8"), ("faces", faces, "<i8")):
-                with zf.open(f"{name}.npy", "w", force_zip64=True) as out:
+                member = _aligned_member(f"{name}.npy", fh.tell())
+                with zf.open(member, "w", force_zip64=True) as out:
                     arr = np.ascontiguousarray(arr, dtype=dtype)
                     np.lib.format.write_array(out, arr, version=(1, 0), allow_pickle=False)
         os.replace(tmp_name, cache_file)

@@ -2,8 +2,8 @@
 
 Closing a large open mesh (merging positions, finding its open edges, building curtains)
 takes seconds on a million-triangle table; the result depends only on the placed
-triangles, the floor and the closing tolerances. :func:`cached_closing` keys it by the
-SHA-256 of exactly those (:func:`closing_key`), keeps it in the in-process mesh cache
+triangles, the floor and the closing tolerances. :func:`cached_closing` keys it by a
+digest of exactly those (:func:`closing_key`), keeps it in the in-process mesh cache
 (:func:`geom3d.mesh.cache.memory_get`, so ``clear_memory_cache`` empties it too) and in
 one ``closing-<key>.npz`` file in the mesh cache folder (:func:`default_cache_dir`).
 
@@ -43,11 +43,13 @@ from .cache import (
     read_meta,
 )
 from .closing import ClosingReport
+from .digest import array_digest
 
-__all__ = ["CLOSING_CACHE_VERSION", "array_digest", "cached_closing", "closing_key"]
+__all__ = ["CLOSING_CACHE_VERSION", "cached_closing", "closing_key"]
 
-#: Bump when closing's output changes for the same input.
-CLOSING_CACHE_VERSION: int = 1
+#: Bump when closing's output (or the entry's layout) changes for the same input (2: arrays
+#: aligned to map in place).
+CLOSING_CACHE_VERSION: int = 2
 
 _TOLERANCES = (
     "CURTAIN_FLOOR_EPS_MM",
@@ -62,16 +64,6 @@ _INT = {"open_edges", "nonmanifold_edges", "loops", "holes", "curtain_triangles"
 _INT |= {"cap_triangles", "skipped_edges", "fragments"}
 _FLOAT = {"largest_hole_mm", "largest_hole_perimeter_mm", "gap_under_mm"}
 _FLOAT |= {"lowest_above_floor_mm"}
-
-
-def array_digest(*arrays: np.ndarray) -> str:
-    """SHA-256 (hex) of arrays' dtypes, shapes and bytes (C order)."""
-    h = hashlib.sha256()
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape};".encode())
-        h.update(a.data)
-    return h.hexdigest()
 
 
 def closing_key(kind: str, vertices: np.ndarray, faces: np.ndarray, floor: str) -> str:
@@ -90,7 +82,7 @@ def closing_key(kind: str, vertices: np.ndarray, faces: np.ndarray, floor: str) 
     Returns
     -------
     str
-        ``closing-<sha256>-v<version>``.
+        ``closing-<hex digest>-v<version>``.
     """
     h = hashlib.sha256()
     tol = {k: getattr(tolerances, k) for k in _TOLERANCES}

@@ -59,8 +59,9 @@ from .topology import degenerate_faces, mesh_topology, used_vertices
 
 __all__ = ["CACHE_VERSION", "MESH_FORMATS", "cache_key", "load_mesh"]
 
-#: Bump when the parsing, repair or statistics change, so stale disk entries are ignored.
-CACHE_VERSION: int = 2
+#: Bump when the parsing, repair or statistics change, so stale disk entries are ignored
+#: (3: array data aligned in the file, to map in place).
+CACHE_VERSION: int = 3
 
 #: File extension (lower case, with dot) -> format name.
 MESH_FORMATS: dict[str, str] = {

@@ -3,9 +3,9 @@
 Building the runs of a million-triangle table (labelling its closed solids, clipping every
 triangle to its columns, deciding parity) takes seconds; the result depends only on the
 blocking mesh, what is closed, and the ``PROOF_*`` tolerances. :func:`cached_interior`
-(:func:`read_interior`, else :func:`build_interior`) keys it by the SHA-256 of exactly
-those and keeps one ``interior-<key>.npz`` file in the mesh cache folder
-(:func:`geom3d.mesh.cache.default_cache_dir`).
+(:func:`read_interior`, else :func:`build_interior`) keys it by a digest of exactly
+those (:func:`geom3d.mesh.digest.array_digest`) and keeps one ``interior-<key>.npz`` file
+in the mesh cache folder (:func:`geom3d.mesh.cache.default_cache_dir`).
 
 An entry passes the same gate as every geom3d cache entry
 (:func:`geom3d.mesh.cache.read_entry_file`: a regular file of this user, bounded, a stored
@@ -42,7 +42,7 @@ from geom3d.mesh.cache import (
     read_entry_file,
     read_meta,
 )
-from geom3d.mesh.closing_cache import array_digest
+from geom3d.mesh.digest import array_digest
 
 from .interior import InteriorMap
 
@@ -54,8 +54,9 @@ __all__ = [
     "read_interior",
 ]
 
-#: Bump when the runs change for the same input.
-INTERIOR_CACHE_VERSION: int = 2
+#: Bump when the runs (or the entry's layout) change for the same input (3: arrays aligned
+#: to map in place).
+INTERIOR_CACHE_VERSION: int = 3
 
 _TOLERANCES = (
     "PROOF_COLUMN_MM",
@@ -90,7 +91,7 @@ def interior_key(*arrays: np.ndarray, extra: str = "") -> str:
     Returns
     -------
     str
-        ``interior-<sha256>-v<version>``.
+        ``interior-<hex digest>-v<version>``.
     """
     h = hashlib.sha256()
     tol = {k: getattr(tolerances, k) for k in _TOLERANCES}

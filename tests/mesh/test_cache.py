@@ -124,19 +124,38 @@ def test_corrupt_cache_entry_is_reparsed_and_replaced(tmp_path):
 
 
 @pytest.mark.parametrize("rows", [0, 1, 4097])
-def test_arrays_read_back_new_and_writable(tmp_path, rows):
-    """Members are read straight into new arrays, empty ones too (a closing may add no
-    triangle)."""
+@pytest.mark.parametrize("mapped", [True, False])
+def test_arrays_read_back_aligned_and_writable(tmp_path, monkeypatch, rows, mapped):
+    """Members map in place, aligned, copy-on-write (or, where the file cannot be mapped,
+    are read into new arrays), empty ones too (a closing may add no triangle); writing
+    to an array never changes the entry."""
+    if not mapped:
+
+        def no_map(*args, **kwargs):
+            raise OSError("this file system cannot map files")
+
+        monkeypatch.setattr(cache_module.mmap, "mmap", no_map)
     rng = np.random.default_rng(rows)
     v, f = rng.normal(size=(rows, 3)), rng.integers(0, 9, size=(rows, 3))
     path = tmp_path / "e.npz"
     cache_module.disk_put(path, "k", "d", v, f, {})
+    before = path.read_bytes()
     with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():  # every array's data on a multiple of 64 bytes
+            if info.filename.endswith(".npy"):
+                assert before.index(np.lib.format.MAGIC_PREFIX, info.header_offset) % 64 == 0
         v2 = cache_module._read_array(zf, "vertices.npy", "<f8", rows)
         f2 = cache_module._read_array(zf, "faces.npy", "<i8", rows)
     assert v2.shape == f2.shape == (rows, 3)
     assert v2.tobytes() == v.tobytes() and f2.tobytes() == f.astype("<i8").tobytes()
     assert v2.flags.writeable and f2.flags.writeable and v2.flags.c_contiguous
+    assert v2.flags.aligned and f2.flags.aligned
+    if mapped:  # a map starts on a page: the data sit on 64 bytes in memory too
+        assert v2.ctypes.data % 64 == 0 and f2.ctypes.data % 64 == 0
+    if rows:
+        v2[0, 0] = 1e9
+        f2[-1, -1] = -7
+    assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize(

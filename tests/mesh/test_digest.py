@@ -61,3 +61,27 @@ def test_scenery_cache_key_sees_a_changed_gltf_buffer(tmp_path):
     bigger = make_scene([], [piece], base_dir=tmp_path)
     assert not bigger.load_stats.cache_hit
     assert np.ptp(bigger.scenery.vertices[:, 0]) == 2 * np.ptp(scene.scenery.vertices[:, 0])
+
+
+def test_array_digest_separates_dtype_shape_and_bytes():
+    from geom3d.mesh.digest import array_digest
+
+    v = np.arange(12, dtype=np.float64).reshape(4, 3)
+    f = np.array([[0, 1, 2], [1, 2, 3]], dtype=np.int64)
+    key = array_digest(v, f)
+    assert len(key) == 32 and int(key, 16) >= 0  # 128 bits, in hex
+    assert key == array_digest(v.copy(), f.copy())
+    assert key == array_digest(np.asfortranarray(v), f)  # C order is what counts
+    others = {
+        array_digest(v.astype(np.float32), f),
+        array_digest(v.reshape(3, 4), f),
+        array_digest(v.reshape(-1), f),
+        array_digest(f, v),
+        array_digest(v),
+        array_digest(v, f[:1]),
+        array_digest(np.where(v == 0, -0.0, v), f),  # -0.0: other bytes
+        array_digest(v + np.eye(4, 3) * 1e-12, f),
+    }
+    assert key not in others and len(others) == 8
+    # the dtype and shape are part of the stream: these bytes alone give another key
+    assert array_digest(v.view(np.int64), f) != key

@@ -221,16 +221,24 @@ def test_planted_entry_with_other_geometry_is_refused(tmp_path, caplog):
     assert load_mesh(a, cache_dir=cache_a).report.cache_hit  # rewritten, trusted again
 
 
-def _rewrite(entry, *, meta=None, members=None, compress=zipfile.ZIP_STORED):
-    """Rewrite a cache entry's members (``meta``: a function of the metadata dict)."""
+def _rewrite(entry, *, meta=None, members=None, compress=zipfile.ZIP_STORED, align=True):
+    """Rewrite a cache entry's members (``meta``: a function of the metadata dict); array
+    members aligned as geom3d writes them unless ``align`` is false, so each tamper below
+    is the only thing wrong."""
+    from geom3d.mesh.cache import _aligned_member
+
     with zipfile.ZipFile(entry) as zf:
         content = {n: zf.read(n) for n in zf.namelist()}
     if meta is not None:
         content["meta.json"] = json.dumps(meta(json.loads(content["meta.json"]))).encode()
     content.update(members or {})
-    with zipfile.ZipFile(entry, "w", compress) as zf:
+    with open(entry, "wb") as fh, zipfile.ZipFile(fh, "w", compress) as zf:
         for name, data in content.items():
-            zf.writestr(name, data)
+            if align and name.endswith(".npy") and compress == zipfile.ZIP_STORED:
+                with zf.open(_aligned_member(name, fh.tell()), "w", force_zip64=True) as out:
+                    out.write(data)
+            else:
+                zf.writestr(name, data)
 
 
 def _other_source(m):
@@ -283,6 +291,7 @@ def _npy(arr) -> bytes:
             lambda e: _rewrite(e, members={"vertices.npy": _npy(np.zeros((36, 3), dtype="<f4"))}),
             "expected <f8",
         ),
+        (lambda e: _rewrite(e, align=False), "vertices.npy: data not aligned"),
         (lambda e: e.write_bytes(e.read_bytes()[:-40]), "unreadable"),
         (lambda e: e.write_bytes(b"PK\x03\x04 not a zip"), "unreadable (BadZipFile)"),
     ],

@@ -3,6 +3,7 @@ runs as a build, and any entry that is not exactly what geom3d wrote is rebuilt.
 
 from __future__ import annotations
 
+import json
 import logging
 import zipfile
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 import trimesh
 
+from geom3d.mesh.cache import disk_put
 from geom3d.visibility.interior_cache import cached_interior, interior_key
 
 
@@ -93,12 +95,7 @@ def test_a_damaged_entry_is_rebuilt_with_a_warning(tmp_path, caplog, damage):
         else:  # offsets that fall
             ints[at + 1] = ints[at + 2] + 1
         it = ints.reshape(-1, 3)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
-            zf.writestr("meta.json", meta)
-            with zf.open("vertices.npy", "w") as out:
-                np.lib.format.write_array(out, flat.reshape(-1, 3), allow_pickle=False)
-            with zf.open("faces.npy", "w") as out:
-                np.lib.format.write_array(out, it, allow_pickle=False)
+        disk_put(path, key, key, flat.reshape(-1, 3), it, json.loads(meta)["stats"])
     calls = []
     with caplog.at_level(logging.WARNING, logger="geom3d.mesh.cache"):
         again, hit = cached_interior(key, v, f, solids_of(label, calls), cache_dir=tmp_path)
