@@ -19,7 +19,7 @@ import numpy as np
 
 from geom3d.bodies import Cylinder
 from geom3d.raycast import RayBackend, RayEngine
-from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES
+from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES, PROOF_EPS_MM
 
 from .apparent import PatchLattice
 from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array, hidden_eyes
@@ -144,17 +144,25 @@ def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
     return int(across * up)
 
 
-def warm_kernels(interior: InteriorMap) -> None:
+def warm_kernels(interior: InteriorMap | None = None) -> None:
     """Load the compiled kernels of proofs, occluders, the search and the engine's
     segment query (numba's disk cache) now.
 
     A threaded matrix would otherwise load them in its first pair that needs one, holding
-    the GIL while the other threads wait (about 40 ms on a warm cache); the scene calls
-    this from the thread that reads the proof map ahead (``prefetch_proofs``). One toy
-    pair, far off ``interior``'s grid, with an occluder between its two troopers, runs
-    the kernels with the argument types of the real calls. It answers nothing and changes
-    nothing.
+    the GIL while the other threads wait (about 40 ms on a warm cache); a scene built
+    for a matrix (``prefetch_proofs``) calls this in a thread of its own while it loads
+    its meshes. One toy pair, far off the map's grid, with an occluder between its two
+    troopers, runs the kernels with the argument types of the real calls. It answers
+    nothing and changes nothing.
+
+    Parameters
+    ----------
+    interior : InteriorMap, optional
+        The map to run them on; default: a one-triangle map with one run, whose arrays
+        have the types of every map's (so no mesh is needed yet).
     """
+    if interior is None:
+        interior = _toy_map()
     gx, gy = float(interior.grid[0]), float(interior.grid[1])  # a column off the mesh
     # a thin cylinder next to the mesh's corner, in its first tile: the parity kernel
     interior.outside(Cylinder((gx - 9.0, gy - 9.0, 0.0), 3.0, 10.0))
@@ -169,3 +177,13 @@ def warm_kernels(interior: InteriorMap) -> None:
     prover.warm(a, b, occ, eyes)
     RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
     warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given
+
+
+def _toy_map() -> InteriorMap:
+    """A one-triangle map with one interior run (a 1 mm column), its arrays of the dtypes
+    and layouts of a real map's, read from the cache or built."""
+    v = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    f = np.array([[0, 1, 2]], dtype=np.int64)
+    grid = np.array([-1.0, -1.0, 1.0, 1.0, 1.0, PROOF_EPS_MM])  # x0, y0, g, nx, ny, eps
+    runs = (grid, np.array([0, 1], dtype=np.int64), np.array([-2.0]), np.array([-1.0]))
+    return InteriorMap(v, f, np.zeros(1, np.int64), np.ones(1, np.bool_), runs=runs)

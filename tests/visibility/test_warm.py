@@ -62,11 +62,14 @@ def _scene():
     return make_scene(people, walls)
 
 
-def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch):
+@pytest.mark.parametrize("own_map", [True, False], ids=["scene-map", "toy-map"])
+def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch, own_map):
+    """On the scene's own map, and on the one-triangle map it uses before any mesh is
+    loaded: the types are every map's."""
     scene = _scene()
     prover = scene.prover
     seen = _record(monkeypatch)
-    warm_kernels(prover.interior)
+    warm_kernels(prover.interior if own_map else None)
     warmed = {k: set(v) for k, v in seen.items()}
     assert all(warmed.values()), {k for k, v in warmed.items() if not v}
     for v in seen.values():
@@ -93,3 +96,43 @@ def test_warm_up_runs_on_a_map_with_and_without_runs(solid):
     scene = make_scene([trooper("a", [0, 0])], [box("w", [20, 30, 40], [60, 0], blocks_lof=solid)])
     warm_kernels(scene.prover.interior)  # no error, on an empty map too
     assert scene.prover.interior.certifies() == solid
+
+
+def test_a_scene_for_a_matrix_starts_loading_the_kernels_once_per_process(monkeypatch):
+    """``prefetch_proofs`` starts the warm-up in its own thread before the meshes load;
+    later scenes in the process do not start it again, and a scene not built for a
+    matrix never does."""
+    import threading
+
+    import geom3d.scene as scene_mod
+
+    ran = []
+    monkeypatch.setattr(scene_mod, "_WARM", {"started": False})
+    name = threading.current_thread
+    monkeypatch.setattr(scene_mod, "warm_kernels", lambda: ran.append(name().name))
+    people = [trooper("a", [0, 0]), trooper("b", [100, 0])]
+    make_scene(people, [box("w", [20, 30, 40], [50, 0])])
+    assert not scene_mod._WARM["started"]
+    for _ in range(2):
+        make_scene(people, [box("w", [20, 30, 40], [50, 0])], prefetch_proofs=True)
+    for t in threading.enumerate():
+        if t.name == "geom3d-warm-kernels":
+            t.join(10)
+    assert ran == ["geom3d-warm-kernels"]
+
+
+def test_a_failed_warm_up_is_only_logged(monkeypatch, caplog):
+    """The warm-up is a head start: an error there is left to the matrix, which calls the
+    same kernels itself; no traceback from the thread."""
+    import logging
+
+    import geom3d.scene as scene_mod
+
+    def broken():
+        raise RuntimeError("no kernels today")
+
+    monkeypatch.setattr(scene_mod, "warm_kernels", broken)
+    with caplog.at_level(logging.DEBUG, logger="geom3d.scene"):
+        scene_mod._warm_quietly()
+    assert "loading the Line of Fire kernels ahead failed" in caplog.text
+    assert "no kernels today" in caplog.text
