@@ -40,6 +40,9 @@ from geom3d.tolerances import MAX_MESH_BYTES
 
 __all__ = ["array_digest", "content_digest", "file_digest", "gltf_external_buffers"]
 
+#: How :func:`file_digest` starts for a file it cannot read (a digest of the problem).
+UNREADABLE_PREFIX = "unreadable-"
+
 #: (path, size, mtime_ns) -> digest, for files whose content is only the file itself.
 _MEMO: dict[tuple[str, int, int], str] = {}
 
@@ -206,7 +209,7 @@ def file_digest(path: str | Path) -> str:
         return _MEMO[key]
     except (OSError, InputFileProblem, MeshError) as exc:
         problem = f"unreadable|{path}|{type(exc).__name__}|{exc}"
-        return "unreadable-" + hashlib.sha256(problem.encode("utf-8", "replace")).hexdigest()
+        return UNREADABLE_PREFIX + hashlib.sha256(problem.encode("utf-8", "replace")).hexdigest()
 
 
 def array_digest(*arrays: np.ndarray) -> str:

@@ -53,7 +53,13 @@ from geom3d.tolerances import MAX_COORD_MM, MAX_MESH_BYTES
 from geom3d.units import LENGTH_UNITS, MESH_UNITS
 
 from .cache import default_cache_dir, disk_get, disk_put, memory_get, memory_put
-from .digest import content_digest, gltf_external_buffers
+from .digest import (
+    UNREADABLE_PREFIX,
+    _has_buffers,
+    content_digest,
+    file_digest,
+    gltf_external_buffers,
+)
 from .report import LoadedMesh, MeshReport, plural
 from .topology import degenerate_faces, mesh_topology, used_vertices
 
@@ -310,30 +316,26 @@ def load_mesh(
         known = ", ".join(sorted(MESH_FORMATS))
         what = f"extension {p.suffix!r}" if p.suffix else "no extension"
         raise MeshError(f"unknown mesh format: {what} (known: {known})", file=file)
-    try:
-        data = read_regular(p, MAX_MESH_BYTES)
-    except InputFileProblem as exc:
-        reason = "mesh file not found" if exc.missing else str(exc)
-        raise MeshError(reason, file=file) from None
-    if not data:
-        raise MeshError("mesh file is empty", file=file)
-    buffers = gltf_external_buffers(p, data)
-    digest = content_digest(p, data, buffers)
-
-    cache_hit = False
     entry = None
-    key = cache_file = None
-    if use_cache:
-        key = cache_key(digest, fmt, units)
-        cache_file = Path(cache_dir if cache_dir is not None else default_cache_dir())
-        cache_file = cache_file / f"{key}.npz"
-        entry = memory_get(key)
-        if entry is None:
-            entry = disk_get(cache_file, key, digest)
-            if entry is not None:
-                entry = (_readonly(entry[0]), _readonly(entry[1]), entry[2])
-                memory_put(key, *entry)
-        cache_hit = entry is not None
+    if use_cache and not _has_buffers(p):
+        # the process may know the file's digest already (file_digest: by path, size and
+        # mtime; the scene's key takes it first): on a cache hit the file is not read again
+        digest = file_digest(p)
+        if not digest.startswith(UNREADABLE_PREFIX):
+            entry, key, cache_file = _cached(digest, fmt, units, cache_dir)
+    if entry is None:  # read it: to parse it, or to say why it cannot be
+        try:
+            data = read_regular(p, MAX_MESH_BYTES)
+        except InputFileProblem as exc:
+            reason = "mesh file not found" if exc.missing else str(exc)
+            raise MeshError(reason, file=file) from None
+        if not data:
+            raise MeshError("mesh file is empty", file=file)
+        buffers = gltf_external_buffers(p, data)
+        digest = content_digest(p, data, buffers)  # of the bytes parsed, whatever happened
+        if use_cache:
+            entry, key, cache_file = _cached(digest, fmt, units, cache_dir)
+    cache_hit = entry is not None
     if entry is None:
         vertices, faces, stats = _build(p, data, fmt, units, buffers)
         if use_cache:
@@ -348,6 +350,20 @@ def load_mesh(
         path=file, cache_hit=cache_hit, load_seconds=time.perf_counter() - t0, **stats
     )
     return LoadedMesh(vertices=vertices, faces=faces, report=report)
+
+
+def _cached(digest: str, fmt: str, units: str, cache_dir):
+    """The parse cache's entry for a file of ``digest`` (memory, then disk; read-only
+    arrays), or None; with its key and disk path."""
+    key = cache_key(digest, fmt, units)
+    cache_file = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{key}.npz"
+    entry = memory_get(key)
+    if entry is None:
+        entry = disk_get(cache_file, key, digest)
+        if entry is not None:
+            entry = (_readonly(entry[0]), _readonly(entry[1]), entry[2])
+            memory_put(key, *entry)
+    return entry, key, cache_file
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:

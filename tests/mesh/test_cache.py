@@ -234,3 +234,26 @@ def test_memory_cache_is_bounded(tmp_path, monkeypatch):
         load_mesh(p, cache_dir=cache)  # 36 * 24 + 12 * 24 = 1152 bytes each
     assert len(cache_module._memory_cache) == 2
     assert cache_module._memory_cache_bytes <= 3000
+
+
+def test_a_cache_hit_in_a_warm_process_does_not_read_the_file_again(tmp_path, monkeypatch):
+    """The file's digest is remembered by path, size and mtime (file_digest): a cache hit
+    needs no second read; a changed file is read (and parsed) again."""
+    import geom3d.mesh.load as load_module
+
+    path = _write(_box(), tmp_path / "box.stl", "stl")
+    cache = tmp_path / "cache"
+    load_mesh(path, cache_dir=cache)  # parsed, stored
+    reads = []
+    real = load_module.read_regular
+    monkeypatch.setattr(load_module, "read_regular", lambda *a: reads.append(a) or real(*a))
+    for _ in range(2):
+        clear_memory_cache()
+        again = load_mesh(path, cache_dir=cache)
+        assert again.report.cache_hit and tuple(_extents(again)) == (10.0, 20.0, 30.0)
+    assert reads == []
+    # another size (24 triangles), so the change shows whatever the mtime's resolution
+    _write(trimesh.util.concatenate([_box(), _box(offset=(0.0, 0.0, 30.0))]), path, "stl")
+    changed = load_mesh(path, cache_dir=cache)
+    assert not changed.report.cache_hit and tuple(_extents(changed)) == (10.0, 20.0, 60.0)
+    assert len(reads) == 1
