@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._kernels import disc_tops
+from ._kernels import disc_tops, used_vertices
 from .tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
@@ -43,6 +43,10 @@ __all__ = [
 
 #: Step (mm) past a crossing before the parity probe continues.
 _PARITY_STEP_MM = 1e-3
+
+#: Above this many runs of used vertices, :meth:`Surface._used_vertices` copies them into
+#: one array (each part costs :func:`disc_tops` a pass of its own set-up).
+_USED_RUNS = 16
 
 
 def disc_samples(
@@ -90,12 +94,19 @@ class Surface:
         self.has_table_mesh = has_table_mesh
         self._used: np.ndarray | None = None
 
-    def _used_vertices(self) -> np.ndarray:
-        """(u, 3) float64 mm: the vertices of the pieces' own faces (computed once)."""
+    def _used_vertices(self) -> list[np.ndarray]:
+        """The vertices of the pieces' own faces, (u, 3) float64 mm, in parts (computed
+        once): views of the runs of consecutive rows they fill where there are at most
+        ``_USED_RUNS`` (a merged soup: one run per piece, so a million-triangle table
+        copies nothing), else one copy."""
         if self._used is None:
-            used = np.zeros(len(self.vertices), bool)
-            used[self.faces[self._original].ravel()] = True
-            self._used = self.vertices[used]
+            used = used_vertices(self.faces, self._original, len(self.vertices))
+            edges = np.flatnonzero(np.diff(used, prepend=False, append=False))
+            runs = list(zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True))
+            if len(runs) <= _USED_RUNS:
+                self._used = [self.vertices[a:b] for a, b in runs]
+            else:
+                self._used = [self.vertices[used]]
         return self._used
 
     def tops(self, xy) -> np.ndarray:
@@ -173,7 +184,9 @@ class Surface:
         np.minimum.at(lo, owner[good], h[good])
         # the highest vertex of the pieces' own faces over each disc (a spike between
         # probes): one pass over the vertices, the discs binned on a grid
-        hi = np.maximum(hi, disc_tops(self._used_vertices(), c[:, 0].copy(), c[:, 1].copy(), r))
+        cx, cy = c[:, 0].copy(), c[:, 1].copy()
+        for part in self._used_vertices():
+            hi = np.maximum(hi, disc_tops(part, cx, cy, r))
         has = np.isfinite(hi)
         z[has] = hi[has]
         both = has & np.isfinite(lo)

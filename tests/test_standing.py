@@ -217,3 +217,48 @@ def test_disc_tops_finds_rim_points_in_every_direction(spread_mm):
     got = disc_tops(pts, cx, cy, r)
     np.testing.assert_array_equal(got, _scan_tops(pts, cx, cy, r))
     assert np.isfinite(got).sum() >= k // 2  # most rims hold points that count
+
+
+def _reference_used(vertices, faces, keep):
+    used = np.zeros(len(vertices), bool)
+    used[faces[keep].ravel()] = True
+    return vertices[used]
+
+
+def test_used_vertices_are_views_of_a_soups_runs():
+    """A merged soup (each piece's own vertices, then its closing vertices): the pieces'
+    vertices are a few runs of rows, handed to disc_tops as views, nothing copied."""
+    from geom3d.raycast import RayEngine
+    from geom3d.standing import Surface
+
+    rng = np.random.default_rng(7)
+    parts, faces, keep, off = [], [], [], 0
+    for own, closing in ((30, 6), (12, 0), (9, 3)):  # (own triangles, closing triangles)
+        for n, kept in ((own, True), (closing, False)):
+            parts.append(rng.normal(size=(3 * n, 3)) * 50.0)
+            faces.append(np.arange(off, off + 3 * n).reshape(-1, 3))
+            keep += [kept] * n
+            off += 3 * n
+    v, f, keep = np.concatenate(parts), np.concatenate(faces), np.array(keep)
+    surface = Surface(RayEngine(v, f), v, f, keep, True)
+    got = surface._used_vertices()
+    assert len(got) == 2  # the first piece's run, then the last two pieces' (adjacent)
+    assert all(np.shares_memory(p, v) for p in got)
+    np.testing.assert_array_equal(np.concatenate(got), _reference_used(v, f, keep))
+
+
+def test_scattered_used_vertices_are_copied_once():
+    """Indexed vertices used here and there (more runs than _USED_RUNS): one copy."""
+    from geom3d.raycast import RayEngine
+    from geom3d.standing import _USED_RUNS, Surface
+
+    rng = np.random.default_rng(8)
+    v = rng.normal(size=(400, 3)) * 50.0
+    f = rng.permutation(400)[:300].reshape(-1, 3)  # 300 of the 400 vertices, shuffled
+    keep = rng.random(len(f)) < 0.7
+    surface = Surface(RayEngine(v, f), v, f, keep, True)
+    (got,) = surface._used_vertices()
+    assert not np.shares_memory(got, v)
+    np.testing.assert_array_equal(got, _reference_used(v, f, keep))
+    edges = np.flatnonzero(np.diff(np.isin(np.arange(400), f[keep]), prepend=False, append=False))
+    assert len(edges) // 2 > _USED_RUNS

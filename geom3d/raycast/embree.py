@@ -65,12 +65,12 @@ class EmbreeEngine(RayBackend):
         self._scene = None  # the embreex scene, where the C API is not available
         self._cscene = None
         if len(f):
-            vv = (v - self._offset).astype(np.float32)
             lib = _embree_capi.load()
-            if lib is not None:
-                self._cscene = _embree_capi.CScene(lib, vv, f)
+            if lib is not None:  # recentred straight into Embree's own buffer
+                self._cscene = _embree_capi.CScene(lib, v, f, self._offset)
             else:
                 self._scene = rtcore_scene.EmbreeScene()
+                vv = (v - self._offset).astype(np.float32)
                 TriangleMesh(self._scene, vv, f.astype(np.int32))
 
     @property
