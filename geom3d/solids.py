@@ -80,7 +80,10 @@ class SceneryMesh:
         return len(self.faces)
 
     def subset(self, mask: np.ndarray) -> SceneryMesh:
-        """The triangles where ``mask`` ((m,) bool) is true."""
+        """The triangles where ``mask`` ((m,) bool) is true (this mesh itself when it is
+        true everywhere: no copy of a million faces)."""
+        if mask.all():
+            return self
         return SceneryMesh(self.vertices, self.faces[mask], self.element[mask], self.names)
 
 
