@@ -19,7 +19,7 @@ import numpy as np
 from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
 from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
 
-from ._leaf_kernels import eye_leaves, settled_from
+from ._leaf_kernels import eye_leaves, proven_leaves, settled_from
 
 __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
@@ -61,9 +61,11 @@ def clear_to_target(
     clear = np.zeros(k_n, np.bool_)
     f, fu, valid, lane = packet_buffer()
     leaves = np.empty(split.shape[0], np.int64)
+    cand = np.empty(split.shape[0], np.int64)
+    n_cand = proven_leaves(split, proven, cand)
     _clear_loop(
         eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
-        nodes, split, proven, frames, tree_of, flip, counts, clear, points, f, fu, valid,
+        nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid,
         lane, leaves,
     )  # fmt: skip
     return clear, points
@@ -72,12 +74,14 @@ def clear_to_target(
 @njit_leaf
 def _clear_loop(
     eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
-    nodes, split, proven, frames, tree_of, flip, counts, clear, points, f, fu, valid, lane,
+    nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid, lane,
     leaves,
 ):  # fmt: skip
     """The ray loop of :func:`clear_to_target`, into its ``clear`` and ``points``, with the
     packet and leaf buffers given: it allocates nothing, so it is compiled without
-    reference counting, and the per-ray helpers inlined into it cost no atomic updates."""
+    reference counting, and the per-ray helpers inlined into it cost no atomic updates.
+    ``cand[:n_cand]``: the proven leaves (:func:`._leaf_kernels.proven_leaves`), which
+    each eye's lookup goes through instead of every node."""
     m = 0
     n_leaves = 0
     at_eye = -1
@@ -92,7 +96,7 @@ def _clear_loop(
             continue
         ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
         if i != at_eye:  # the eye's proven leaves, once per run of rays from one eye
-            n_leaves = eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, leaves)
+            n_leaves = eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, leaves)
             at_eye = i
         if n_leaves and settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
             counts[2] += 1

@@ -11,7 +11,7 @@ import numpy as np
 
 from geom3d._kernels import njit
 
-__all__ = ["eye_leaves", "settled_eyes", "settled_from", "settled_packed"]
+__all__ = ["eye_leaves", "proven_leaves", "settled_eyes", "settled_from", "settled_packed"]
 
 
 @njit(cache=True, inline="always")
@@ -45,16 +45,29 @@ def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
 
 
 @njit(cache=True, inline="always")
-def eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, out):
-    """The proven leaves (of every packed tree) whose eye-side box holds the eye ``e``
-    (the X box, or the Y box with ``flip``): their indices into ``out``; returns how
-    many. A segment from ``e`` is settled when its other end lies in the other box of one
-    of them (:func:`settled_from`): every segment between the two boxes of a proven leaf
-    is blocked, boundaries included."""
-    own = 6 if flip else 0
+def proven_leaves(split, proven, out):
+    """The proven leaves of the packed trees, in node order, into ``out``; returns how
+    many (what :func:`eye_leaves` looks through: a few percent of the nodes)."""
     n = 0
     for c in range(split.shape[0]):
-        if split[c] < 0 and proven[c] and _in_leaf_box(nodes, frames, tree_of, c, own, ex, ey, ez):
+        if split[c] < 0 and proven[c]:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, out):
+    """The proven leaves ``cand[:n_cand]`` (:func:`proven_leaves`) whose eye-side box
+    holds the eye ``e`` (the X box, or the Y box with ``flip``): their indices into
+    ``out``, in node order; returns how many. A segment from ``e`` is settled when its
+    other end lies in the other box of one of them (:func:`settled_from`): every segment
+    between the two boxes of a proven leaf is blocked, boundaries included."""
+    own = 6 if flip else 0
+    n = 0
+    for k in range(n_cand):
+        c = cand[k]
+        if _in_leaf_box(nodes, frames, tree_of, c, own, ex, ey, ez):
             out[n] = c
             n += 1
     return n
@@ -97,12 +110,14 @@ def settled_packed(nodes, split, mid, child, proven, frames, tree_of, origins, e
     """
     out = np.zeros(len(origins), np.bool_)
     leaves = np.empty(split.shape[0], np.int64)
+    cand = np.empty(split.shape[0], np.int64)
+    n_cand = proven_leaves(split, proven, cand)
     n_leaves = 0
     px = py = pz = np.nan
     for i in range(len(origins)):
         ex, ey, ez = origins[i, 0], origins[i, 1], origins[i, 2]
         if not (ex == px and ey == py and ez == pz):
-            n_leaves = eye_leaves(nodes, split, proven, frames, tree_of, flip, ex, ey, ez, leaves)
+            n_leaves = eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, leaves)
             px, py, pz = ex, ey, ez
         if n_leaves:
             out[i] = settled_from(

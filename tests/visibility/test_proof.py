@@ -109,6 +109,26 @@ def lattice_segments(viewer, target, eyes, which):
     )
 
 
+def _in_a_proven_leaf(packed, o, e, flip):
+    """(n,) bool, by definition: the segment's eye lies in the eye-side box (X, or Y with
+    ``flip``) and its end in the other box of some proven leaf, boxes closed, in the
+    leaf's tree frame (the same float operations as the kernels)."""
+    nodes, split, _, _, proven, frames, tree_of = packed
+    own, other = (6, 0) if flip else (0, 6)
+    out = np.zeros(len(o), bool)
+    for c in np.flatnonzero((split < 0) & proven):
+        ox, oy, dx, dy = frames[tree_of[c]]
+        inside = np.ones(len(o), bool)
+        for pts, at in ((o, own), (e, other)):
+            rx, ry = pts[:, 0] - ox, pts[:, 1] - oy
+            d, m, z = rx * dx + ry * dy, -rx * dy + ry * dx, pts[:, 2]
+            box = nodes[c, at : at + 6]
+            inside &= (box[0] <= d) & (d <= box[1]) & (box[2] <= m) & (m <= box[3])
+            inside &= (box[4] <= z) & (z <= box[5])
+        out |= inside
+    return out
+
+
 def volume_points(cyl, n, rng):
     """Random points of a cylinder: inside, on the mantle, on the caps."""
     bx, by, bz = cyl.base
@@ -158,6 +178,8 @@ def test_every_segment_of_a_proved_bundle_is_blocked(kind, seed):
             e = np.concatenate([e, volume_points(t.cylinder, 3000, rng)])
             eye_of = np.concatenate([eye_of, k])
             settled = proof.settled(o, e, flip)
+            # the compiled lookup (through the proven leaves) is the definition
+            np.testing.assert_array_equal(settled, _in_a_proven_leaf(proof.packed, o, e, flip))
             bad = np.flatnonzero(settled)[~blocked(scene, o[settled], e[settled], cyls)]
             assert not len(bad), (
                 f"seed {seed} pair {x}-{y} flip={flip}: proved segment "
