@@ -92,7 +92,7 @@ class Surface:
         self.faces = faces
         self._original = original
         self.has_table_mesh = has_table_mesh
-        self._used: np.ndarray | None = None
+        self._used: list[np.ndarray] | None = None
 
     def _used_vertices(self) -> list[np.ndarray]:
         """The vertices of the pieces' own faces, (u, 3) float64 mm, in parts (computed
