@@ -486,7 +486,7 @@ def _merge(parts, names) -> tuple[SceneryMesh, np.ndarray]:
     off = 0
     for k, (v, f, ev, ef) in enumerate(parts):
         vs += [v, ev]
-        fs += [f + off, ef + off + len(v)]
+        fs += [f + off if off else f, ef + off + len(v)]  # (no copy of the first piece's)
         off += len(v) + len(ev)
         els.append(np.full(len(f) + len(ef), k, dtype=np.int32))
         cl += [np.zeros(len(f), bool), np.ones(len(ef), bool)]
@@ -495,7 +495,7 @@ def _merge(parts, names) -> tuple[SceneryMesh, np.ndarray]:
         return empty, np.zeros(0, bool)
     mesh = SceneryMesh(
         np.concatenate(vs),
-        np.concatenate(fs).astype(np.int64),
+        np.concatenate(fs).astype(np.int64, copy=False),
         np.concatenate(els),
         tuple(names),
     )
