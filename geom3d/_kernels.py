@@ -55,7 +55,6 @@ __all__ = [
     "njit_leaf",
     "point_bounds",
     "prepare_segments",
-    "used_vertices",
     "view_frames",
     "view_ray",
 ]
@@ -316,29 +315,6 @@ def prepare_segments(origins, ends, offset, ray_eps):
         dist[n] = length - 2.0 * ray_eps
         n += 1
     return idx[:n], start[:n], unit[:n], dist[:n]
-
-
-@njit(cache=True, nogil=True)
-def used_vertices(faces, keep, n):
-    """Which of ``n`` vertices the faces where ``keep`` use.
-
-    Parameters
-    ----------
-    faces : (m, 3) int64
-    keep : (m,) bool
-    n : int
-
-    Returns
-    -------
-    (n,) bool
-    """
-    used = np.zeros(n, np.bool_)
-    for f in range(faces.shape[0]):
-        if keep[f]:
-            used[faces[f, 0]] = True
-            used[faces[f, 1]] = True
-            used[faces[f, 2]] = True
-    return used
 
 
 @njit(cache=True, nogil=True)

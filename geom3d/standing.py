@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from ._kernels import disc_tops, used_vertices
+from ._kernels import disc_tops
+from .mesh.topology import used_vertices
 from .tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
@@ -100,7 +101,7 @@ class Surface:
         ``_USED_RUNS`` (a merged soup: one run per piece, so a million-triangle table
         copies nothing), else one copy."""
         if self._used is None:
-            used = used_vertices(self.faces, self._original, len(self.vertices))
+            used = used_vertices(len(self.vertices), self.faces, self._original)
             edges = np.flatnonzero(np.diff(used, prepend=False, append=False))
             runs = list(zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True))
             if len(runs) <= _USED_RUNS:

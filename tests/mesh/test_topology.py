@@ -109,3 +109,12 @@ def test_used_vertices_is_np_unique_as_a_mask():
     assert mask.shape == (800,) and not mask[500:].any()
     np.testing.assert_array_equal(np.flatnonzero(mask), np.unique(faces))
     assert not used_vertices(4, np.zeros((0, 3), np.int64)).any()
+
+
+def test_used_vertices_of_the_kept_faces_only():
+    rng = np.random.default_rng(3)
+    faces = rng.integers(0, 500, (300, 3))
+    keep = rng.random(300) < 0.4
+    mask = used_vertices(800, faces, keep)
+    np.testing.assert_array_equal(np.flatnonzero(mask), np.unique(faces[keep]))
+    assert not used_vertices(800, faces, np.zeros(300, bool)).any()
