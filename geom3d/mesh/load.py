@@ -55,7 +55,6 @@ from geom3d.units import LENGTH_UNITS, MESH_UNITS
 from .cache import default_cache_dir, disk_get, disk_put, memory_get, memory_put
 from .digest import (
     UNREADABLE_PREFIX,
-    _has_buffers,
     content_digest,
     file_digest,
     gltf_external_buffers,
@@ -317,9 +316,10 @@ def load_mesh(
         what = f"extension {p.suffix!r}" if p.suffix else "no extension"
         raise MeshError(f"unknown mesh format: {what} (known: {known})", file=file)
     entry = None
-    if use_cache and not _has_buffers(p):
+    if use_cache:
         # the process may know the file's digest already (file_digest: by path, size and
-        # mtime; the scene's key takes it first): on a cache hit the file is not read again
+        # mtime; the scene's key takes it first): on a cache hit the file is not read
+        # again (a glTF's digest reads it and its buffers each time, as before)
         digest = file_digest(p)
         if not digest.startswith(UNREADABLE_PREFIX):
             entry, key, cache_file = _cached(digest, fmt, units, cache_dir)
