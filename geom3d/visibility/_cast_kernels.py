@@ -64,33 +64,90 @@ def clear_to_target(
     cand = np.empty(split.shape[0], np.int64)
     n_cand = proven_leaves(split, proven, cand)
     _clear_loop(
-        eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
+        eyes, u, v, c, eye_idx, s, t, _NO_GRID, target, occ, scene, offset, width, ray_eps,
         nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid,
         lane, leaves,
     )  # fmt: skip
     return clear, points
 
 
+#: ``grid`` of :func:`_clear_loop` when the rays are given as arrays.
+_NO_GRID = (0, 0, 0, 0, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def clear_on_grid(
+    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, offset, width, ray_eps,
+    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+):  # fmt: skip
+    """:func:`clear_to_target` of the rays of a coarse lattice: from every eye, through
+    ``((ks0 + i) step, (kt0 + j) step)`` for ``i < nks``, ``j < nkt``, ordered eye, then
+    ``i``, then ``j`` (:func:`._search_kernels.coarse_grid`'s rays, the same floats).
+    The lattice is not made, nor are the points on the target kept: most of a search's
+    rays are these, and their answer is all it reads.
+
+    Returns
+    -------
+    clear : (eyes * nks * nkt,) bool
+    """
+    k_n = eyes.shape[0] * nks * nkt
+    clear = np.zeros(k_n, np.bool_)
+    f, fu, valid, lane = packet_buffer()
+    leaves = np.empty(split.shape[0], np.int64)
+    cand = np.empty(split.shape[0], np.int64)
+    n_cand = proven_leaves(split, proven, cand)
+    no_idx = np.empty(0, np.int64)
+    no_st = np.empty(0)
+    _clear_loop(
+        eyes, u, v, c, no_idx, no_st, no_st, (ks0, nks, kt0, nkt, step), target, occ, scene,
+        offset, width, ray_eps, nodes, cand, n_cand, frames, tree_of, flip, counts, clear,
+        np.empty((0, 3)), f, fu, valid, lane, leaves,
+    )  # fmt: skip
+    return clear
+
+
 @njit_leaf
 def _clear_loop(
-    eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
+    eyes, u, v, c, eye_idx, s, t, grid, target, occ, scene, offset, width, ray_eps,
     nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid, lane,
     leaves,
 ):  # fmt: skip
-    """The ray loop of :func:`clear_to_target`, into its ``clear`` and ``points``, with the
-    packet and leaf buffers given: it allocates nothing, so it is compiled without
-    reference counting, and the per-ray helpers inlined into it cost no atomic updates.
-    ``cand[:n_cand]``: the proven leaves (:func:`._leaf_kernels.proven_leaves`), which
-    each eye's lookup goes through instead of every node."""
+    """The ray loop of :func:`clear_to_target` and :func:`clear_on_grid`, into their
+    ``clear`` and ``points``, with the packet and leaf buffers given: it allocates nothing,
+    so it is compiled without reference counting, and the per-ray helpers inlined into it
+    cost no atomic updates. ``cand[:n_cand]``: the proven leaves
+    (:func:`._leaf_kernels.proven_leaves`), which each eye's lookup goes through instead
+    of every node. ``grid``: ``(ks0, nks, kt0, nkt, step)`` of a lattice whose rays
+    these are (``eye_idx``, ``s``, ``t`` and ``points`` unused), or ``nks`` 0: the rays
+    of ``eye_idx``, ``s``, ``t``."""
+    ks0, nks, kt0, nkt, step = grid
+    on_grid = nks > 0
+    k_n = eyes.shape[0] * nks * nkt if on_grid else eye_idx.shape[0]
     m = 0
     n_leaves = 0
     at_eye = -1
-    for k in range(eye_idx.shape[0]):
-        i = eye_idx[k]
-        st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
-        if st == STATUS_MISS:
-            continue
-        points[k, 0], points[k, 1], points[k, 2] = qx, qy, qz
+    e = ga = gb = 0  # the grid's next ray: eye e, lattice point (ga, gb)
+    for k in range(k_n):
+        if on_grid:  # coarse_grid's order and floats
+            i = e
+            sk = (ks0 + ga) * step
+            tk = (kt0 + gb) * step
+            gb += 1
+            if gb == nkt:
+                gb = 0
+                ga += 1
+                if ga == nks:
+                    ga = 0
+                    e += 1
+            st, qx, qy, qz = view_ray(eyes, u, v, c, i, sk, tk, target, occ)
+            if st == STATUS_MISS:
+                continue
+        else:
+            i = eye_idx[k]
+            st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
+            if st == STATUS_MISS:
+                continue
+            points[k, 0], points[k, 1], points[k, 2] = qx, qy, qz
         counts[0] += 1
         if st != STATUS_SCENERY:
             continue

@@ -15,9 +15,9 @@ import numpy as np
 
 from geom3d._kernels import njit, view_frames
 
-from ._cast_kernels import clear_to_target
+from ._cast_kernels import clear_on_grid, clear_to_target
 from ._search_kernels import (
-    coarse_grid,
+    lattice_range,
     nearest_chunk,
     nearest_update,
     nearest_windows,
@@ -99,11 +99,11 @@ def search_clear(
         n_eyes = batch.shape[0]
         u, v, _, ext = view_frames(batch, c, rim)
         s0, s1, t0, t1 = _batch_extent(ext, cap, rim_pad, sample_mm, depth_eps)
-        ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(s0, s1, t0, t1, n_eyes, coarse_mm)
+        ks0, nks, kt0, nkt = lattice_range(s0, s1, t0, t1, coarse_mm)
         counts[3] += n_eyes
-        ok, _ = clear_to_target(
-            batch, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
-            nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+        ok = clear_on_grid(
+            batch, u, v, c, ks0, nks, kt0, nkt, coarse_mm, target, occ, scene, offset,
+            width, ray_eps, nodes, split, mid, child, proven, frames, tree_of, flip, counts,
         )  # fmt: skip
         cand, active, possible, has = refine_plan(
             ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm

@@ -17,6 +17,7 @@ from geom3d._kernels import njit
 
 __all__ = [
     "coarse_grid",
+    "lattice_range",
     "nearest_chunk",
     "nearest_update",
     "nearest_windows",
@@ -41,10 +42,7 @@ def coarse_grid(s0, s1, t0, t1, n_eyes, step):
     s, t : (n_eyes * nks * nkt,) float64, mm
         Ordered eye, then ``s``, then ``t``.
     """
-    ks0 = math.ceil(s0 / step)
-    nks = max(0, math.floor(s1 / step) + 1 - ks0)
-    kt0 = math.ceil(t0 / step)
-    nkt = max(0, math.floor(t1 / step) + 1 - kt0)
+    ks0, nks, kt0, nkt = lattice_range(s0, s1, t0, t1, step)
     n = n_eyes * nks * nkt
     eye_idx = np.empty(n, np.int64)
     s = np.empty(n)
@@ -58,6 +56,17 @@ def coarse_grid(s0, s1, t0, t1, n_eyes, step):
                 t[q] = (kt0 + j) * step
                 q += 1
     return ks0, nks, kt0, nkt, eye_idx, s, t
+
+
+@njit(cache=True, inline="always")
+def lattice_range(s0, s1, t0, t1, step):
+    """First index and count, along ``s`` then ``t``, of the lattice points ``k step``
+    within ``[s0, s1] x [t0, t1]`` (those of :func:`coarse_grid`)."""
+    ks0 = math.ceil(s0 / step)
+    nks = max(0, math.floor(s1 / step) + 1 - ks0)
+    kt0 = math.ceil(t0 / step)
+    nkt = max(0, math.floor(t1 / step) + 1 - kt0)
+    return ks0, nks, kt0, nkt
 
 
 @njit(cache=True, nogil=True)

@@ -88,3 +88,44 @@ def test_hot_loops_are_compiled_without_reference_counting():
     assert all(k.targetoptions.get("_nrt") is False for k in leaves)
     # the caller allocates the loop's buffers, so it keeps the runtime
     assert clear_to_target.targetoptions.get("_nrt", True) is True
+
+
+def test_a_coarse_lattice_cast_in_place_answers_as_its_rays_given_one_by_one():
+    # clear_on_grid walks coarse_grid's lattice itself: the same rays, in the same order,
+    # with the same answers and counters, behind a wall and a trooper, from many eyes
+    from geom3d._kernels import view_frames
+    from geom3d.raycast import RayEngine
+    from geom3d.visibility import VisibilityStats, eye_points
+    from geom3d.visibility._cast_kernels import clear_on_grid, clear_to_target
+    from geom3d.visibility._search_kernels import coarse_grid
+    from geom3d.visibility.apparent import rim_points
+    from geom3d.visibility.cast import ClearToTarget, cylinder_array
+
+    wall = np.array([[60, -30, 0], [64, -30, 0], [64, 5, 0], [60, 5, 0]], float)
+    top = wall + [0.0, 0.0, 25.0]
+    v = np.vstack([wall, top])
+    f = [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4],
+         [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]]  # fmt: skip
+    engine = RayEngine(v, np.array(f, np.int64))
+    viewer = Cylinder((0.0, 0.0, 0.0), 12.5, 40.0)
+    target = Cylinder((150.0, 10.0, 0.0), 12.5, 32.0)
+    occ = cylinder_array([Cylinder((100.0, 25.0, 0.0), 12.5, 30.0)])
+    cast = ClearToTarget(engine, occ, VisibilityStats())
+    assert cast.compiled
+    eyes = eye_points(viewer, target)
+    c = target.center
+    u, vv, _, ext = view_frames(eyes, c, rim_points(target))
+    row = cylinder_array([target])[0]
+    args = cast.compiled_args()
+    s0, s1, t0, t1 = ext[0] - 1.0, ext[1] + 1.0, ext[2] - 1.0, ext[3] + 1.0
+    ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(s0, s1, t0, t1, len(eyes), 4.0)
+    want_counts = np.zeros(3, np.int64)
+    want, _ = clear_to_target(eyes, u, vv, c, eye_idx, s, t, row, *args, want_counts)
+    counts = np.zeros(3, np.int64)
+    got = clear_on_grid(eyes, u, vv, c, ks0, nks, kt0, nkt, 4.0, row, *args, counts)
+    assert got.tolist() == want.tolist()
+    assert counts.tolist() == want_counts.tolist()
+    assert 0 < want.sum() < len(want) and counts[1] < counts[0]  # some blocked, some not
+    # an empty lattice casts nothing
+    none = clear_on_grid(eyes, u, vv, c, ks0, 0, kt0, nkt, 4.0, row, *args, counts)
+    assert len(none) == 0
