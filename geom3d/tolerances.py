@@ -66,6 +66,7 @@ __all__ = [
     "PROOF_PLANE_TRIES",
     "PROOF_SEGMENTS_PER_BUNDLE",
     "PROOF_TILE_MM",
+    "PROOF_TOP_COLUMNS",
     "PROOF_WALL_FRAMES",
     "PROOF_WALL_MERGE_DEG",
     "PROOF_WALL_MIN_TILT_DEG",
@@ -402,6 +403,11 @@ PROOF_MAX_COLUMNS: int = 4_000_000
 #: trooper (to certify its eye region outside every solid); larger on a table so big that
 #: there would be more than ``PROOF_MAX_COLUMNS`` tiles.
 PROOF_TILE_MM: float = 16.0
+
+#: Columns per side of the squares whose highest interior point the proofs read first: a
+#: column in a square whose top is below what a proof asks for (open ground under the
+#: troopers' boxes, most of a table) is passed over without reading its runs.
+PROOF_TOP_COLUMNS: int = 16
 
 #: Conservative growth (mm) of columns, triangle z-ranges and proof boxes: every error of
 #: the column map errs towards "not proved".

@@ -20,10 +20,34 @@ import math
 import numpy as np
 
 from geom3d._kernels import cylinder_interval, njit, njit_leaf
+from geom3d.tolerances import PROOF_TOP_COLUMNS
 
 from ._proof_hull import _corners, _crossings, _hull, _slab_z
 
-__all__ = ["prove_bundles", "segment_hits_cylinders"]
+__all__ = ["column_tops", "prove_bundles", "segment_hits_cylinders"]
+
+#: Columns per side of a square of :func:`column_tops` (a power of two: a shift).
+_T = PROOF_TOP_COLUMNS
+
+
+@njit(cache=True, nogil=True)
+def column_tops(run_off, run_hi, nx, ny):
+    """The highest interior point (mm) of each square of ``PROOF_TOP_COLUMNS`` columns a
+    side (-inf where no column of it has a run): no run of a column of square ``(i // T,
+    j // T)`` reaches above it, so a proof that needs one above that skips the column.
+
+    Returns
+    -------
+    (ceil(nx / T), ceil(ny / T)) float64
+    """
+    out = np.full(((nx + _T - 1) // _T, (ny + _T - 1) // _T), -np.inf)
+    for i in range(nx):
+        for j in range(ny):
+            c = i * ny + j
+            for q in range(run_off[c], run_off[c + 1]):
+                if run_hi[q] > out[i // _T, j // _T]:
+                    out[i // _T, j // _T] = run_hi[q]
+    return out
 
 
 @njit_leaf
@@ -60,7 +84,7 @@ def _slab_params(c0, c1, a, u, lo, hi):
 
 
 @njit_leaf
-def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax):
+def _plane_holds(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, hull, h, nmin, nmax):
     """Does every point of the hull at d = p lie in an interior run?"""
     x0, y0, g, nx, ny, eps = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4]), grid[5]
     ox, oy, dx, dy = frame[0], frame[1], frame[2], frame[3]
@@ -85,7 +109,7 @@ def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin,
             lo, hi = _slab_z(hull, h, sa, sb)
             if lo > hi:
                 continue
-            inside = 0 <= i < nx and 0 <= j < ny
+            inside = 0 <= i < nx and 0 <= j < ny and tops[i // _T, j // _T] > hi
             if not (inside and _run_holds(run_off, run_lo, run_hi, i * ny + j, lo, hi)):
                 if not _occ_holds(occ_pf, p, sa, sb, lo, hi, eps):
                     return False
@@ -93,7 +117,7 @@ def _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin,
 
 
 @njit_leaf
-def _center_margin(grid, run_off, run_lo, run_hi, occ_pf, frame, p, nmid, zlo, zhi):
+def _center_margin(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, nmid, zlo, zhi):
     """How far the column (or occluder) under (p, nmid) reaches beyond [zlo, zhi]."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])
     x = frame[0] + p * frame[2] - nmid * frame[3]
@@ -102,7 +126,7 @@ def _center_margin(grid, run_off, run_lo, run_hi, occ_pf, frame, p, nmid, zlo, z
     j = math.floor((y - y0) / g)
     zm = 0.5 * (zlo + zhi)
     best = -np.inf
-    if 0 <= i < nx and 0 <= j < ny:
+    if 0 <= i < nx and 0 <= j < ny and tops[i // _T, j // _T] >= zm:
         c = i * ny + j
         for k in range(run_off[c], run_off[c + 1]):
             if run_lo[k] <= zm <= run_hi[k]:
@@ -118,16 +142,16 @@ def _center_margin(grid, run_off, run_lo, run_hi, occ_pf, frame, p, nmid, zlo, z
 
 
 @njit_leaf
-def _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, p, xc, yc, pts, hull):
+def _holds_at(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, xc, yc, pts, hull):
     nmin, nmax, _, _ = _crossings(xc, yc, p, pts)
     h = _hull(pts, hull)
-    return _plane_holds(grid, run_off, run_lo, run_hi, occ_pf, frame, p, hull, h, nmin, nmax)
+    return _plane_holds(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, hull, h, nmin, nmax)
 
 
 @njit_leaf
 def _prove(
-    grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, planes, n_tries, hint, xc, yc, pts,
-    hull, top_k, top_s,
+    grid, run_off, run_lo, run_hi, tops, occ_pf, frame, xb, yb, planes, n_tries, hint, xc, yc,
+    pts, hull, top_k, top_s,
 ):  # fmt: skip
     """Try the bundle X -> Y at its parent's best plane ``hint`` (an index into
     ``planes``, or -1), then at its own ``n_tries`` best-scored planes (ties: the lower
@@ -141,8 +165,9 @@ def _prove(
     xd = 0.5 * (xb[0] + xb[1])
     yd = 0.5 * (yb[0] + yb[1])
     if hint >= 0 and xb[1] < planes[hint] < yb[0]:
-        if _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, planes[hint], xc, yc, pts, hull):
-            return True, (planes[hint] - xd) / (yd - xd), hint
+        p = planes[hint]
+        if _holds_at(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, xc, yc, pts, hull):
+            return True, (p - xd) / (yd - xd), hint
     zlo = min(xb[4], yb[4])
     zhi = max(xb[5], yb[5])
     slots = top_k.shape[0]
@@ -157,8 +182,8 @@ def _prove(
         sc = np.inf
         for f in (0.5, 0.0, 1.0):
             sc = min(sc, _center_margin(
-                grid, run_off, run_lo, run_hi, occ_pf, frame, p, lo_n + f * (hi_n - lo_n),
-                zlo, zhi,
+                grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p,
+                lo_n + f * (hi_n - lo_n), zlo, zhi,
             ))  # fmt: skip
             if sc == -np.inf:
                 break
@@ -180,13 +205,16 @@ def _prove(
         k = top_k[r]
         if k == hint:
             continue
-        if _holds_at(grid, run_off, run_lo, run_hi, occ_pf, frame, planes[k], xc, yc, pts, hull):
+        p = planes[k]
+        if _holds_at(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, xc, yc, pts, hull):
             return True, lam, best
     return False, lam, best
 
 
 @njit(cache=True)
-def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_planes, group):
+def _candidate_planes(
+    grid, run_off, run_lo, run_hi, tops, occ_pf, frame, xb, yb, max_planes, group
+):  # fmt: skip
     """Plane positions where something solid lies across the pair: probed one column
     apart (at most ``max_planes``), kept one per stretch of ``group``."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])
@@ -213,7 +241,7 @@ def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_
             y = frame[1] + p * frame[3] + n * frame[2]
             i = math.floor((x - x0) / g)
             j = math.floor((y - y0) / g)
-            if 0 <= i < nx and 0 <= j < ny:
+            if 0 <= i < nx and 0 <= j < ny and tops[i // _T, j // _T] > zlo:
                 c = i * ny + j
                 for q in range(run_off[c], run_off[c + 1]):
                     if run_hi[q] > zlo and run_lo[q] < zhi:
@@ -251,7 +279,7 @@ def _candidate_planes(grid, run_off, run_lo, run_hi, occ_pf, frame, xb, yb, max_
 
 @njit(cache=True, nogil=True)
 def prove_bundles(
-    grid, run_off, run_lo, run_hi, occ, frame, x_box, y_box, max_depth, max_nodes, n_planes,
+    grid, run_off, run_lo, run_hi, tops, occ, frame, x_box, y_box, max_depth, max_nodes, n_planes,
     n_tries, group,
 ):  # fmt: skip
     """Prove the bundle X -> Y blocked, splitting it where a whole-bundle proof fails.
@@ -261,6 +289,8 @@ def prove_bundles(
     grid : (6,) float64
         ``x0, y0, g, nx, ny, eps`` of the column map.
     run_off, run_lo, run_hi : the map's interior runs (none in any column: no runs).
+    tops : (tx, ty) float64
+        :func:`column_tops` of those runs.
     occ : (M, 5) float64
         Occluding cylinders ``(bx, by, bz, radius, height)`` (mm): their insides block too.
     frame : (4,) float64
@@ -300,7 +330,7 @@ def prove_bundles(
         occ_pf[k, 3] = occ[k, 2]
         occ_pf[k, 4] = occ[k, 2] + occ[k, 4]
     planes = _candidate_planes(
-        grid, run_off, run_lo, run_hi, occ_pf, frame, x_box, y_box, n_planes, group
+        grid, run_off, run_lo, run_hi, tops, occ_pf, frame, x_box, y_box, n_planes, group
     )
     cap = 2 * max_nodes + 2
     nodes = np.empty((cap, 12))
@@ -329,7 +359,7 @@ def prove_bundles(
             continue
         tried += 1
         ok, lam, best_plane = _prove(
-            grid, run_off, run_lo, run_hi, occ_pf, frame, node[:6], node[6:], planes,
+            grid, run_off, run_lo, run_hi, tops, occ_pf, frame, node[:6], node[6:], planes,
             n_tries, hint[at], xc, yc, pts, hull, top_k, top_s,
         )  # fmt: skip
         if ok:

@@ -45,7 +45,7 @@ from geom3d.tolerances import (
 )
 
 from ._leaf_kernels import settled_eyes, settled_packed
-from ._proof_kernels import prove_bundles, segment_hits_cylinders
+from ._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
 from .interior import InteriorMap
 
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]
@@ -232,6 +232,9 @@ class Prover:
         # a map with no run in any column: np.zeros maps untouched zero pages at once,
         # where zeros_like would write all of them (tens of ms on a million-column map)
         self._no_runs = np.zeros(interior.run_off.shape, interior.run_off.dtype)
+        nx, ny = int(interior.grid[3]), int(interior.grid[4])
+        self._tops = column_tops(interior.run_off, interior.run_hi, nx, ny)
+        self._no_tops = np.full(self._tops.shape, -np.inf)
         self._outside: dict[tuple, bool] = {}
         self._lock = threading.Lock()
 
@@ -413,6 +416,7 @@ class Prover:
             im.run_off if runs else self._no_runs,
             im.run_lo if runs else _NO_RUNS,
             im.run_hi if runs else _NO_RUNS,
+            self._tops if runs else self._no_tops,
             occ,
             frame,
             x_box,

@@ -364,7 +364,7 @@ def test_compiled_cast_equals_the_numpy_path(kind, monkeypatch):
 def test_a_bundle_tries_its_best_scored_planes_ties_by_the_lower_index():
     """_prove tests the ``n_tries`` best-scored planes, best first, and of equal scores
     the lower plane index: a plane placed after an equally good one is not tried."""
-    from geom3d.visibility._proof_kernels import _prove
+    from geom3d.visibility._proof_kernels import _prove, column_tops
 
     # one column map cell row: a solid block 10 columns long (x 40..50 mm), runs z 0..30
     g = 1.0
@@ -385,8 +385,9 @@ def test_a_bundle_tries_its_best_scored_planes_ties_by_the_lower_index():
     planes = np.array([45.2, 45.7, 60.0, 44.9])  # 60 has nothing solid across
     scratch = (np.empty((8, 3)), np.empty((8, 3)), np.empty((16, 2)), np.empty((34, 2)))
     top_k, top_s = np.empty(2, np.int64), np.empty(2)
+    tops = column_tops(run_off, run_hi, nx, ny)
     ok, lam, best = _prove(
-        grid, run_off, run_lo, run_hi, np.zeros((0, 5)), frame, xb, yb, planes, 2, -1,
+        grid, run_off, run_lo, run_hi, tops, np.zeros((0, 5)), frame, xb, yb, planes, 2, -1,
         *scratch, top_k, top_s,
     )  # fmt: skip
     # every solid plane scores the same margin (the run reaches 10 below, 18 above):
@@ -394,3 +395,30 @@ def test_a_bundle_tries_its_best_scored_planes_ties_by_the_lower_index():
     assert ok and best == 0
     assert lam == pytest.approx((45.2 - 1.0) / (91.0 - 1.0))
     assert list(top_k) == [0, 1] and top_s[0] == top_s[1] == 10.0
+    # squares said to top out below the bundle: their runs are not read, nothing proves
+    low = np.minimum(tops, 10.5)  # below the boxes' middle (z 11): not even scored
+    ok, _, best = _prove(
+        grid, run_off, run_lo, run_hi, low, np.zeros((0, 5)), frame, xb, yb, planes, 2, -1,
+        *scratch, top_k, top_s,
+    )  # fmt: skip
+    assert not ok and best == -1
+
+
+def test_column_tops_are_the_highest_run_of_each_square_of_columns():
+    from geom3d.tolerances import PROOF_TOP_COLUMNS as T
+    from geom3d.visibility._proof_kernels import column_tops
+
+    nx, ny = T + 3, 2 * T + 1  # partial squares at both far edges
+    runs = {(0, 0): [(0.0, 5.0), (7.0, 9.5)], (T - 1, T - 1): [(-2.0, 12.0)],
+            (T, 2 * T): [(1.0, 2.0)], (T + 2, 0): [(-4.0, -3.0)]}  # fmt: skip
+    run_off = np.zeros(nx * ny + 1, np.int64)
+    hi = []
+    for c in range(nx * ny):
+        col = runs.get((c // ny, c % ny), [])
+        run_off[c + 1] = run_off[c] + len(col)
+        hi += [h for _, h in col]
+    tops = column_tops(run_off, np.array(hi), nx, ny)
+    assert tops.shape == (2, 3)
+    assert tops[0, 0] == 12.0  # columns (0, 0) and (T - 1, T - 1) share the first square
+    assert tops[1, 2] == 2.0 and tops[1, 0] == -3.0
+    assert np.isneginf(tops[[0, 0, 1], [1, 2, 1]]).all()  # squares without a run
