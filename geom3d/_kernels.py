@@ -72,8 +72,24 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     """Parameter interval [t0, t1] of the line o + t d inside a vertical cylinder.
 
     Returns t0 > t1 when the line misses. Same semantics as
-    ``geom3d.bodies._slab_and_side``.
+    ``geom3d.bodies._slab_and_side``. A line that misses the circle in plan is answered
+    before any division or root (most lines past an occluding trooper do); the values
+    returned otherwise are computed as they always were.
     """
+    px = ox - bx
+    py = oy - by
+    a = dx * dx + dy * dy
+    c = px * px + py * py - r * r
+    vertical = a < GEOM_EPS_MM * GEOM_EPS_MM
+    b = disc = 0.0
+    if vertical:
+        if c > 0:
+            return math.inf, -math.inf
+    else:
+        b = 2.0 * (px * dx + py * dy)
+        disc = b * b - 4.0 * a * c
+        if disc < 0:
+            return math.inf, -math.inf
     t0 = -math.inf
     t1 = math.inf
     z0 = bz
@@ -88,18 +104,7 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
             ta, tb = tb, ta
         t0 = ta
         t1 = tb
-    px = ox - bx
-    py = oy - by
-    a = dx * dx + dy * dy
-    c = px * px + py * py - r * r
-    if a < GEOM_EPS_MM * GEOM_EPS_MM:
-        if c > 0:
-            return math.inf, -math.inf
-    else:
-        b = 2.0 * (px * dx + py * dy)
-        disc = b * b - 4.0 * a * c
-        if disc < 0:
-            return math.inf, -math.inf
+    if not vertical:
         sq = math.sqrt(disc)
         s0 = (-b - sq) / (2.0 * a)
         s1 = (-b + sq) / (2.0 * a)
