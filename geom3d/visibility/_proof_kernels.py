@@ -116,7 +116,7 @@ def _plane_holds(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, hull, h,
     return True
 
 
-@njit_leaf
+@njit_leaf(inline="always")  # scored for every plane of every bundle: no call
 def _center_margin(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, nmid, zlo, zhi):
     """How far the column (or occluder) under (p, nmid) reaches beyond [zlo, zhi]."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])
