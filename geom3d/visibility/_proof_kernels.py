@@ -26,7 +26,7 @@ from ._proof_hull import _corners, _crossings, _hull, _slab_z
 
 __all__ = ["column_tops", "prove_bundles", "segment_hits_cylinders"]
 
-#: Columns per side of a square of :func:`column_tops` (a power of two: a shift).
+#: Columns per side of a square of :func:`column_tops` (any count; a compile-time constant).
 _T = PROOF_TOP_COLUMNS
 
 
