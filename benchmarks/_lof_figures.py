@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from geom3d import terrain
-from geom3d.lof import _occluders, pair_visibility
+from geom3d.adjudication.lof import _occluders, pair_visibility
 from geom3d.visibility import VisibilityStats, pair_patch
 from geom3d.visibility.proof import ProofStats
 
@@ -100,7 +100,8 @@ def pair_rows(scene, modes: tuple[str, ...]) -> dict[str, list[PairRow]]:
     ``modes`` (``"on"``, ``"off"``), interleaved pair by pair so load on a shared machine
     falls on both alike.
 
-    Proofs on is :func:`geom3d.lof.pair_visibility` (the engine as shipped); off, the same
+    Proofs on is :func:`geom3d.adjudication.lof.pair_visibility` (the engine as shipped); off, the
+    same
     call of :func:`pair_patch` with ``prover=None``.
     """
     ids = list(scene.troopers)

@@ -44,12 +44,12 @@ from _raw import scene_raw_seconds
 from bench_lof import write_table  # the same synthetic table as the LoF benchmark
 
 from geom3d import terrain
+from geom3d.adjudication.attacks import placement_specs
 from geom3d.api import build_scene
-from geom3d.attacks import placement_specs
-from geom3d.blastfocus import FocusStats
+from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.infinity import area_status, place
 from geom3d.scenario import parse_scenario
-from geom3d.scene import Scene
+from geom3d.scene.scene import Scene
 from geom3d.templates import shape_from_spec
 
 

@@ -103,7 +103,7 @@ def make_scenarios(folder: Path, table: str, n: int, k: int, seed: int) -> list[
 
 def _fresh_caches(root: Path, label: str) -> None:
     from geom3d import mesh as meshio
-    from geom3d.scene import clear_scene_cache
+    from geom3d.scene.scene import clear_scene_cache
 
     os.environ["GEOM3D_CACHE_DIR"] = str(root / f"cache-{label}")
     meshio.clear_memory_cache()

@@ -52,10 +52,10 @@ from _raw import scene_raw_seconds
 
 from geom3d import terrain
 from geom3d.api import build_scene
+from geom3d.core.tolerances import SAMPLE_MM
 from geom3d.mesh import clear_memory_cache
 from geom3d.scenario import parse_scenario
-from geom3d.scene import Scene, clear_scene_cache
-from geom3d.tolerances import SAMPLE_MM
+from geom3d.scene.scene import Scene, clear_scene_cache
 from geom3d.visibility import (
     ApparentView,
     ClearToTarget,

@@ -4,7 +4,7 @@ Seeded random layouts (one process, one run):
 
 * 40k: a flamer (32 mm base) with a 10-model unit (25 mm bases) in front of it and 5
   friendly models nearby; then a 30-model unit with the same friends. Time of the exact
-  solver alone (:func:`geom3d.placement.solve_heading`) and of the whole attack resolve,
+  solver alone (:func:`geom3d.placement.direct.solve_heading`) and of the whole attack resolve,
   median over the layouts; events (critical headings) and placements examined per solve.
 * Infinity: a Burst 3 direct small teardrop with ``auto`` among 9 enemies and 2 allies,
   with two blocking boxes on the table (Blast Focus Line of Fire is cast); time per
@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_attacks import raw_embree_seconds  # the same raw-Embree baseline
 
 from geom3d.api import build_scene
-from geom3d.blastfocus import FocusStats
-from geom3d.placement import solve_heading
+from geom3d.placement.blast_focus import FocusStats
+from geom3d.placement.direct import solve_heading
 from geom3d.scenario import parse_scenario
 from geom3d.templates import TeardropShape
 

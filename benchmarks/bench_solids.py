@@ -183,7 +183,7 @@ def scene_load(name, table, item):
     from geom3d.api import build_scene
     from geom3d.mesh import clear_memory_cache
     from geom3d.scenario import parse_scenario
-    from geom3d.scene import clear_scene_cache
+    from geom3d.scene.scene import clear_scene_cache
 
     data = {"format": "geom3d/1", "troopers": []}
     if table:

@@ -47,9 +47,9 @@ from _raw import scene_raw_seconds
 from bench_lof import write_table
 
 from geom3d.api import build_scene, load_scene
-from geom3d.output import dumps_json
+from geom3d.core.output import dumps_json
 from geom3d.scenario import parse_scenario
-from geom3d.solids import closed_solids
+from geom3d.scene.scenery import closed_solids
 from geom3d.survey import place_probes, probe_for, run_survey
 from geom3d.visibility import InteriorMap
 

@@ -1,4 +1,4 @@
-"""Entry points: a scenario file or a parsed scenario -> a :class:`~geom3d.scene.Scene`.
+"""Entry points: a scenario file or a parsed scenario -> a :class:`~geom3d.scene.scene.Scene`.
 
 The scene gets the ruleset object named by its scenario from the registry
 (:mod:`geom3d.rules.registry`) here, at the top, so the scene and the engine below it
@@ -10,10 +10,10 @@ never import the rules.
 
 from __future__ import annotations
 
-from .rules.registry import ruleset_for
-from .ruleset import Ruleset
-from .scenario import Scenario, load_scenario
-from .scene import Scene
+from geom3d.rules.registry import ruleset_for
+from geom3d.scenario import Scenario, load_scenario
+from geom3d.scene.interface import Ruleset
+from geom3d.scene.scene import Scene
 
 __all__ = ["build_scene", "load_scene"]
 

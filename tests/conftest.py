@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from geom3d.scene import clear_scene_cache
+from geom3d.scene.scene import clear_scene_cache
 
 
 def pytest_configure(config):
@@ -30,6 +30,15 @@ def pytest_unconfigure(config):
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _kernels_prepared():
+    """Compile every kernel once, quietly, before the first test: a command run in a test
+    would otherwise print the first-run notice (geom3d.commands._prepare) on stderr."""
+    from geom3d.commands._prepare import prepare_kernels
+
+    prepare_kernels(quiet=True)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_scene_cache():
     clear_scene_cache()
@@ -40,7 +49,7 @@ def _fresh_scene_cache():
 @pytest.fixture(autouse=True)
 def _collectable_heap():
     """The command line freezes its process's heap once a scene is loaded
-    (:func:`geom3d.runtime.settle_heap`); tests run it in this process, so every test ends
+    (:func:`geom3d.core.runtime.settle_heap`); tests run it in this process, so every test ends
     with everything collectable again."""
     yield
     if gc.get_freeze_count():

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from geom3d import lof
-from geom3d.tolerances import CONTACT_EPS_MM
+from geom3d.adjudication import lof
+from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.visibility import (
     ApparentView,
     eye_points,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support import REPO
 
-from geom3d import errors
+from geom3d.core import errors
 
 
 def _walk(package: str) -> list[str]:
@@ -41,54 +41,28 @@ def test_every_module_has_an_explicit_all_whose_names_exist(name):
 
 
 # --------------------------------------------------------------------------- import layers
-#: The layers of geom3d (docs/architecture.md), bottom to top: a module imports only from
-#: its own layer or below, at module level or inside a function. The longest matching
-#: prefix gives a module's layer; a module that matches none fails the test (give it one).
-LAYERS = {
-    "geom3d.errors": 0,
-    "geom3d.units": 0,
-    "geom3d.validation": 0,
-    "geom3d.tolerances": 0,
-    "geom3d.output": 0,
-    "geom3d.scheduler_address": 0,
-    "geom3d.inputfile": 0,
-    "geom3d._numba_cache": 0,
-    "geom3d.runtime": 0,  # process settings the commands make (imports nothing of geom3d)
-    "geom3d.bodies": 1,
-    "geom3d._kernels": 1,
-    "geom3d.raycast": 1,
-    "geom3d.mesh": 1,
-    "geom3d.meshio": 1,
-    "geom3d.templates": 1,
-    "geom3d.terrain": 1,
-    "geom3d.visibility": 2,
-    "geom3d.blastfocus": 2,
-    "geom3d.placement": 2,
-    "geom3d.placement_search": 2,
-    "geom3d.rules": 3,  # the package itself: import-light, see below
-    "geom3d.rules.data": 3,
-    "geom3d.scenario": 3,
-    "geom3d.scene": 4,
-    "geom3d.solids": 4,
-    "geom3d.standing": 4,
-    "geom3d.trooper": 4,
-    "geom3d.ruleset": 4,
-    "geom3d.outcomes": 4,
-    "geom3d.progress": 4,
-    "geom3d.lof": 5,
-    "geom3d.attacks": 5,
-    "geom3d.rules.base": 6,
-    "geom3d.rules.infinity": 6,
-    "geom3d.rules.wh40k": 6,
-    "geom3d.rules.registry": 7,
-    "geom3d.api": 7,
-    "geom3d": 7,  # the package itself: the public API
-    "geom3d.answers": 8,
-    "geom3d.check": 8,
-    "geom3d.survey": 6,  # the survey engine: scene, visibility core, ray engine
-    "geom3d.survey.command": 8,  # loads scenario files (geom3d.api)
-    "geom3d.cli": 8,
-}
+def _layers_from_docs() -> dict[str, int]:
+    """The layer table of docs/architecture.md (its one source of truth): every module
+    named in a row's second column, ``geom3d.``-prefixed, -> the row's layer."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    layers: dict[str, int] = {}
+    for m in re.finditer(r"^\| (\d+) \| ([^|]+) \|", section, re.M):
+        for name in re.findall(r"`([\w.]+)`", m.group(2)):
+            layers["geom3d" if name == "geom3d" else f"geom3d.{name}"] = int(m.group(1))
+    return layers
+
+
+#: The layers of geom3d, bottom to top: a module imports only from its own layer or
+#: below, at module level or inside a function. The longest matching prefix gives a
+#: module's layer; a module that matches none fails the test (give it one in the docs).
+LAYERS = _layers_from_docs()
+
+
+def test_the_layer_table_is_read_from_the_docs():
+    assert LAYERS["geom3d.core"] == 0 and LAYERS["geom3d.cli"] == 9
+    assert LAYERS["geom3d.rules"] < LAYERS["geom3d.rules.registry"]
+    assert len(set(LAYERS.values())) == 10  # every floor 0-9 has a row
 
 
 def _module_name(path: Path) -> str:
@@ -159,17 +133,50 @@ def test_no_module_imports_a_higher_layer(path):
     assert not upward, f"{me} (layer {mine}) imports upward: {upward}"
 
 
-def test_rules_package_is_import_light():
-    imports = {t for _, t in imported_modules(REPO / "geom3d" / "rules" / "__init__.py")}
-    assert imports <= {"geom3d.rules.data"}, imports
+#: Modules that ``import geom3d`` and ``geom3d --help`` must never load (SPEC 12.3).
+HEAVY = ("numba", "trimesh", "scipy", "embreex", "pydantic", "yaml", "rich", "shapely")
+
+
+def _imported_by(code: str) -> set[str]:
+    """Top-level names of every module ``python -X importtime -c code`` imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    names = set()
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import geom3d",
+        "import geom3d.core.errors",
+        "from geom3d.cli import build_parser; build_parser()",
+        "import sys; from geom3d.cli import main; sys.argv = ['geom3d', '--version']; main()",
+        "from geom3d.cli import main; main(['lof'])",  # a usage error
+    ],
+)
+def test_start_up_loads_no_heavy_library(code):
+    loaded = _imported_by(code)
+    assert "geom3d" in loaded  # the probe saw the imports at all
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
 def test_the_layer_check_sees_function_level_imports():
-    lof = REPO / "geom3d" / "lof.py"
-    lazy = lof.read_text() + "\n\ndef _probe():\n    from .cli import main\n\n    return main\n"
+    lof = REPO / "geom3d" / "adjudication" / "lof.py"
+    lazy = (
+        lof.read_text() + "\n\ndef _probe():\n    from geom3d.cli import main\n\n    return main\n"
+    )
     found = {t for _, t in imported_modules(lof, lazy)}
     assert "geom3d.cli" in found and "geom3d.cli" not in {t for _, t in imported_modules(lof)}
-    assert _layer("geom3d.cli") > _layer("geom3d.lof")
+    assert _layer("geom3d.cli") > _layer("geom3d.adjudication.lof")
 
 
 # --------------------------------------------------------------------------- rendering

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geom3d.api import build_scene
-from geom3d.errors import Geom3dError
+from geom3d.core.errors import Geom3dError
 from geom3d.scenario import load_scenario, parse_scenario
 
 BASE = {

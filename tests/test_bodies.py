@@ -1,4 +1,4 @@
-"""Tests of geom3d.bodies: the silhouette cylinder and its exact ray queries.
+"""Tests of geom3d.bodies.cylinder: the silhouette cylinder and its exact ray queries.
 
 Every expected value is computed by hand in the comments.
 """
@@ -10,8 +10,13 @@ import math
 import numpy as np
 import pytest
 
-from geom3d.bodies import Cylinder, cylinders_touch, ray_cylinder_entry, segments_hit_cylinder
-from geom3d.errors import InputError, ShapeError
+from geom3d.bodies.cylinder import (
+    Cylinder,
+    cylinders_touch,
+    ray_cylinder_entry,
+    segments_hit_cylinder,
+)
+from geom3d.core.errors import InputError, ShapeError
 
 CYL = Cylinder((0.0, 0.0, 0.0), 10.0, 20.0)  # |xy| <= 10, 0 <= z <= 20
 

@@ -156,7 +156,7 @@ def test_console_script_runs_without_traceback(tmp_path):
 
 
 def test_progress_never_touches_the_answer(capsys, scenario, monkeypatch):
-    import geom3d.progress
+    import geom3d.core.progress
 
     code, plain, err = run(capsys, "lof", str(scenario))
     assert code == 0 and err == ""  # stderr is not a terminal here: no progress at all
@@ -166,7 +166,7 @@ def test_progress_never_touches_the_answer(capsys, scenario, monkeypatch):
         shown.append(quiet)
         return "off" if quiet else "bar"
 
-    monkeypatch.setattr(geom3d.progress, "progress_mode", always_bar)
+    monkeypatch.setattr(geom3d.core.progress, "progress_mode", always_bar)
     code, with_bar, _ = run(capsys, "lof", str(scenario))
     assert code == 0 and with_bar == plain and shown == [False]
     run(capsys, "lof", str(scenario), "--quiet")
@@ -174,24 +174,25 @@ def test_progress_never_touches_the_answer(capsys, scenario, monkeypatch):
 
 
 def test_demo_writes_the_same_documents_as_lof_and_attack(capsys, tmp_path, monkeypatch):
-    import geom3d.cli as cli
-    from geom3d.errors import UsageError
+    import geom3d.commands.demo as demo
+    from geom3d.commands._common import demo_scenario_path
+    from geom3d.core.errors import UsageError
 
     def no_renderer():
         raise UsageError("no renderer in this test")
 
-    monkeypatch.setattr(cli, "_viewer", no_renderer)
+    monkeypatch.setattr(demo, "renderer", no_renderer)
     import geom3d.api as api
+    from geom3d.core.tolerances import PROOF_MIN_PAIRS
     from geom3d.scenario import load_scenario
-    from geom3d.tolerances import PROOF_MIN_PAIRS
 
     asked = spy_prefetch(monkeypatch, api, "build_scene")
     code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "d"), "--quiet")
     assert code == 0
     assert "diagrams skipped: no renderer in this test" in out
-    n = len(load_scenario(cli.demo_scenario_path()).troopers)  # the whole matrix: read ahead
+    n = len(load_scenario(demo_scenario_path()).troopers)  # the whole matrix: read ahead
     assert asked == [n * (n - 1) // 2 >= PROOF_MIN_PAIRS]
-    table = str(cli.demo_scenario_path())
+    table = str(demo_scenario_path())
     _, lof_json, _ = run(capsys, "lof", table, "--areas", "--quiet")
     _, attack_json, _ = run(capsys, "attack", table, "--quiet")
     assert (tmp_path / "d" / "lof.json").read_text() == lof_json
@@ -453,7 +454,7 @@ def test_lof_reads_the_proof_map_ahead_only_for_a_matrix_that_proves(
     capsys, tmp_path, monkeypatch, n, flags, ahead
 ):
     import geom3d.api as api
-    from geom3d.tolerances import PROOF_MIN_PAIRS
+    from geom3d.core.tolerances import PROOF_MIN_PAIRS
 
     assert PROOF_MIN_PAIRS == 32  # the cases above are sized for it
     asked = spy_prefetch(monkeypatch, api, "build_scene")

@@ -1,4 +1,4 @@
-"""geom3d.errors: every error is one printable line, whatever the input put in it."""
+"""geom3d.core.errors: every error is one printable line, whatever the input put in it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from geom3d.errors import (
+from geom3d.core.errors import (
     Geom3dError,
     InputError,
     MeshError,

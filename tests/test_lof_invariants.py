@@ -68,7 +68,7 @@ def test_visibility_is_symmetric(sc):
     the second search runs the other way across the table)."""
     import numpy as np
 
-    from geom3d.bodies import Cylinder
+    from geom3d.bodies.cylinder import Cylinder
     from geom3d.raycast import RayEngine
     from geom3d.visibility import find_patch
 

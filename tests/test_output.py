@@ -1,4 +1,4 @@
-"""geom3d/output.py: deterministic JSON, safe text, and atomic writes that never replace
+"""geom3d/core/output.py: deterministic JSON, safe text, and atomic writes that never replace
 what they must not (issue 14)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geom3d.errors import UsageError
-from geom3d.output import atomic_write, check_writable, dumps_json, safe_text
+from geom3d.core.errors import UsageError
+from geom3d.core.output import atomic_write, check_writable, dumps_json, safe_text
 
 
 def test_dumps_json_escapes_controls_and_surrogates_losslessly():

@@ -1,4 +1,4 @@
-"""Tests of geom3d.placement: direct templates at a base edge, pass-through, the 40k solver.
+"""Tests of geom3d.placement.direct: direct templates at a base edge, pass-through, the 40k solver.
 
 Every expected value is computed by hand in the comments.
 """
@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from geom3d.bodies import Cylinder
-from geom3d.errors import InputError
-from geom3d.placement import (
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import InputError
+from geom3d.placement.direct import (
     base_edge_point,
     default_heading,
     direct_teardrop_volume,

@@ -1,4 +1,4 @@
-"""The one progress display (geom3d/progress.py): which mode, and what each mode prints."""
+"""The one progress display (geom3d/core/progress.py): which mode, and what each mode prints."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from geom3d.progress import Progress, progress_mode
+from geom3d.core.progress import Progress, progress_mode
 
 
 def _ttys(*streams):

@@ -1,4 +1,4 @@
-"""What the command line does to its own process (geom3d.runtime)."""
+"""What the command line does to its own process (geom3d.core.runtime)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from geom3d.cli import main
-from geom3d.runtime import settle_heap
+from geom3d.core.runtime import settle_heap
 
 
 class _Node:

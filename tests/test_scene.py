@@ -152,7 +152,7 @@ def test_drop_onto_a_scanned_landscape():
 
 def test_bad_mesh_error_names_the_scenario_field(tmp_path):
     from geom3d.api import load_scene
-    from geom3d.errors import MeshError
+    from geom3d.core.errors import MeshError
 
     (tmp_path / "junk.stl").write_bytes(b"this is not a mesh")
     (tmp_path / "s.yaml").write_text(
@@ -175,7 +175,7 @@ def _same_map(a, b):
 
 
 def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypatch, caplog):
-    from geom3d.scene import clear_scene_cache
+    from geom3d.scene.scene import clear_scene_cache
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("GEOM3D_CACHE_DIR", str(cache))
@@ -224,7 +224,7 @@ def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypat
 
 
 def test_prefetched_proof_map_error_reaches_the_prover(monkeypatch):
-    import geom3d.scene as scene_mod
+    import geom3d.scene.scene as scene_mod
 
     def broken(built):
         raise OSError("disk on fire")

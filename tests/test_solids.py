@@ -1,4 +1,4 @@
-"""Scenery as solids (geom3d.solids; SPEC 11.1, issue 10 items 1, 3 and 4), built meshes.
+"""Scenery as solids (geom3d.scene.scenery; SPEC 11.1, issue 10 items 1, 3 and 4), built meshes.
 
 An open-bottom box whose rim stands 5 mm above the table is the smallest "scan": rays
 under its rim pass through its inside, which ``solid: auto`` closes and ``surface`` does
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from support import box, make_scene, trooper
 
-from geom3d.answers import lof_report
 from geom3d.api import load_scene
 from geom3d.check.record import check_scenario
-from geom3d.errors import ScenarioError
+from geom3d.commands.answers import lof_report
+from geom3d.core.errors import ScenarioError
 from geom3d.scenario import parse_scenario
 
 

@@ -1,4 +1,4 @@
-"""Standing on terrain (geom3d.standing; SPEC 11.2, issue 10 item 2), on meshes built here.
+"""Standing on terrain (geom3d.scene.standing; SPEC 11.2, issue 10 item 2), on meshes built here.
 
 Expected heights and thresholds are computed by hand in each test.
 """
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from support import box, make_scene, trooper
 
-from geom3d.standing import disc_samples
+from geom3d.scene.standing import disc_samples
 
 
 def write_obj(path, v, f):
@@ -184,7 +184,7 @@ def _scan_tops(pts, cx, cy, r):
 
 
 def test_disc_tops_equals_a_scan_of_every_point():
-    from geom3d._kernels import disc_tops
+    from geom3d.bodies.kernels import disc_tops
 
     rng = np.random.default_rng(4)
     pts = np.column_stack(
@@ -204,7 +204,7 @@ def test_disc_tops_equals_a_scan_of_every_point():
 def test_disc_tops_finds_rim_points_in_every_direction(spread_mm):
     """Points on each rim at 64 angles (the binning's rounding at cell edges) and, with
     discs 300 m apart, the cell size set by the cap on the number of cells."""
-    from geom3d._kernels import disc_tops
+    from geom3d.bodies.kernels import disc_tops
 
     rng = np.random.default_rng(7)
     k = 25
@@ -229,7 +229,7 @@ def test_used_vertices_are_views_of_a_soups_runs():
     """A merged soup (each piece's own vertices, then its closing vertices): the pieces'
     vertices are a few runs of rows, handed to disc_tops as views, nothing copied."""
     from geom3d.raycast import RayEngine
-    from geom3d.standing import Surface
+    from geom3d.scene.standing import Surface
 
     rng = np.random.default_rng(7)
     parts, faces, keep, off = [], [], [], 0
@@ -250,7 +250,7 @@ def test_used_vertices_are_views_of_a_soups_runs():
 def test_scattered_used_vertices_are_copied_once():
     """Indexed vertices used here and there (more runs than _USED_RUNS): one copy."""
     from geom3d.raycast import RayEngine
-    from geom3d.standing import _USED_RUNS, Surface
+    from geom3d.scene.standing import _USED_RUNS, Surface
 
     rng = np.random.default_rng(8)
     v = rng.normal(size=(400, 3)) * 50.0

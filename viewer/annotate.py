@@ -16,7 +16,7 @@ high``), so a published picture says which template it shows.
 
 from __future__ import annotations
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 
 from .layers.annotations import (
     distance_annotations,

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.errors import InputError
-from geom3d.tolerances import VIEW_MAX_ELEVATION_DEG, VIEW_ZOOM_RANGE
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import VIEW_MAX_ELEVATION_DEG, VIEW_ZOOM_RANGE
 
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
@@ -65,7 +65,7 @@ def camera_options(view: str, azimuth=None, elevation=None, zoom=None) -> dict:
 
     Raises
     ------
-    geom3d.errors.InputError
+    geom3d.core.errors.InputError
         A value that is not a finite number, an elevation beyond
         ``VIEW_MAX_ELEVATION_DEG``, a zoom outside ``VIEW_ZOOM_RANGE``, or an option the
         view does not take.

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 
 from . import palette as pal
 from .annotate import decorate, height_suffix

@@ -28,9 +28,9 @@ import numpy as np
 import pyvista as pv
 from PIL import Image
 
-from geom3d.errors import InputError
-from geom3d.output import atomic_write, check_writable
-from geom3d.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
+from geom3d.core.errors import InputError
+from geom3d.core.output import atomic_write, check_writable
+from geom3d.core.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing
@@ -205,7 +205,7 @@ def render(
 
     Raises
     ------
-    geom3d.errors.InputError
+    geom3d.core.errors.InputError
         Bad view, size, dpi or file extension; UnknownIdError for unknown ids.
     """
     size = _check_size(size)

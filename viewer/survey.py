@@ -245,7 +245,7 @@ def render_survey(scene, doc: dict) -> dict[str, bytes]:
 
     Parameters
     ----------
-    scene : geom3d.scene.Scene
+    scene : geom3d.scene.scene.Scene
         The surveyed scene (background, zones, table size).
     doc : dict
         The SPEC 11.6 document (:func:`geom3d.survey.survey`).

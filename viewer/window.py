@@ -25,7 +25,7 @@ import numpy as np
 import pyvista as pv
 from vtkmodules.vtkRenderingCore import vtkActor2D, vtkPolyDataMapper2D
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 
 from . import palette as pal
 from .camera import iso_camera
@@ -347,7 +347,7 @@ def open_viewer(scene, *, size=WINDOW_SIZE) -> None:
 
     Raises
     ------
-    geom3d.errors.InputError
+    geom3d.core.errors.InputError
         On Linux without ``$DISPLAY`` / ``$WAYLAND_DISPLAY``: there is no screen to
         open a window on (``geom3d render`` makes diagrams headless).
     """

@@ -14,11 +14,8 @@ Modules, in the order a run goes through them:
   workers) or a Dask cluster (:mod:`.cluster`) (:func:`run_batch`);
 - :mod:`.reports`: the ``--json`` document, JUnit XML, GitHub annotations and the
   terminal summary;
-- :mod:`.command`: the ``geom3d check`` command (:func:`add_arguments`,
-  :func:`run_check_cli`).
-
-The names below are imported on first use, so that the command line can build its
-parser (:func:`add_arguments`) without loading the engine.
+The ``geom3d check`` command itself (its options, the run, the reports written) is
+:mod:`geom3d.commands.check`. The names below are imported on first use.
 """
 
 from __future__ import annotations
@@ -29,14 +26,12 @@ _EXPORTS = {
     "REPORT_FORMAT": "reports",
     "BatchResult": "record",
     "ScenarioFile": "discover",
-    "add_arguments": "command",
     "check_scenario": "record",
     "exit_code": "record",
     "expand_paths": "discover",
     "json_report": "reports",
     "junit_report": "reports",
     "run_batch": "executors",
-    "run_check_cli": "command",
     "summary_text": "reports",
 }
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from geom3d.errors import UsageError
-from geom3d.scheduler_address import check_address, connect
-
-from .discover import ScenarioFile
-from .pool import timeout_message
-from .record import check_scenario, error_record
+from geom3d.check.discover import ScenarioFile
+from geom3d.check.pool import timeout_message
+from geom3d.check.record import check_scenario, error_record
+from geom3d.core.errors import UsageError
+from geom3d.core.scheduler_address import check_address, connect
 
 __all__ = ["WORKER_WAIT_S", "check_address", "run_dask"]
 

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from geom3d.errors import UsageError
-from geom3d.output import safe_text
+from geom3d.core.errors import UsageError
+from geom3d.core.output import safe_text
 
 __all__ = ["SCENARIO_SUFFIXES", "ScenarioFile", "expand_paths"]
 

@@ -36,18 +36,17 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from geom3d.errors import UsageError
-
-from .cluster import check_address, run_dask
-from .discover import ScenarioFile
-from .pool import Terminated, run_pool, timeout_message
-from .record import (
+from geom3d.check.cluster import check_address, run_dask
+from geom3d.check.discover import ScenarioFile
+from geom3d.check.pool import Terminated, run_pool, timeout_message
+from geom3d.check.record import (
     BatchResult,
     TerminationRequested,
     apply_strict,
     check_scenario,
     error_record,
 )
+from geom3d.core.errors import UsageError
 
 __all__ = [
     "AUTO_INPROCESS_S",

@@ -6,7 +6,7 @@
   ``reason`` matches the id alone), ``troopers`` per trooper and field
   (``attacks.ID.troopers.T.dodge``); every other field (``outcome``, ``reason``, ``hits``,
   ``wall_of_death``, ``placements``, ...) by equality: numbers to within
-  :data:`~geom3d.tolerances.CHECK_NUMBER_TOL`, lists in order, mappings on the keys the
+  :data:`~geom3d.core.tolerances.CHECK_NUMBER_TOL`, lists in order, mappings on the keys the
   expectation writes (extra keys in the result are fine).
 
 - ``lof[A->B].visible_area_mm2``: the witness's visible area (None when there is no LoF).
@@ -29,10 +29,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from geom3d.attacks import resolve_attack
-from geom3d.errors import Geom3dError
-from geom3d.lof import line_of_fire
-from geom3d.tolerances import CHECK_NUMBER_TOL
+from geom3d.adjudication.attacks import resolve_attack
+from geom3d.adjudication.lof import line_of_fire
+from geom3d.core.errors import Geom3dError
+from geom3d.core.tolerances import CHECK_NUMBER_TOL
 
 __all__ = [
     "Checks",

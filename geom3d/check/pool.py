@@ -27,8 +27,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from .discover import ScenarioFile
-from .record import TerminationRequested, check_scenario, error_record
+from geom3d.check.discover import ScenarioFile
+from geom3d.check.record import TerminationRequested, check_scenario, error_record
 
 __all__ = ["PRELOAD", "Terminated", "run_pool", "stop_forkserver", "timeout_message"]
 

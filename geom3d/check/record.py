@@ -27,10 +27,9 @@ import traceback
 from dataclasses import dataclass
 
 from geom3d.api import build_scene
-from geom3d.errors import Geom3dError
+from geom3d.check.expectations import Checks, check_attacks, check_lof
+from geom3d.core.errors import Geom3dError
 from geom3d.scenario import load_scenario
-
-from .expectations import Checks, check_attacks, check_lof
 
 #: Set by ``geom3d check``'s SIGTERM handler before it raises. An exception that reaches
 #: :func:`check_scenario` while it is set is the interrupt itself, re-wrapped by code on

@@ -12,7 +12,7 @@ path; ``time`` = that check's own evaluation time); a scenario that cannot be lo
 ``--format github`` prints GitHub Actions workflow annotations (``::error file=...::``).
 
 Every text taken from the input (paths, ids, messages) reaches the terminal and the XML
-through :func:`~geom3d.output.safe_text`: control characters and lone surrogates are
+through :func:`~geom3d.core.output.safe_text`: control characters and lone surrogates are
 written as visible escapes, never raw (the JSON report escapes them as ``\\uXXXX``).
 """
 
@@ -22,10 +22,9 @@ import os
 import xml.etree.ElementTree as ET
 from io import StringIO
 
-from geom3d.output import safe_text
-
-from .expectations import show
-from .record import BatchResult, exit_code
+from geom3d.check.expectations import show
+from geom3d.check.record import BatchResult, exit_code
+from geom3d.core.output import safe_text
 
 __all__ = [
     "REPORT_FORMAT",

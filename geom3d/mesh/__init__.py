@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-from .cache import clear_memory_cache, default_cache_dir
-from .digest import content_digest, file_digest
-from .load import CACHE_VERSION, MESH_FORMATS, load_mesh
-from .primitives import box_mesh
-from .report import LoadedMesh, MeshReport
-from .topology import MeshTopology, degenerate_faces, mesh_topology, used_vertices
+from geom3d.mesh.cache import clear_memory_cache, default_cache_dir
+from geom3d.mesh.digest import content_digest, file_digest
+from geom3d.mesh.load import CACHE_VERSION, MESH_FORMATS, load_mesh
+from geom3d.mesh.primitives import box_mesh
+from geom3d.mesh.report import LoadedMesh, MeshReport
+from geom3d.mesh.topology import MeshTopology, degenerate_faces, mesh_topology, used_vertices
 
 __all__ = [
     "CACHE_VERSION",

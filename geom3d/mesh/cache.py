@@ -40,8 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
-from geom3d.errors import printable
-from geom3d.tolerances import MAX_MESH_BYTES
+from geom3d.core.cache_paths import default_cache_dir
+from geom3d.core.errors import printable
+from geom3d.core.tolerances import MAX_MESH_BYTES
 
 __all__ = [
     "clear_memory_cache",
@@ -62,20 +63,6 @@ _MEMORY_CACHE_BYTES = 1 << 30
 _memory_cache: OrderedDict[str, tuple[np.ndarray, np.ndarray, dict]] = OrderedDict()
 _memory_cache_bytes = 0
 _memory_lock = threading.Lock()
-
-
-def default_cache_dir() -> Path:
-    """The disk cache directory used when ``cache_dir`` is not given.
-
-    ``$GEOM3D_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/geom3d``, else
-    ``~/.cache/geom3d``.
-    """
-    env = os.environ.get("GEOM3D_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "geom3d"
 
 
 def clear_memory_cache() -> None:

@@ -51,7 +51,7 @@ Caveats
 
 Tolerances
 ----------
-In :mod:`geom3d.tolerances` (re-exported here): ``CURTAIN_FLOOR_EPS_MM``,
+In :mod:`geom3d.core.tolerances` (re-exported here): ``CURTAIN_FLOOR_EPS_MM``,
 ``CURTAIN_FLOOR_STEP_MM``, ``TABLE_FLOOR_DEPTH_MM``, ``TABLE_CAP_MARGIN_MM``,
 ``FRAGMENT_FLOOR_TOL_MM``.
 
@@ -73,15 +73,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from geom3d.tolerances import (
+from geom3d.core.tolerances import (
     CURTAIN_FLOOR_EPS_MM,
     CURTAIN_FLOOR_STEP_MM,
     FRAGMENT_FLOOR_TOL_MM,
     TABLE_CAP_MARGIN_MM,
     TABLE_FLOOR_DEPTH_MM,
 )
-
-from .boundary import (
+from geom3d.mesh.boundary import (
     Boundary,
     _as_faces,
     _as_vertices,
@@ -90,7 +89,7 @@ from .boundary import (
     components,
     merge_positions,
 )
-from .parity import inside_parity
+from geom3d.mesh.parity import inside_parity
 
 __all__ = [
     "CURTAIN_FLOOR_EPS_MM",

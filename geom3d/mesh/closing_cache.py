@@ -28,10 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from geom3d import tolerances
-from geom3d.errors import printable
-
-from .cache import (
+from geom3d.core import tolerances
+from geom3d.core.errors import printable
+from geom3d.mesh.cache import (
     _BadEntry,
     _read_array,
     default_cache_dir,
@@ -42,8 +41,8 @@ from .cache import (
     read_entry_file,
     read_meta,
 )
-from .closing import ClosingReport
-from .digest import array_digest
+from geom3d.mesh.closing import ClosingReport
+from geom3d.mesh.digest import array_digest
 
 __all__ = ["CLOSING_CACHE_VERSION", "cached_closing", "closing_key"]
 

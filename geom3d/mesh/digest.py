@@ -12,7 +12,7 @@ and all external buffers together at most ``MAX_MESH_BYTES``. ``data:`` URIs (em
 base64) are part of the file itself.
 
 Used for the mesh parse cache's keys (:mod:`geom3d.mesh.load`) and for the scene's
-scenery cache key (:mod:`geom3d.scene`).
+scenery cache key (:mod:`geom3d.scene.scene`).
 
 Arrays (the placed table, the blocking mesh) are keyed by :func:`array_digest`, a 128-bit
 XXH3 of their bytes: the keys of the closing and proof-map caches are taken over a
@@ -34,9 +34,9 @@ from urllib.parse import unquote
 import numpy as np
 import xxhash
 
-from geom3d.errors import MeshError
-from geom3d.inputfile import InputFileProblem, iter_regular, read_regular
-from geom3d.tolerances import MAX_MESH_BYTES
+from geom3d.core.errors import MeshError
+from geom3d.core.inputfile import InputFileProblem, iter_regular, read_regular
+from geom3d.core.tolerances import MAX_MESH_BYTES
 
 __all__ = ["array_digest", "content_digest", "file_digest", "gltf_external_buffers"]
 

@@ -47,20 +47,19 @@ from pathlib import Path
 
 import numpy as np
 
-from geom3d.errors import MeshError
-from geom3d.inputfile import InputFileProblem, read_regular
-from geom3d.tolerances import MAX_COORD_MM, MAX_MESH_BYTES
-from geom3d.units import LENGTH_UNITS, MESH_UNITS
-
-from .cache import default_cache_dir, disk_get, disk_put, memory_get, memory_put
-from .digest import (
+from geom3d.core.errors import MeshError
+from geom3d.core.inputfile import InputFileProblem, read_regular
+from geom3d.core.tolerances import MAX_COORD_MM, MAX_MESH_BYTES
+from geom3d.core.units import LENGTH_UNITS, MESH_UNITS
+from geom3d.mesh.cache import default_cache_dir, disk_get, disk_put, memory_get, memory_put
+from geom3d.mesh.digest import (
     UNREADABLE_PREFIX,
     content_digest,
     file_digest,
     gltf_external_buffers,
 )
-from .report import LoadedMesh, MeshReport, plural
-from .topology import degenerate_faces, mesh_topology, used_vertices
+from geom3d.mesh.report import LoadedMesh, MeshReport, plural
+from geom3d.mesh.topology import degenerate_faces, mesh_topology, used_vertices
 
 __all__ = ["CACHE_VERSION", "MESH_FORMATS", "cache_key", "load_mesh"]
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .boundary import _as_faces, _as_vertices
+from geom3d.mesh.boundary import _as_faces, _as_vertices
 
 __all__ = ["inside_parity"]
 

@@ -10,7 +10,7 @@ __all__ = ["box_mesh"]
 def box_mesh(size) -> tuple[np.ndarray, np.ndarray]:
     """A closed box with its local origin at the centre of its bottom face.
 
-    The one box mesh of geom3d: the scenario ``box`` primitive (:mod:`geom3d.scene`) and
+    The one box mesh of geom3d: the scenario ``box`` primitive (:mod:`geom3d.scene.scene`) and
     :func:`geom3d.terrain.box` are built from it.
 
     Parameters

@@ -10,10 +10,9 @@ constructed as ``Cls(vertices, faces)``, and add one line to :data:`BACKENDS`.
 
 from __future__ import annotations
 
-from geom3d.errors import InputError
-
-from .base import RayBackend
-from .embree import EmbreeEngine
+from geom3d.core.errors import InputError
+from geom3d.raycast.base import RayBackend
+from geom3d.raycast.embree import EmbreeEngine
 
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "EmbreeEngine", "RayBackend", "RayEngine", "make_engine"]
 

@@ -2,7 +2,7 @@
 without the GIL.
 
 Each kernel sets up Embree's ray structure itself, exactly as the embreex path does (the
-same float32 roundings of :func:`geom3d._kernels.prepare_segments`, ``tnear`` 0, ``mask``
+same float32 roundings of :func:`geom3d.bodies.kernels.prepare_segments`, ``tnear`` 0, ``mask``
 all ones) and calls Embree through the symbols that :func:`._embree_capi.load` binds.
 Import this module only after :func:`._embree_capi.load` returned a library.
 """
@@ -17,10 +17,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from geom3d._kernels import njit
-from geom3d.tolerances import GEOM_EPS_MM
-
-from ._embree_capi import INTERSECT1, OCCLUDED_PACKET
+from geom3d.bodies.kernels import njit
+from geom3d.core.tolerances import GEOM_EPS_MM
+from geom3d.raycast._embree_capi import INTERSECT1, OCCLUDED_PACKET
 
 __all__ = [
     "PACKET_MAX",

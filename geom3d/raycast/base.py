@@ -55,7 +55,7 @@ class RayBackend(ABC):
         Parameters
         ----------
         origins, ends : (k, 3) float, mm
-            Validated (finite, same shape); an :class:`geom3d.errors.InputError` otherwise.
+            Validated (finite, same shape); an :class:`geom3d.core.errors.InputError` otherwise.
 
         Returns
         -------

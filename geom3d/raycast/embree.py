@@ -20,16 +20,15 @@ import numpy as np
 from embreex import rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
-from geom3d._kernels import point_bounds, prepare_segments
-from geom3d.errors import InputError
-from geom3d.tolerances import RAY_EPS_MM
-from geom3d.validation import as_faces, as_points
-
-from . import _embree_capi
-from .base import RayBackend
+from geom3d.bodies.kernels import point_bounds, prepare_segments
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import RAY_EPS_MM
+from geom3d.core.validation import as_faces, as_points
+from geom3d.raycast import _embree_capi
+from geom3d.raycast.base import RayBackend
 
 if _embree_capi.load() is not None:
-    from ._embree_kernels import first_hit_kernel, occluded_kernel
+    from geom3d.raycast._embree_kernels import first_hit_kernel, occluded_kernel
 
 __all__ = ["EmbreeEngine"]
 

@@ -1,13 +1,12 @@
-"""Rulesets: their data (this package's import) and their adjudication (subpackages).
+"""Rulesets: how each game adjudicates (layer 6), and the name -> ruleset table (layer 7).
 
-``geom3d.rules`` itself only exposes the data loader (:mod:`geom3d.rules.data`), so the
-scenario parser can read silhouettes and templates without importing any rules. The
-ruleset objects are :mod:`geom3d.rules.infinity`, :mod:`geom3d.rules.wh40k`; the name ->
-object table is :mod:`geom3d.rules.registry`.
+The ruleset objects are :mod:`geom3d.rules.infinity` and :mod:`geom3d.rules.wh40k`, both
+built on :class:`geom3d.rules.base.StandardRuleset`; :mod:`geom3d.rules.registry` maps a
+scenario's ``ruleset`` name to one. Their data (silhouettes, templates, Line of Fire
+numbers) is :mod:`geom3d.ruledata`, a lower layer that the scenario parser reads without
+importing any rules. Importing this package imports none of its modules.
 """
 
 from __future__ import annotations
 
-from .data import RULESETS, RulesetData, load_ruleset
-
-__all__ = ["RULESETS", "RulesetData", "load_ruleset"]
+__all__: list[str] = []

@@ -1,18 +1,17 @@
 """Ruleset names -> ruleset object types: the one table of rulesets.
 
 Adding a ruleset: write its module (a :class:`geom3d.rules.base.StandardRuleset`
-subclass implementing ``resolve_attack``), put its data in ``rules/data/<name>.yaml``
-(found by name, see :data:`geom3d.rules.data.RULESETS`), and add one line below.
+subclass implementing ``resolve_attack``), put its data in ``ruledata/<name>.yaml``
+(found by name, see :data:`geom3d.ruledata.RULESETS`), and add one line below.
 """
 
 from __future__ import annotations
 
-from geom3d.errors import ScenarioError
-from geom3d.ruleset import Ruleset
-
-from .data import RulesetData
-from .infinity import InfinityRuleset
-from .wh40k import Wh40k7eRuleset
+from geom3d.core.errors import ScenarioError
+from geom3d.ruledata import RulesetData
+from geom3d.rules.infinity import InfinityRuleset
+from geom3d.rules.wh40k import Wh40k7eRuleset
+from geom3d.scene.interface import Ruleset
 
 __all__ = ["REGISTRY", "ruleset_for"]
 

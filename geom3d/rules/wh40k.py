@@ -12,7 +12,7 @@ circles are centred)
   (default: the heading's direction), the axis points along ``heading_deg``.
   ``heading_deg: auto``, or no heading (with no ``contact_deg`` or ``focus``: "as many
   models as possible" is compulsory), runs the exact solver
-  (:func:`geom3d.placement.solve_heading`): the most models of the target unit under the
+  (:func:`geom3d.placement.direct.solve_heading`): the most models of the target unit under the
   template without touching a friendly model, deterministic; the choice, the runner-up
   count and the interval of optimal headings are reported under ``solver``. With only a
   ``focus``: aimed at the main target's base centre. A template cutting into the firer's
@@ -46,11 +46,11 @@ import math
 
 import numpy as np
 
-from geom3d.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
-from geom3d.placement import base_edge_point, default_heading, solve_heading
+from geom3d.adjudication.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
+from geom3d.core.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM
+from geom3d.placement.direct import base_edge_point, default_heading, solve_heading
 from geom3d.rules.base import StandardRuleset
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
-from geom3d.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM
 
 __all__ = [
     "RESULT_FIELDS",
@@ -66,7 +66,7 @@ __all__ = [
 WALL_OF_DEATH_RANGE_MM: float = 8 * 25.4
 
 #: The optional sections of a 40k attack result (``hits``/``hits_total``,
-#: ``wall_of_death``, ``solver``; see :class:`geom3d.outcomes.AttackResult`).
+#: ``wall_of_death``, ``solver``; see :class:`geom3d.adjudication.outcomes.AttackResult`).
 RESULT_FIELDS: tuple[str, ...] = ("hits", "wall_of_death", "solver")
 
 
@@ -301,11 +301,11 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
 
 
 class Wh40k7eRuleset(StandardRuleset):
-    """Warhammer 40,000 7th edition: ``rules/data/wh40k-7e.yaml`` and the rules above.
+    """Warhammer 40,000 7th edition: ``ruledata/wh40k-7e.yaml`` and the rules above.
 
     Line of Fire (``geom3d lof``) uses the standard engine with the data file's policy.
     """
 
-    def resolve_attack(self, scene, attack, specs, **kwargs):
+    def adjudicate(self, scene, attack, specs, **kwargs):
         """Resolve a 40k 7e attack (:func:`resolve`; resolver options are ignored)."""
         return resolve(scene, attack, specs, **kwargs)

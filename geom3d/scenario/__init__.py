@@ -1,6 +1,6 @@
 """Scenario files (SPEC section 5): parse, validate, convert to millimetres.
 
-A scenario is YAML or JSON. Every problem is a :class:`~geom3d.errors.ScenarioError`
+A scenario is YAML or JSON. Every problem is a :class:`~geom3d.core.errors.ScenarioError`
 naming the file and the field path, e.g.
 ``table.yaml: troopers[2].silhouette: unknown silhouette 9 (known: 1-8)``.
 After :func:`load_scenario` every length is in millimetres and every reference (trooper
@@ -15,8 +15,8 @@ their placements and :mod:`~geom3d.scenario.shapes` for template shapes),
 
 from __future__ import annotations
 
-from .model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
-from .parse import load_scenario, parse_scenario
+from geom3d.scenario.model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
+from geom3d.scenario.parse import load_scenario, parse_scenario
 
 __all__ = [
     "AttackSpec",

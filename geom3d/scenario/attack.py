@@ -3,7 +3,8 @@
 Per-placement overrides (``placements``, one mapping per template, as many as ``burst``)
 are validated here and only here: ``heading_deg`` (number or ``auto``), ``contact_deg``,
 ``focus`` ([x, y] or [x, y, z], in the scenario's units), ``pitch_deg``, ``main_target``
-(a trooper id). :func:`geom3d.attacks.placement_specs` merges them with the attack's own
+(a trooper id). :func:`geom3d.adjudication.attacks.placement_specs` merges them with the attack's
+own
 values.
 """
 
@@ -11,13 +12,12 @@ from __future__ import annotations
 
 import math
 
-from geom3d.errors import UnknownIdError
-from geom3d.rules import RulesetData
-from geom3d.tolerances import MAX_BURST
-
-from .context import ParseContext
-from .model import AttackSpec, TrooperSpec
-from .shapes import resolve_template
+from geom3d.core.errors import UnknownIdError
+from geom3d.core.tolerances import MAX_BURST
+from geom3d.ruledata import RulesetData
+from geom3d.scenario.context import ParseContext
+from geom3d.scenario.model import AttackSpec, TrooperSpec
+from geom3d.scenario.shapes import resolve_template
 
 __all__ = ["PLACEMENT_KEYS", "parse_attacks"]
 

@@ -2,7 +2,7 @@
 
 :class:`ParseContext` converts lengths to mm (rejecting absurd magnitudes with the field
 path), remembers ids that must be unique, and the module's helpers turn a pydantic
-:class:`~pydantic.ValidationError` into one :class:`~geom3d.errors.ScenarioError`.
+:class:`~pydantic.ValidationError` into one :class:`~geom3d.core.errors.ScenarioError`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from geom3d.errors import ScenarioError, printable
-from geom3d.tolerances import MAX_COORD_MM, MAX_SCENARIO_DEPTH, MAX_SCENARIO_INT, MIN_BODY_MM
-from geom3d.units import LENGTH_UNITS
+from geom3d.core.errors import ScenarioError, printable
+from geom3d.core.tolerances import MAX_COORD_MM, MAX_SCENARIO_DEPTH, MAX_SCENARIO_INT, MIN_BODY_MM
+from geom3d.core.units import LENGTH_UNITS
 
 __all__ = ["ParseContext", "check_finite", "first_error"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from geom3d.errors import UnknownIdError
-from geom3d.rules import RulesetData
+from geom3d.core.errors import UnknownIdError
+from geom3d.ruledata import RulesetData
 
 __all__ = ["AttackSpec", "LofExpectation", "Scenario", "SceneryItem", "TrooperSpec"]
 

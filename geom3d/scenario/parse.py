@@ -12,17 +12,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from geom3d.errors import ScenarioError, UnknownIdError
-from geom3d.inputfile import InputFileProblem, stat_regular
-from geom3d.rules import RulesetData, load_ruleset
-from geom3d.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_MM, MIN_BODY_MM
-
-from .attack import parse_attacks
-from .context import ParseContext, check_finite, first_error
-from .model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
-from .reader import read_scenario_data
-from .schema import FORMAT, STATES, ScenarioModel
-from .shapes import check_overridden, check_override_types, scale_overrides
+from geom3d.core.errors import ScenarioError, UnknownIdError
+from geom3d.core.inputfile import InputFileProblem, stat_regular
+from geom3d.core.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_MM, MIN_BODY_MM
+from geom3d.ruledata import RulesetData, load_ruleset
+from geom3d.scenario.attack import parse_attacks
+from geom3d.scenario.context import ParseContext, check_finite, first_error
+from geom3d.scenario.model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
+from geom3d.scenario.reader import read_scenario_data
+from geom3d.scenario.schema import FORMAT, STATES, ScenarioModel
+from geom3d.scenario.shapes import check_overridden, check_override_types, scale_overrides
 
 __all__ = ["load_scenario", "parse_scenario"]
 

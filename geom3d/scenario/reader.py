@@ -1,7 +1,7 @@
 """Read a scenario file's text into plain Python data, refusing hostile or ambiguous input.
 
 :func:`read_scenario_data` is the only place a scenario file is opened. On top of the YAML
-and JSON parsers it enforces (limits in :mod:`geom3d.tolerances`):
+and JSON parsers it enforces (limits in :mod:`geom3d.core.tolerances`):
 
 - the file is a regular file of at most ``MAX_SCENARIO_BYTES`` (a FIFO, ``/dev/zero`` or a
   5 GB sparse file is refused from its ``stat``, without reading it);
@@ -12,7 +12,7 @@ and JSON parsers it enforces (limits in :mod:`geom3d.tolerances`):
 - no duplicate key in a mapping, YAML or JSON: "last one wins" would silently drop data;
 - integers of at most 40 characters (a 5,000-digit one is refused, not converted).
 
-Every problem is a :class:`~geom3d.errors.ScenarioError` naming the file and the field
+Every problem is a :class:`~geom3d.core.errors.ScenarioError` naming the file and the field
 path (or, for syntax errors, the line and column).
 """
 
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import yaml
 
-from geom3d.errors import ScenarioError
-from geom3d.inputfile import InputFileProblem, read_regular
-from geom3d.tolerances import MAX_SCENARIO_BYTES, MAX_SCENARIO_DEPTH, MAX_SCENARIO_NODES
+from geom3d.core.errors import ScenarioError
+from geom3d.core.inputfile import InputFileProblem, read_regular
+from geom3d.core.tolerances import MAX_SCENARIO_BYTES, MAX_SCENARIO_DEPTH, MAX_SCENARIO_NODES
 
 __all__ = ["read_scenario_data"]
 

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
-from geom3d.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
-from geom3d.units import MESH_UNITS, SCENARIO_UNITS
+from geom3d.core.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
+from geom3d.core.units import MESH_UNITS, SCENARIO_UNITS
 
 __all__ = ["FORMAT", "STATES", "ScenarioModel"]
 

@@ -7,11 +7,10 @@ unit factor and reports its problems with the field path.
 
 from __future__ import annotations
 
-from geom3d.rules import RulesetData
+from geom3d.core.tolerances import MAX_SILHOUETTE_MM, MIN_BODY_MM
+from geom3d.ruledata import RulesetData
+from geom3d.scenario.context import ParseContext
 from geom3d.templates import TemplateSpecError, shape_from_spec
-from geom3d.tolerances import MAX_SILHOUETTE_MM, MIN_BODY_MM
-
-from .context import ParseContext
 
 __all__ = ["check_overridden", "check_override_types", "resolve_template", "scale_overrides"]
 

@@ -18,10 +18,10 @@ the SPEC 11.6 document; :mod:`.compare` compares two surveys; :mod:`.command` is
 
 from __future__ import annotations
 
-from .compare import compare_surveys
-from .document import DEFAULT_LANES, SurveyResult, run_survey, survey
-from .grid import Probe, ProbeGrid, place_probes, probe_for
-from .pairs import PairJob, pair_indices, visible_pairs
+from geom3d.survey.compare import compare_surveys
+from geom3d.survey.document import DEFAULT_LANES, SurveyResult, run_survey, survey
+from geom3d.survey.grid import Probe, ProbeGrid, place_probes, probe_for
+from geom3d.survey.pairs import PairJob, pair_indices, visible_pairs
 
 __all__ = [
     "DEFAULT_LANES",

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from geom3d.errors import UsageError
-from geom3d.units import LENGTH_UNITS
+from geom3d.core.errors import UsageError
+from geom3d.core.units import LENGTH_UNITS
 
 __all__ = ["compare_surveys", "load_survey"]
 

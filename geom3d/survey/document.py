@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from geom3d.errors import Geom3dError
-from geom3d.output import round_point, round_value
-from geom3d.scene import Scene
-
-from .analysis import (
+from geom3d.core.errors import Geom3dError
+from geom3d.core.output import round_point, round_value
+from geom3d.core.tolerances import SURVEY_DEFAULT_LANES
+from geom3d.scene.scene import Scene
+from geom3d.survey.analysis import (
     ZoneShare,
     band_width_mm,
     distance_bands,
@@ -34,13 +34,13 @@ from .analysis import (
     sees_counts,
     zone_shares,
 )
-from .grid import Probe, ProbeGrid, place_probes, probe_for
-from .pairs import PairJob, pair_indices, visible_pairs
+from geom3d.survey.grid import Probe, ProbeGrid, place_probes, probe_for
+from geom3d.survey.pairs import PairJob, pair_indices, visible_pairs
 
 __all__ = ["DEFAULT_LANES", "SurveyResult", "position_ids", "run_survey", "survey"]
 
 #: Lanes listed in ``survey.json`` (the longest ones).
-DEFAULT_LANES = 50
+DEFAULT_LANES = SURVEY_DEFAULT_LANES
 _SHARE_DECIMALS = 4
 
 

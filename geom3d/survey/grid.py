@@ -1,19 +1,19 @@
 """Probe positions: a grid over the table, at every level where a probe can stand.
 
 Under each grid point a vertical ray is followed down through every surface (first hit,
-then on from just below it, :data:`~geom3d.tolerances.SURVEY_MAX_LAYERS` at most): each
+then on from just below it, :data:`~geom3d.core.tolerances.SURVEY_MAX_LAYERS` at most): each
 upward-facing surface is a candidate level (the table, floors inside buildings, roofs,
 walkways). At a candidate the probe cylinder rests on the highest point under its base
 (rays down at the centre and on two rings of the base, from the probe's top), and is kept
 when
 
-* nothing cuts into its volume above :data:`~geom3d.tolerances.SURVEY_FOOT_MM` over its
+* nothing cuts into its volume above :data:`~geom3d.core.tolerances.SURVEY_FOOT_MM` over its
   resting height (headroom: horizontal chords at four heights, eight vertical segments);
 * it is not inside a closed piece (the first surface straight above faces up, i.e. it is
   seen from inside).
 
 Resting heights at one grid point closer than
-:data:`~geom3d.tolerances.SURVEY_LEVEL_MERGE_MM` are one position. ``level`` numbers the
+:data:`~geom3d.core.tolerances.SURVEY_LEVEL_MERGE_MM` are one position. ``level`` numbers the
 positions of one grid point from the bottom (0: the lowest place a probe stands there, the
 table or a ground floor; 1: the next one up, a first floor or a roof; ...).
 
@@ -27,10 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.errors import InputError
-from geom3d.mesh import used_vertices
-from geom3d.scene import Scene
-from geom3d.tolerances import (
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import (
     DROP_REFINE_MAX_MM,
     DROP_STEEP_REL_EPS,
     STAND_INSET_MM,
@@ -40,6 +38,8 @@ from geom3d.tolerances import (
     SURVEY_MAX_LAYERS,
     UPWARD_NORMAL_MIN_Z,
 )
+from geom3d.mesh import used_vertices
+from geom3d.scene.scene import Scene
 
 __all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
 

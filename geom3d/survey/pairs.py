@@ -2,7 +2,8 @@
 
 Each unordered pair ``i < j`` is visible when :func:`geom3d.visibility.pair_patch` finds a
 patch (the ruleset's ``patch_mm``) from ``i`` to ``j`` or else from ``j`` to ``i``, exactly
-as :func:`geom3d.lof.pair_visibility` decides it for two troopers - arcs ignored, and the
+as :func:`geom3d.adjudication.lof.pair_visibility` decides it for two troopers - arcs
+ignored, and the
 probes do not block each other (no occluders) - with the same blocking proofs
 (:class:`geom3d.visibility.Prover`), which skip segments without changing any answer.
 Pairs are numbered in row-major order of ``numpy.triu_indices(n, 1)`` and cut into
@@ -26,10 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from geom3d.bodies import Cylinder
-from geom3d.errors import UsageError
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import UsageError
+from geom3d.core.scheduler_address import connect
 from geom3d.raycast import RayEngine
-from geom3d.scheduler_address import connect
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.interior_cache import cached_interior
 
@@ -75,7 +76,7 @@ class PairJob:
     label : (f,) int64 or None
         Solid of each blocking face, and
     closed : (k,) bool or None
-        which solids are closed (:func:`geom3d.solids.closed_solids`): what the blocking
+        which solids are closed (:func:`geom3d.scene.scenery.closed_solids`): what the blocking
         proofs need. None: no proofs (every segment is cast; same answers).
     key : str
         Digest of all the above (workers cache their BVH and prover by it).

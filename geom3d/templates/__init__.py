@@ -26,10 +26,14 @@ Units: millimetres; angles in degrees, counter-clockwise from +x.
 
 from __future__ import annotations
 
-from .contact import touch_witness, volume_cylinder_distance, volume_touches_cylinder
-from .minimize import ConvexMin, minimize_convex
-from .sampling import InsidePart, sample_inside
-from .shapes import (
+from geom3d.templates.contact import (
+    touch_witness,
+    volume_cylinder_distance,
+    volume_touches_cylinder,
+)
+from geom3d.templates.minimize import ConvexMin, minimize_convex
+from geom3d.templates.sampling import InsidePart, sample_inside
+from geom3d.templates.shapes import (
     SHAPE_KINDS,
     CircleShape,
     TeardropShape,
@@ -39,7 +43,7 @@ from .shapes import (
     footprint_signed_distance,
     shape_from_spec,
 )
-from .volume import LocalFrame, TemplateVolume
+from geom3d.templates.volume import LocalFrame, TemplateVolume
 
 __all__ = [
     "SHAPE_KINDS",

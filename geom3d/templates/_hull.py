@@ -19,9 +19,9 @@ import math
 import numpy as np
 from shapely.geometry import Polygon
 
-from geom3d.errors import InputError
-from geom3d.tolerances import FOOTPRINT_MAX_ERROR_MM, GEOM_EPS_MM
-from geom3d.validation import as_point, as_points, require_positive
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import FOOTPRINT_MAX_ERROR_MM, GEOM_EPS_MM
+from geom3d.core.validation import as_point, as_points, require_positive
 
 __all__ = [
     "DiscHull",

@@ -19,14 +19,13 @@ import math
 
 import numpy as np
 
-from geom3d.bodies import Cylinder
-from geom3d.errors import InputError
-from geom3d.tolerances import CONTACT_EPS_MM
-
-from ._gjk import gjk
-from ._hull import closest_discs, cos_sin_deg, half_width, sd_discs
-from .minimize import minimize_convex
-from .volume import LocalFrame, TemplateVolume
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import CONTACT_EPS_MM
+from geom3d.templates._gjk import gjk
+from geom3d.templates._hull import closest_discs, cos_sin_deg, half_width, sd_discs
+from geom3d.templates.minimize import minimize_convex
+from geom3d.templates.volume import LocalFrame, TemplateVolume
 
 __all__ = ["touch_witness", "volume_cylinder_distance", "volume_touches_cylinder"]
 

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 from typing import NamedTuple
 
-from geom3d.errors import InputError
-from geom3d.tolerances import GOLDEN_ITER
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import GOLDEN_ITER
 
 __all__ = ["ConvexMin", "minimize_convex"]
 

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.bodies import Cylinder
-from geom3d.errors import InputError
-from geom3d.tolerances import SAMPLE_MM
-from geom3d.validation import require_positive
-
-from .contact import touch_witness, volume_touches_cylinder
-from .volume import TemplateVolume
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import SAMPLE_MM
+from geom3d.core.validation import require_positive
+from geom3d.templates.contact import touch_witness, volume_touches_cylinder
+from geom3d.templates.volume import TemplateVolume
 
 __all__ = ["InsidePart", "sample_inside"]
 

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.errors import InputError
-from geom3d.tolerances import CONTACT_EPS_MM, MAX_BODY_MM
-from geom3d.validation import as_point, require_positive
-
-from ._hull import DiscHull
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import CONTACT_EPS_MM, MAX_BODY_MM
+from geom3d.core.validation import as_point, require_positive
+from geom3d.templates._hull import DiscHull
 
 __all__ = [
     "SHAPE_KINDS",

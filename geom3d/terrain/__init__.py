@@ -26,16 +26,16 @@ Example
 
 from __future__ import annotations
 
-from .demo import demo_table_pieces, piece_footprints, stl_pieces
-from .rectilinear import rectilinear
-from .scanned import (
+from geom3d.terrain.demo import demo_table_pieces, piece_footprints, stl_pieces
+from geom3d.terrain.rectilinear import rectilinear
+from geom3d.terrain.scanned import (
     TABLE_SIZE_MM,
     scanned_floor,
     subdivide,
     synthetic_scanned_table,
     synthetic_trooper_spots,
 )
-from .solids import barricade, box, building, container, crates, place, walkway, wall
+from geom3d.terrain.solids import barricade, box, building, container, crates, place, walkway, wall
 
 __all__ = [
     "TABLE_SIZE_MM",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from .solids import barricade, box, building, container, walkway, wall, yaw_matrix
+from geom3d.terrain.solids import barricade, box, building, container, walkway, wall, yaw_matrix
 
 __all__ = ["demo_table_pieces", "piece_footprints", "stl_pieces"]
 

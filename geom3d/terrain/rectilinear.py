@@ -9,9 +9,9 @@ from collections.abc import Iterable
 import numpy as np
 import trimesh
 
-from geom3d.errors import InputError
-from geom3d.tolerances import RECTILINEAR_GRID_DECIMALS
-from geom3d.validation import require_positive
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import RECTILINEAR_GRID_DECIMALS
+from geom3d.core.validation import require_positive
 
 __all__ = ["aabb", "rectilinear", "size3"]
 

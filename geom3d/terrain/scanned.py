@@ -12,11 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import trimesh
 
-from geom3d.errors import InputError
-from geom3d.validation import require_positive
-
-from .demo import demo_table_pieces, piece_footprints
-from .solids import place
+from geom3d.core.errors import InputError
+from geom3d.core.validation import require_positive
+from geom3d.terrain.demo import demo_table_pieces, piece_footprints
+from geom3d.terrain.solids import place
 
 __all__ = [
     "TABLE_SIZE_MM",

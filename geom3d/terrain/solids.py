@@ -15,12 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 import trimesh
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import GEOM_EPS_MM
+from geom3d.core.validation import require_positive
 from geom3d.mesh import box_mesh
-from geom3d.tolerances import GEOM_EPS_MM
-from geom3d.validation import require_positive
-
-from .rectilinear import aabb, rectilinear, size3
+from geom3d.terrain.rectilinear import aabb, rectilinear, size3
 
 __all__ = [
     "barricade",

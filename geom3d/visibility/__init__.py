@@ -7,7 +7,7 @@ each point of the square standing for the first point of T's volume on its ray f
 ``e``. Every such ray must be clear of blocking scenery and of the other troopers' volumes.
 
 The core, used by Line of Fire and the survey (:func:`pair_patch`, both ways at once;
-:func:`find_patch`, one way) and by the Blast Focus (:mod:`geom3d.blastfocus`):
+:func:`find_patch`, one way) and by the Blast Focus (:mod:`geom3d.placement.blast_focus`):
 
 * :mod:`.eyes` - eye points on the viewer's surface facing the target, coarse-to-fine and
   top-first, and their batches;
@@ -27,7 +27,7 @@ The core, used by Line of Fire and the survey (:func:`pair_patch`, both ways at 
 Proofs change the cost, never the answer: they only mark blocked what is blocked, and the
 search takes the first eye (in its fixed order) that sees a patch.
 
-Guarantees (tolerances in :mod:`geom3d.tolerances`): a region whose apparent view
+Guarantees (tolerances in :mod:`geom3d.core.tolerances`): a region whose apparent view
 contains a ``patch_mm + SAMPLE_MM`` square (4 x 4 mm), seen from a sampled eye point, is
 always found; a region whose apparent view contains no ``patch_mm`` square (3 x 3 mm) is
 never reported. Occluders thinner than the 1 mm sample spacing can slip between samples;
@@ -37,12 +37,17 @@ views that exist only from eye points between eye samples (gaps narrower than
 
 from __future__ import annotations
 
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM
 from geom3d.raycast import RayBackend
-from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM
-
-from .apparent import ApparentView, PatchLattice, coarse_samples, full_windows, lattice
-from .cast import (
+from geom3d.visibility.apparent import (
+    ApparentView,
+    PatchLattice,
+    coarse_samples,
+    full_windows,
+    lattice,
+)
+from geom3d.visibility.cast import (
     ClearToTarget,
     SampleCast,
     VisibilityStats,
@@ -51,12 +56,12 @@ from .cast import (
     cylinder_array,
     hidden_eyes,
 )
-from .eyes import eye_batches, eye_points, two_adic
-from .interior import InteriorMap
-from .pair import pair_patch, search_eyes, warm_kernels
-from .proof import PairProof, ProofStats, Prover
-from .search import BATCH_SIZES, PatchHit, search_patch
-from .witness import PatchWitness, patch_witness, visible_area
+from geom3d.visibility.eyes import eye_batches, eye_points, two_adic
+from geom3d.visibility.interior import InteriorMap
+from geom3d.visibility.pair import pair_patch, search_eyes, warm_kernels
+from geom3d.visibility.proof import PairProof, ProofStats, Prover
+from geom3d.visibility.search import BATCH_SIZES, PatchHit, search_patch
+from geom3d.visibility.witness import PatchWitness, patch_witness, visible_area
 
 __all__ = [
     "BATCH_SIZES",
@@ -104,7 +109,7 @@ def find_patch(
     """Search for an eye point of ``viewer_cyl`` that sees a patch of ``target_cyl``.
 
     One direction, uncached: Line of Fire's symmetric visibility is the caller's
-    (:mod:`geom3d.lof`).
+    (:mod:`geom3d.adjudication.lof`).
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ Where the ray engine lends its scene to compiled code
 (:meth:`geom3d.raycast.RayBackend.compiled_scene`), each ray is taken from the apparent
 view to the target, past the occluding troopers and the blocking proofs, and into Embree
 in one ``nogil`` loop, with the same steps and the same float arithmetic as the
-numpy-level path (:func:`geom3d._kernels.cast_view_rays`, :meth:`.proof.PairProof.settled`,
+numpy-level path (:func:`geom3d.bodies.kernels.cast_view_rays`, :meth:`.proof.PairProof.settled`,
 :meth:`geom3d.raycast.RayBackend.occluded_segments`): so the same answers. Also the
 occluding troopers' culling per pair (:func:`cull_kernel`) and the eye points wholly
 hidden behind one of them (:func:`hidden_kernel`).
@@ -16,10 +16,9 @@ import math
 
 import numpy as np
 
-from geom3d._kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
+from geom3d.bodies.kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
 from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
-
-from ._leaf_kernels import eye_leaves, proven_leaves, settled_from
+from geom3d.visibility._leaf_kernels import eye_leaves, proven_leaves, settled_from
 
 __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
@@ -34,7 +33,7 @@ def clear_to_target(
     Parameters
     ----------
     eyes, u, v, c, eye_idx, s, t, target, occ
-        As :func:`geom3d._kernels.cast_view_rays`.
+        As :func:`geom3d.bodies.kernels.cast_view_rays`.
     scene : int
     offset : (3,) float64, mm
     width : int

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import njit
+from geom3d.bodies.kernels import njit
 
 __all__ = ["eye_leaves", "proven_leaves", "settled_eyes", "settled_from", "settled_packed"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import njit, njit_leaf
+from geom3d.bodies.kernels import njit, njit_leaf
 
 __all__: list[str] = []  # private helpers of ._proof_kernels
 

@@ -19,10 +19,9 @@ import math
 
 import numpy as np
 
-from geom3d._kernels import cylinder_interval, njit, njit_leaf
-from geom3d.tolerances import PROOF_TOP_COLUMNS
-
-from ._proof_hull import _corners, _crossings, _hull, _slab_z
+from geom3d.bodies.kernels import cylinder_interval, njit, njit_leaf
+from geom3d.core.tolerances import PROOF_TOP_COLUMNS
+from geom3d.visibility._proof_hull import _corners, _crossings, _hull, _slab_z
 
 __all__ = ["column_tops", "prove_bundles", "segment_hits_cylinders"]
 

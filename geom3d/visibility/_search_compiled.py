@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import njit, view_frames
-
-from ._cast_kernels import clear_on_grid, clear_to_target
-from ._search_kernels import (
+from geom3d.bodies.kernels import njit, view_frames
+from geom3d.visibility._cast_kernels import clear_on_grid, clear_to_target
+from geom3d.visibility._search_kernels import (
     lattice_range,
     nearest_chunk,
     nearest_update,

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from geom3d._kernels import njit
+from geom3d.bodies.kernels import njit
 
 __all__ = [
     "coarse_grid",

@@ -10,9 +10,8 @@ import math
 
 import numpy as np
 
-from geom3d._kernels import grow_bounds, njit
-
-from ._interior_kernels import _above_at, _clip_axis, _polygon_buffers, _seg_dist2
+from geom3d.bodies.kernels import grow_bounds, njit
+from geom3d.visibility._interior_kernels import _above_at, _clip_axis, _polygon_buffers, _seg_dist2
 
 __all__ = ["bin_triangles", "column_parity", "cylinder_free", "face_bounds"]
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d._kernels import view_frames
-from geom3d.bodies import Cylinder, ray_cylinder_entry
-from geom3d.tolerances import (
+from geom3d.bodies.cylinder import Cylinder, ray_cylinder_entry
+from geom3d.bodies.kernels import view_frames
+from geom3d.core.tolerances import (
     APPARENT_CAP,
     APPARENT_DEPTH_EPS_MM,
     GEOM_EPS_MM,

@@ -6,9 +6,9 @@ The patch search (:mod:`.search`) is written once, over a *sample predicate*: a 
 returns the sample points (the first point of the target on each ray). Line of Fire uses
 :class:`ClearToTarget` (the first point is on the target and the segment to it is clear
 of occluding troopers and of blocking scenery); the Blast Focus adds "inside the template
-volume" (:mod:`geom3d.blastfocus`).
+volume" (:mod:`geom3d.placement.blast_focus`).
 
-Both run on the compiled kernel :func:`geom3d._kernels.cast_view_rays` (sample point,
+Both run on the compiled kernel :func:`geom3d.bodies.kernels.cast_view_rays` (sample point,
 first point on the target, exact occluder test) and hand only the segments that remain to
 the ray engine, through :meth:`geom3d.raycast.RayBackend.occluded_segments`.
 """
@@ -20,13 +20,12 @@ from typing import Protocol
 
 import numpy as np
 
-from geom3d._kernels import cast_view_rays
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernels import cast_view_rays
+from geom3d.core.tolerances import HIDDEN_MARGIN_MM, RAY_EPS_MM, SURFACE_BOX_PAD_MM
 from geom3d.raycast import RayBackend
-from geom3d.tolerances import HIDDEN_MARGIN_MM, RAY_EPS_MM, SURFACE_BOX_PAD_MM
-
-from ._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
-from .apparent import ApparentView
+from geom3d.visibility._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
+from geom3d.visibility.apparent import ApparentView
 
 __all__ = [
     "NO_TREES",
@@ -136,7 +135,7 @@ def hidden_eyes(eyes: np.ndarray, target: Cylinder, occ: np.ndarray) -> np.ndarr
     convex hull of the crossings of the segments to the box's 8 corners (central
     projection keeps convex sets convex). When those crossings all lie at least
     ``HIDDEN_MARGIN_MM`` inside ``O``'s section, every segment runs at least twice that
-    far through ``O``: :func:`geom3d._kernels.view_ray` finds each blocked, so the eye has
+    far through ``O``: :func:`geom3d.bodies.kernels.view_ray` finds each blocked, so the eye has
     no counting sample and the search, which drops such eyes, returns the same answer
     without them (exact).
 
@@ -176,7 +175,7 @@ def cast_target(view: ApparentView, eye_idx, s, t, occ: np.ndarray):
     points : (k, 3) float64, mm
         First point of the target on each ray (undefined where the ray misses it).
     status : (k,) int8
-        :data:`geom3d._kernels.STATUS_MISS` (0), ``STATUS_BLOCKED`` (by ``occ``) or
+        :data:`geom3d.bodies.kernels.STATUS_MISS` (0), ``STATUS_BLOCKED`` (by ``occ``) or
         ``STATUS_SCENERY`` (reaches the target clear of ``occ``).
     scenery : (n,) int64
         The rays with ``STATUS_SCENERY``, in order.

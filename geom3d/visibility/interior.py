@@ -22,7 +22,7 @@ run, they just never certify one).
 A run is a gap between the z-ranges of every triangle meeting its (slightly grown) column,
 so no blocking triangle meets its box; its test point is decided by exact parity, and a
 test point too close to a projected edge leaves the column without runs. All tolerances
-(:data:`~geom3d.tolerances.PROOF_EPS_MM`, :data:`~geom3d.tolerances.PROOF_GUARD_MM`) err
+(:data:`~geom3d.core.tolerances.PROOF_EPS_MM`, :data:`~geom3d.core.tolerances.PROOF_GUARD_MM`) err
 towards certifying less.
 """
 
@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from geom3d.bodies import Cylinder
-from geom3d.tolerances import (
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import (
     PROOF_CLEARANCE_MM,
     PROOF_COLUMN_MM,
     PROOF_EPS_MM,
@@ -44,9 +44,8 @@ from geom3d.tolerances import (
     STAND_INSET_MM,
     SURFACE_INSET_MM,
 )
-
-from ._interior_kernels import build_columns, interior_runs
-from ._tile_kernels import bin_triangles, column_parity, cylinder_free, face_bounds
+from geom3d.visibility._interior_kernels import build_columns, interior_runs
+from geom3d.visibility._tile_kernels import bin_triangles, column_parity, cylinder_free, face_bounds
 
 __all__ = ["InteriorMap"]
 

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from geom3d import tolerances
-from geom3d.errors import printable
+from geom3d.core import tolerances
+from geom3d.core.errors import printable
 from geom3d.mesh.cache import (
     _BadEntry,
     _read_array,
@@ -43,8 +43,7 @@ from geom3d.mesh.cache import (
     read_meta,
 )
 from geom3d.mesh.digest import array_digest
-
-from .interior import InteriorMap
+from geom3d.visibility.interior import InteriorMap
 
 __all__ = [
     "INTERIOR_CACHE_VERSION",

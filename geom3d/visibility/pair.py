@@ -17,17 +17,22 @@ from collections.abc import Callable
 
 import numpy as np
 
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES, PROOF_EPS_MM
 from geom3d.raycast import RayBackend, RayEngine
-from geom3d.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES, PROOF_EPS_MM
-
-from .apparent import PatchLattice
-from .cast import ClearToTarget, VisibilityStats, cull_rows, cylinder_array, hidden_eyes
-from .eyes import eye_points
-from .interior import InteriorMap
-from .proof import PairProof, Prover
-from .search import BATCH_SIZES, search_clear_patch, search_patch, warm_search
-from .witness import PatchWitness, patch_witness
+from geom3d.visibility.apparent import PatchLattice
+from geom3d.visibility.cast import (
+    ClearToTarget,
+    VisibilityStats,
+    cull_rows,
+    cylinder_array,
+    hidden_eyes,
+)
+from geom3d.visibility.eyes import eye_points
+from geom3d.visibility.interior import InteriorMap
+from geom3d.visibility.proof import PairProof, Prover
+from geom3d.visibility.search import BATCH_SIZES, search_clear_patch, search_patch, warm_search
+from geom3d.visibility.witness import PatchWitness, patch_witness
 
 __all__ = ["pair_patch", "search_eyes", "warm_kernels"]
 

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.bodies import Cylinder
-from geom3d.raycast import RayBackend
-from geom3d.tolerances import (
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import (
     PROOF_MAX_BUNDLES,
     PROOF_MAX_BUNDLES_PAIR,
     PROOF_MAX_DEPTH,
@@ -43,10 +42,10 @@ from geom3d.tolerances import (
     PROOF_WALL_MIN_TILT_DEG,
     SURFACE_BOX_PAD_MM,
 )
-
-from ._leaf_kernels import settled_eyes, settled_packed
-from ._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
-from .interior import InteriorMap
+from geom3d.raycast import RayBackend
+from geom3d.visibility._leaf_kernels import settled_eyes, settled_packed
+from geom3d.visibility._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
+from geom3d.visibility.interior import InteriorMap
 
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]
 

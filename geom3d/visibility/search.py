@@ -18,7 +18,7 @@ target (:mod:`.apparent`) contains a window of ``W x W`` *counting* samples (spa
    of the batch with a patch wins, and of its patches the one whose centre is nearest the
    target's centre (ties: lowest indices).
 
-Guarantees (tolerances in :mod:`geom3d.tolerances`): a region of counting samples whose
+Guarantees (tolerances in :mod:`geom3d.core.tolerances`): a region of counting samples whose
 apparent view from a sampled eye contains a ``coarse_mm`` square (4 x 4 mm for a 3 mm
 patch) is always found; one containing no ``patch_mm`` square (3 x 3 mm) is never
 reported. Occluders thinner than the sample spacing can slip between samples.
@@ -35,10 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.tolerances import APPARENT_DEPTH_EPS_MM, RAY_EPS_MM
-
-from ._search_compiled import search_clear
-from ._search_kernels import (
+from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, RAY_EPS_MM
+from geom3d.visibility._search_compiled import search_clear
+from geom3d.visibility._search_kernels import (
     coarse_grid,
     nearest_chunk,
     nearest_update,
@@ -49,9 +48,9 @@ from ._search_kernels import (
     rest_second,
     window_order,
 )
-from .apparent import ApparentView, PatchLattice, extent_limits, rim_points
-from .cast import NO_TREES, ClearToTarget, SampleCast, cylinder_array
-from .eyes import eye_batches
+from geom3d.visibility.apparent import ApparentView, PatchLattice, extent_limits, rim_points
+from geom3d.visibility.cast import NO_TREES, ClearToTarget, SampleCast, cylinder_array
+from geom3d.visibility.eyes import eye_batches
 
 __all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch", "warm_search"]
 

@@ -6,11 +6,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from geom3d._kernels import STATUS_MISS, view_ray
-
-from .apparent import ApparentView, lattice
-from .cast import SampleCast
-from .search import PatchHit
+from geom3d.bodies.kernels import STATUS_MISS, view_ray
+from geom3d.visibility.apparent import ApparentView, lattice
+from geom3d.visibility.cast import SampleCast
+from geom3d.visibility.search import PatchHit
 
 __all__ = ["PatchWitness", "patch_witness", "visible_area"]
 

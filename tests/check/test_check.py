@@ -11,12 +11,12 @@ import pytest
 import yaml
 from support import REPO
 
-from geom3d import scheduler_address
 from geom3d.check import exit_code, expand_paths, expectations, json_report, run_batch
 from geom3d.cli import main
-from geom3d.errors import Geom3dError, ScenarioError
+from geom3d.core import scheduler_address
+from geom3d.core.errors import Geom3dError, ScenarioError
+from geom3d.core.output import dumps_json
 from geom3d.mesh import clear_memory_cache
-from geom3d.output import dumps_json
 
 
 # --------------------------------------------------------------------------- helpers

@@ -416,7 +416,7 @@ def test_control_characters_and_surrogates_never_raw(tmp_path, monkeypatch, caps
 def test_dask_without_workers_fails_in_bounded_time(tmp_path, monkeypatch):
     distributed = pytest.importorskip("distributed")
     from geom3d.check import cluster
-    from geom3d.errors import UsageError
+    from geom3d.core.errors import UsageError
 
     monkeypatch.setattr(cluster, "WORKER_WAIT_S", 2.0)
     with distributed.LocalCluster(n_workers=0, dashboard_address=":0") as lc:

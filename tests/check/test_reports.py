@@ -141,8 +141,8 @@ def test_table_never_splits_a_file_name(tmp_path):
 
 # --------------------------------------------------------------------------- tolerances
 def test_visible_area_tolerance_at_the_boundary(tmp_path):
+    from geom3d.adjudication.lof import line_of_fire
     from geom3d.api import load_scene
-    from geom3d.lof import line_of_fire
 
     p = _write(tmp_path / "probe.yaml", [A, B], HOLDS)
     area = line_of_fire(load_scene(p), "a", "b").to_dict()["witness"]["visible_area_mm2"]

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from support import make_scene, trooper
 
-import geom3d.solids
+import geom3d.scene.scenery
 from geom3d.mesh import clear_memory_cache
 from geom3d.mesh.cache import disk_put
 from geom3d.mesh.closing import close_downward, close_table
 from geom3d.mesh.closing_cache import cached_closing, closing_key
-from geom3d.scene import clear_scene_cache
+from geom3d.scene.scene import clear_scene_cache
 
 # an open-bottom 100 x 100 box, rim 5 mm up (1 loop, 4 open edges, 8 curtain triangles)
 V = np.array(
@@ -136,7 +136,7 @@ def test_scene_warm_load_reuses_closing_and_answers_the_same(tmp_path, monkeypat
     def boom(*a, **k):
         raise AssertionError("closing recomputed on a warm load")
 
-    monkeypatch.setattr(geom3d.solids, "close_downward", boom)
+    monkeypatch.setattr(geom3d.scene.scenery, "close_downward", boom)
     warm = make_scene(ts, [item])
     for a, b in ((cold.scenery, warm.scenery), (cold.blocking, warm.blocking)):
         assert a.vertices.tobytes() == b.vertices.tobytes()

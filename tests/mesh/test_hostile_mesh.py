@@ -20,9 +20,9 @@ import pytest
 import trimesh
 from bounded import run_code
 
-from geom3d.errors import MeshError
+from geom3d.core.errors import MeshError
+from geom3d.core.tolerances import MAX_COORD_MM, MESH_HUGE_MM, MESH_TINY_MM
 from geom3d.mesh import clear_memory_cache, content_digest, file_digest, load_mesh
-from geom3d.tolerances import MAX_COORD_MM, MESH_HUGE_MM, MESH_TINY_MM
 
 # ------------------------------------------------------------------ glTF / GLB builders
 TETRA_V = np.array([[0, 0, 0], [10, 0, 0], [0, 10, 0], [0, 0, 10]], dtype=np.float32)
@@ -164,7 +164,7 @@ def test_device_and_fifo_buffers_never_block_or_exhaust(tmp_path):
         _write_glb(tmp_path, uri=name, name=f"{name}.glb")
     code = (
         "from geom3d.mesh import load_mesh, file_digest\n"
-        "from geom3d.errors import MeshError\n"
+        "from geom3d.core.errors import MeshError\n"
         "for name in ('zero', 'pipe.bin', 'huge.bin'):\n"
         "    file_digest(name + '.glb')\n"
         "    try:\n"
@@ -418,10 +418,10 @@ def test_extent_survives_the_disk_cache(tmp_path):
 
 # ------------------------------------------------------------------ numba cache folder
 def test_numba_cache_goes_to_the_geom3d_cache_folder(tmp_path):
-    from geom3d._numba_cache import kernel_sources_digest
+    from geom3d.core.cache_paths import kernel_sources_digest
 
     env = {"GEOM3D_CACHE_DIR": str(tmp_path / "g3"), "NUMBA_CACHE_DIR": ""}
-    code = "import geom3d._kernels\nfrom numba.core import config\nprint(config.CACHE_DIR)\n"
+    code = "import geom3d.bodies.kernels\nfrom numba.core import config\nprint(config.CACHE_DIR)\n"
     proc = run_code(code, tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == str(tmp_path / "g3" / "numba" / kernel_sources_digest())
@@ -447,16 +447,16 @@ def test_kernel_digest_follows_kernel_and_tolerance_sources(tmp_path, monkeypatc
     # numba checks a cached kernel only against its own file: a kernel embedding a changed
     # kernel of another file, or a changed tolerance, must get a fresh cache folder
     import geom3d
-    import geom3d._numba_cache as nc
+    import geom3d.core.cache_paths as nc
 
     pkg = tmp_path / "geom3d"
     shutil.copytree(Path(geom3d.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(nc, "__file__", str(pkg / "_numba_cache.py"))
+    monkeypatch.setattr(nc, "__file__", str(pkg / "core" / "cache_paths.py"))
     first = nc.kernel_sources_digest()
     assert first == nc.kernel_sources_digest() and len(first) == 16
     (pkg / "cli.py").write_text((pkg / "cli.py").read_text() + "#\n")
     assert nc.kernel_sources_digest() == first  # no kernel there
-    tol = pkg / "tolerances.py"
+    tol = pkg / "core" / "tolerances.py"
     tol.write_text(tol.read_text() + "#\n")
     second = nc.kernel_sources_digest()
     assert second != first

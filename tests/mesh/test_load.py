@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from geom3d.errors import MeshError, ScenarioError
+from geom3d.core.errors import MeshError, ScenarioError
 from geom3d.mesh import (
     LoadedMesh,
     MeshReport,

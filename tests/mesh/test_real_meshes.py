@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from support import real_meshes_dir
 
+from geom3d.core.units import LENGTH_UNITS
 from geom3d.mesh import MESH_FORMATS, clear_memory_cache, load_mesh, mesh_topology
-from geom3d.units import LENGTH_UNITS
 
 pytestmark = pytest.mark.realmesh
 

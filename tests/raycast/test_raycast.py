@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geom3d.errors import InputError, ShapeError
+from geom3d.core.errors import InputError, ShapeError
+from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.mesh import box_mesh
 from geom3d.raycast import BACKENDS, DEFAULT_BACKEND, RayBackend, RayEngine, make_engine
-from geom3d.tolerances import RAY_EPS_MM
 
 
 @pytest.fixture(scope="module")

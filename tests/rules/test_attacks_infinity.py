@@ -19,7 +19,7 @@ from support import REPO, box, make_scene, trooper
 
 from geom3d import load_scene
 from geom3d.check import run_batch
-from geom3d.placement import max_contact_offset_deg
+from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.templates import TeardropShape
 
 SCEN = REPO / "meshes" / "scenarios" / "attacks"

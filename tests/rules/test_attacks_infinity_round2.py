@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from support import make_scene, trooper
 
-from geom3d.errors import ScenarioError, UnknownIdError
+from geom3d.core.errors import ScenarioError, UnknownIdError
 
 
 def attack(id_, attacker, template, mode="direct", **kw):

@@ -17,7 +17,7 @@ import pytest
 from support import REPO, box, make_scene
 
 from geom3d import load_scene
-from geom3d.placement import max_contact_offset_deg, solve_heading
+from geom3d.placement.direct import max_contact_offset_deg, solve_heading
 from geom3d.templates import TeardropShape, footprint_hits_disc
 
 SCEN = REPO / "meshes" / "scenarios" / "attacks"
@@ -299,7 +299,7 @@ def test_wall_of_death_not_against_flyers_nor_with_ordnance():
 
 
 def test_template_kind_is_checked():
-    from geom3d.errors import ScenarioError
+    from geom3d.core.errors import ScenarioError
 
     bad = {"shape": "teardrop", "length": 254, "width": 101.6, "kind": "lava"}
     with pytest.raises(ScenarioError, match="unknown template kind") as ei:

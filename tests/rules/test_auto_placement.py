@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from support import make_scene, trooper
 
-from geom3d.placement import solve_heading
+from geom3d.placement.direct import solve_heading
 from geom3d.templates import TeardropShape
 
 FLAME = TeardropShape(209.55, 57.15)

@@ -8,16 +8,16 @@ from typing import ClassVar
 import pytest
 from support import make_scene, trooper
 
+from geom3d.adjudication.outcomes import combine, invalid_placement
 from geom3d.api import build_scene
-from geom3d.errors import ScenarioError
-from geom3d.outcomes import combine, invalid_placement
-from geom3d.rules import RULESETS, load_ruleset
+from geom3d.core.errors import ScenarioError
+from geom3d.ruledata import RULESETS, load_ruleset
 from geom3d.rules.base import StandardRuleset
 from geom3d.rules.infinity import InfinityRuleset
 from geom3d.rules.registry import REGISTRY, ruleset_for
 from geom3d.rules.wh40k import Wh40k7eRuleset
-from geom3d.ruleset import LofPolicy
 from geom3d.scenario import parse_scenario
+from geom3d.scene.interface import LofPolicy
 
 FLAME = {"id": "burn", "attacker": "f", "template": "flame", "heading_deg": 0}
 FORTY_K = [
@@ -78,7 +78,7 @@ class ToyRuleset(StandardRuleset):
 
     calls: ClassVar[list] = []
 
-    def resolve_attack(self, scene, attack, specs, **kwargs):
+    def adjudicate(self, scene, attack, specs, **kwargs):
         ToyRuleset.calls.append((self.name, attack.id, [s.index for s in specs], kwargs))
         return combine(scene, attack, [invalid_placement(s, "no_focus") for s in specs], {})
 
@@ -127,7 +127,7 @@ def test_engagement_rule_is_part_of_the_policy():
 
 
 def test_ruleset_data_line_of_fire_section_is_checked():
-    from geom3d.rules.data import _line_of_fire
+    from geom3d.ruledata import _line_of_fire
 
     assert _line_of_fire("infinity", {"patch_mm": 3, "arc_deg": 180}) == {
         "patch_mm": 3.0,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from geom3d.errors import ScenarioError, UnknownIdError
+from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.scenario import parse_scenario
 
 BASE = {

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from support import REPO, box, make_scene, trooper
 
-from geom3d.errors import Geom3dError, ScenarioError, UnknownIdError
-from geom3d.rules import load_ruleset
+from geom3d.core.errors import Geom3dError, ScenarioError, UnknownIdError
+from geom3d.ruledata import load_ruleset
 from geom3d.scenario import load_scenario, parse_scenario
 
 BASE = {

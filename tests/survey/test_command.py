@@ -151,7 +151,7 @@ def test_compare_with_a_file_that_is_not_a_survey(tmp_path, capsys):
 
 
 def test_interrupted_survey_leaves_no_files(tmp_path, capsys, monkeypatch):
-    import geom3d.survey.command as command
+    import geom3d.commands.survey as command
 
     def interrupted(*args, **kwargs):
         kwargs["progress"](1, 10)
@@ -209,7 +209,7 @@ def test_metre_dem_declared_as_mm_is_flagged(tmp_path):
 
 
 def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
-    import geom3d.survey.command as command
+    import geom3d.commands.survey as command
 
     asked = spy_prefetch(monkeypatch, command, "load_scene")
     path = _scenario(tmp_path / "s.json", SCENERY)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from support import box, make_scene
 
-from geom3d.errors import InputError, UsageError
-from geom3d.output import dumps_json
+from geom3d.core.errors import InputError, UsageError
+from geom3d.core.output import dumps_json
 from geom3d.survey import place_probes, probe_for, survey
 from geom3d.survey.analysis import distance_bands, zone_shares
 from geom3d.survey.grid import grid_points

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from geom3d.bodies import Cylinder
-from geom3d.errors import InputError
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.templates import (
     CircleShape,
     TeardropShape,
@@ -26,7 +27,6 @@ from geom3d.templates import (
 )
 from geom3d.templates._gjk import gjk as run_gjk
 from geom3d.templates.contact import pitched_contact
-from geom3d.tolerances import CONTACT_EPS_MM
 
 HYP = settings(derandomize=True, max_examples=150, deadline=None)
 

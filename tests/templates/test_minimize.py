@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 from geom3d.templates.minimize import ConvexMin, minimize_convex
 
 

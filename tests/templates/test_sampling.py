@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from geom3d.bodies import Cylinder
-from geom3d.errors import InputError
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import InputError
 from geom3d.templates import CircleShape, TemplateVolume, sample_inside
 
 CIRCLE80 = CircleShape(80.0)  # radius 40, height 40

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import shapely
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 from geom3d.templates import (
     CircleShape,
     TeardropShape,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from geom3d.errors import InputError, ShapeError
+from geom3d.core.errors import InputError, ShapeError
 from geom3d.templates import CircleShape, TeardropShape, TemplateVolume
 
 CIRCLE80 = CircleShape(80.0)  # radius 40, height 40

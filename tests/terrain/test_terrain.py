@@ -13,7 +13,7 @@ from support import REPO
 from trimesh.ray.ray_triangle import RayMeshIntersector
 
 from geom3d import terrain
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 
 MESHES = REPO / "meshes"
 

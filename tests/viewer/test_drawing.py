@@ -12,7 +12,7 @@ pytest.importorskip("pyvista")
 from support import REPO
 
 from geom3d import load_scene
-from geom3d.errors import InputError, UnknownIdError
+from geom3d.core.errors import InputError, UnknownIdError
 from viewer import palette
 from viewer.compose import build_drawing, resolve_attack_for_drawing
 from viewer.layers.annotations import nice_scale_length

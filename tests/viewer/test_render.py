@@ -20,7 +20,7 @@ pytest.importorskip("pyvista")
 
 from PIL import Image
 
-from geom3d.errors import InputError
+from geom3d.core.errors import InputError
 from viewer import palette
 from viewer import render as vr
 from viewer.compose import build_drawing

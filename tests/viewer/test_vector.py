@@ -20,7 +20,7 @@ from support import REPO
 
 from geom3d import load_scene
 from geom3d.cli import main
-from geom3d.errors import Geom3dError, InputError
+from geom3d.core.errors import Geom3dError, InputError
 from viewer import render as vr
 from viewer import shapes as sh
 from viewer.compose import build_drawing

@@ -15,7 +15,7 @@ pytest.importorskip("pyvista")
 
 from support import box, make_scene, trooper
 
-from geom3d.errors import Geom3dError
+from geom3d.core.errors import Geom3dError
 from geom3d.visibility import ApparentView
 from viewer import palette as pal
 from viewer import render as vr

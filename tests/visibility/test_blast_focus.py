@@ -1,4 +1,4 @@
-"""Blast Focus Line of Fire (geom3d.blastfocus.blast_focus_lof): hand-computed cases.
+"""Blast Focus Line of Fire (geom3d.placement.blast_focus.blast_focus_lof): hand-computed cases.
 
 Unless said otherwise: a circular template of diameter 200 mm (radius 100, height 100)
 centred at the origin on the table top, so its Blast Focus is the segment x = y = 0,
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from support import box, make_scene, trooper
 
-from geom3d.blastfocus import FocusStats, blast_focus_lof, focus_eyes
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import EYE_SPACING_MM, STAND_INSET_MM
 from geom3d.mesh import box_mesh
+from geom3d.placement.blast_focus import FocusStats, blast_focus_lof, focus_eyes
 from geom3d.raycast import RayEngine
 from geom3d.templates import CircleShape, TeardropShape, TemplateVolume
-from geom3d.tolerances import EYE_SPACING_MM, STAND_INSET_MM
 
 CIRCLE = TemplateVolume(CircleShape(200.0), (0.0, 0.0, 0.0))
 T70 = Cylinder((70.0, 0.0, 0.0), 12.5, 40.0)  # x 57.5..82.5: wholly inside the template

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geom3d._kernels import STATUS_SCENERY
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernels import STATUS_SCENERY
+from geom3d.core.tolerances import HIDDEN_MARGIN_MM
 from geom3d.raycast import RayEngine
-from geom3d.tolerances import HIDDEN_MARGIN_MM
 from geom3d.visibility import (
     ApparentView,
     VisibilityStats,

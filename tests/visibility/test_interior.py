@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from support import box, make_scene, trooper
 
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import PROOF_CLEARANCE_MM, SURFACE_INSET_MM
 from geom3d.mesh.primitives import box_mesh
-from geom3d.solids import closed_solids
-from geom3d.tolerances import PROOF_CLEARANCE_MM, SURFACE_INSET_MM
+from geom3d.scene.scenery import closed_solids
 from geom3d.visibility import InteriorMap
 
 # columns within this of a solid's face count as cut (the map grows columns by eps)

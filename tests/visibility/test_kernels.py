@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d._kernels import (
+from geom3d.bodies.cylinder import Cylinder, ray_cylinder_entry, segments_hit_cylinder
+from geom3d.bodies.kernels import (
     STATUS_BLOCKED,
     STATUS_MISS,
     STATUS_SCENERY,
     cast_view_rays,
     prepare_segments,
 )
-from geom3d.bodies import Cylinder, ray_cylinder_entry, segments_hit_cylinder
 
 
 def test_cast_view_rays_matches_numpy_reference():
@@ -93,7 +93,7 @@ def test_hot_loops_are_compiled_without_reference_counting():
 def test_a_coarse_lattice_cast_in_place_answers_as_its_rays_given_one_by_one():
     # clear_on_grid walks coarse_grid's lattice itself: the same rays, in the same order,
     # with the same answers and counters, behind a wall and a trooper, from many eyes
-    from geom3d._kernels import view_frames
+    from geom3d.bodies.kernels import view_frames
     from geom3d.raycast import RayEngine
     from geom3d.visibility import VisibilityStats, eye_points
     from geom3d.visibility._cast_kernels import clear_on_grid, clear_to_target

@@ -16,7 +16,7 @@ from proof_support import (
 )
 from support import box, make_scene, real_meshes_dir, trooper
 
-from geom3d import lof
+from geom3d.adjudication import lof
 from geom3d.visibility import (
     VisibilityStats,
     eye_points,

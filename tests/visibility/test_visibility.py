@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import EYE_SPACING_MM, STAND_INSET_MM, SURFACE_INSET_MM
 from geom3d.raycast import RayEngine
-from geom3d.tolerances import EYE_SPACING_MM, STAND_INSET_MM, SURFACE_INSET_MM
 from geom3d.visibility import (
     ApparentView,
     PatchLattice,

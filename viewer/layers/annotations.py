@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from geom3d.errors import InputError
-from geom3d.tolerances import SCALE_BAR_REL_EPS
-from geom3d.units import LENGTH_UNITS
+from geom3d.core.errors import InputError
+from geom3d.core.tolerances import SCALE_BAR_REL_EPS
+from geom3d.core.units import LENGTH_UNITS
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Label
@@ -34,7 +34,7 @@ def parse_annotate(value) -> tuple[str, ...]:
 
     Raises
     ------
-    geom3d.errors.InputError
+    geom3d.core.errors.InputError
         An unknown name.
     """
     if value is None:

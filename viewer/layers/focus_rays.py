@@ -2,7 +2,8 @@
 
 The engine decides (SPEC 4.1) that no 3 x 3 mm patch of the part of a silhouette inside
 the template can be seen from the Blast Focus. The diagram shows why: a fan of sample rays
-from the focus segment (its top and lowest eye points, :func:`geom3d.blastfocus.focus_eyes`)
+from the focus segment (its top and lowest eye points,
+:func:`geom3d.placement.blast_focus.focus_eyes`)
 to points of that inside part (:func:`geom3d.templates.sample_inside`), each cast against
 the blocking scenery (troopers never block template LoF). A ray stopped by scenery is drawn
 dashed in :data:`viewer.palette.BLOCKED_RAY` up to the hit, with a ball at the hit; a ray
@@ -17,9 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 import pyvista as pv
 
-from geom3d.blastfocus import focus_eyes
+from geom3d.core.tolerances import COINCIDENT_EPS_MM
+from geom3d.placement.blast_focus import focus_eyes
 from geom3d.templates import sample_inside, touch_witness
-from geom3d.tolerances import COINCIDENT_EPS_MM
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Drawing

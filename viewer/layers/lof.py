@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyvista as pv
 
-from geom3d.bodies import ray_cylinder_entry
-from geom3d.tolerances import COINCIDENT_EPS_MM
+from geom3d.bodies.cylinder import ray_cylinder_entry
+from geom3d.core.tolerances import COINCIDENT_EPS_MM
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Drawing

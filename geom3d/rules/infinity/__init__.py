@@ -5,7 +5,7 @@ overlaps the template volume (exact test, contact counts) **and** Line of Fire c
 traced from the Blast Focus to the part of its silhouette inside the volume without being
 blocked by scenery (Total Cover). Troopers never block template LoF.
 
-Blast Focus Line of Fire (:func:`geom3d.blastfocus.blast_focus_lof`)
+Blast Focus Line of Fire (:func:`geom3d.placement.blast_focus.blast_focus_lof`)
 --------------------------------------------------
 *Eye points* are samples of the Blast Focus segment (the vertical segment through the
 focus point spanning the template's height; along the plane's normal when pitched) every
@@ -59,7 +59,7 @@ Rules applied per placement (outcome precedence: invalid, then failed, then canc
   base centre; ``auto``: the exact search of :mod:`geom3d.rules.infinity.auto`),
   placement plane at the attacker's base underside. Passing through the attacker's
   silhouette is ``invalid``/``through_attacker`` (a template pitched up is first slid
-  out until it only touches, :func:`geom3d.placement.clear_of_silhouette`); an explicit
+  out until it only touches, :func:`geom3d.placement.direct.clear_of_silhouette`); an explicit
   ``focus`` must touch the attacker's silhouette within ``PLACEMENT_TOL_MM``
   (``not_touching_attacker``). Direct circular: centred on the attacker's base centre.
 * impact: circular template centred on the underside of the main target's base (or on
@@ -104,20 +104,19 @@ deployables make no attack roll), ``partial_cover_bonus`` (always false).
 
 from __future__ import annotations
 
-from geom3d.blastfocus import FocusStats
+from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.base import StandardRuleset
-
-from .area import area_status
-from .groups import engaged_groups
-from .placement import place
-from .resolve import resolve
+from geom3d.rules.infinity.area import area_status
+from geom3d.rules.infinity.groups import engaged_groups
+from geom3d.rules.infinity.positioning import place
+from geom3d.rules.infinity.resolve import resolve
 
 __all__ = ["InfinityRuleset", "area_status", "engaged_groups", "place", "resolve"]
 
 
 class InfinityRuleset(StandardRuleset):
-    """Infinity (N5): the data of ``rules/data/infinity.yaml`` and the rules above."""
+    """Infinity (N5): the data of ``ruledata/infinity.yaml`` and the rules above."""
 
-    def resolve_attack(self, scene, attack, specs, *, stats: FocusStats | None = None):
+    def adjudicate(self, scene, attack, specs, *, stats: FocusStats | None = None):
         """Resolve an Infinity attack (:func:`geom3d.rules.infinity.resolve.resolve`)."""
         return resolve(scene, attack, specs, stats=stats)

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.blastfocus import blast_focus_lof
-from geom3d.blastfocus import t3 as _t3
-from geom3d.bodies import Cylinder
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import CONTACT_EPS_MM
+from geom3d.placement.blast_focus import blast_focus_lof
+from geom3d.placement.blast_focus import t3 as _t3
+from geom3d.rules.infinity.routes import route_candidates
 from geom3d.templates import volume_touches_cylinder
-from geom3d.tolerances import CONTACT_EPS_MM
-
-from .routes import route_candidates
 
 __all__ = ["area_status"]
 

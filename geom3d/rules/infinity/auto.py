@@ -10,7 +10,7 @@ Search:
 1. *Plan candidates, exact.* A level direct teardrop touches a standing trooper exactly
    when their plan footprints meet and their heights overlap, so which troopers it
    touches is a step function of (heading, contact point) on the attacker's base edge:
-   :func:`geom3d.placement_search.search_placements` visits every cell of it (troopers on
+   :func:`geom3d.placement.search.search_placements` visits every cell of it (troopers on
    a route are left to step 2). Placements are grouped by the set of troopers touched;
    each group is represented by its placement inside a cell nearest the radial one.
 2. *Judged by the engine.* A group's enemies in plan bound what it can affect (Blast
@@ -37,12 +37,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from geom3d.placement import max_contact_offset_deg
-from geom3d.placement_search import radial_sweep, search_placements
+from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, SOLVER_TIE_DECIMALS
+from geom3d.placement.direct import max_contact_offset_deg
+from geom3d.placement.search import radial_sweep, search_placements
+from geom3d.rules.infinity.validity import target_problem
 from geom3d.templates import TeardropShape
-from geom3d.tolerances import AUTO_MAX_REAL_EVALS, SOLVER_TIE_DECIMALS
-
-from .validity import target_problem
 
 __all__ = ["choose_auto"]
 

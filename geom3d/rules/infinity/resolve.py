@@ -5,15 +5,14 @@ See :mod:`geom3d.rules.infinity` for the rules and their precedence.
 
 from __future__ import annotations
 
-from geom3d.blastfocus import FocusStats
-from geom3d.outcomes import PlacementResult, PlacementSpec, combine
+from geom3d.adjudication.outcomes import PlacementResult, PlacementSpec, combine
+from geom3d.placement.blast_focus import FocusStats
+from geom3d.rules.infinity.area import area_status
+from geom3d.rules.infinity.auto import choose_auto
+from geom3d.rules.infinity.groups import engaged_groups
+from geom3d.rules.infinity.positioning import place
+from geom3d.rules.infinity.validity import target_problem
 from geom3d.templates import shape_from_spec
-
-from .area import area_status
-from .auto import choose_auto
-from .groups import engaged_groups
-from .placement import place
-from .validity import target_problem
 
 __all__ = ["resolve"]
 
@@ -90,16 +89,16 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
 
     Parameters
     ----------
-    scene : geom3d.scene.Scene
+    scene : geom3d.scene.scene.Scene
     attack : geom3d.scenario.AttackSpec
     specs : list of PlacementSpec
-        From :func:`geom3d.attacks.placement_specs`.
+        From :func:`geom3d.adjudication.attacks.placement_specs`.
     stats : FocusStats, optional
         Incremented with the segments cast for Blast Focus Line of Fire.
 
     Returns
     -------
-    geom3d.outcomes.AttackResult
+    geom3d.adjudication.outcomes.AttackResult
     """
     stats = stats if stats is not None else FocusStats()
     shape = shape_from_spec(attack.template)

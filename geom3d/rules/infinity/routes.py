@@ -14,10 +14,8 @@ import math
 
 import numpy as np
 
-from geom3d.blastfocus import t3 as _t3
-from geom3d.bodies import Cylinder
-from geom3d.templates import TemplateVolume, volume_touches_cylinder
-from geom3d.tolerances import (
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import (
     CONTACT_EPS_MM,
     GEOM_EPS_MM,
     ROUTE_SEARCH_TOL,
@@ -25,6 +23,8 @@ from geom3d.tolerances import (
     ROUTE_STEP_MM,
     ROUTE_TOUCH_STEP_MM,
 )
+from geom3d.placement.blast_focus import t3 as _t3
+from geom3d.templates import TemplateVolume, volume_touches_cylinder
 
 __all__ = ["route_candidates"]
 

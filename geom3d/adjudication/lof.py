@@ -1,0 +1,450 @@
+"""The Line of Fire engine (SPEC section 3; Infinity rule text ``003_*``).
+
+The engine is parameterised by the scene's ruleset policy
+(``scene.ruleset.lof_policy``, a :class:`geom3d.scene.interface.LofPolicy`: the patch size, the
+front arc, the engagement rule; the numbers come from the ruleset's data file). With the
+policy of both bundled rulesets (3 mm patch, 180° arc, engaged troopers see only what
+they touch), LoF(A -> T) holds when
+
+* A is not engaged, or T is in silhouette contact with A (engaged troopers have 360°
+  LoF, but only to what they touch) - otherwise ``reason = "engaged"``;
+* T is totally or partially inside A's front arc (markers, ``arc360`` and troopers
+  on a route have 360°) - otherwise ``reason = "out_of_arc"``;
+* A and T see each other: some eye point of one sees a ``patch_mm`` x ``patch_mm``
+  apparent patch of the other (:mod:`geom3d.visibility`), computed once per unordered
+  pair (reciprocity, cached in ``scene.visibility_cache``) - otherwise
+  ``reason = "blocked"``.
+
+Blocking: scenery with ``blocks_lof`` and the volumes of all other troopers, except
+markers and troopers moving along a route.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+
+import numpy as np
+
+from geom3d.bodies.cylinder import cylinders_touch
+from geom3d.core.errors import InputError
+from geom3d.core.output import round_point, round_value
+from geom3d.core.tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
+from geom3d.scene.interface import LofPolicy
+from geom3d.scene.scene import Scene, Trooper
+from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
+
+__all__ = [
+    "LofResult",
+    "RouteResult",
+    "in_front_arc",
+    "line_of_fire",
+    "lof_matrix",
+    "pair_visibility",
+]
+
+
+@dataclass(frozen=True)
+class RouteResult:
+    """LoF along a route.
+
+    Attributes
+    ----------
+    any : bool
+        LoF exists at some point of the route.
+    first_index : int or None
+        Index of the route segment (from vertex ``i`` to ``i + 1``; the last vertex has
+        the last index) on which LoF first exists.
+    first_position : (3,) tuple of float, mm, or None
+        Base-centre position of the moving trooper where LoF first exists (refined to
+        ``ROUTE_REFINE_MM`` of travel).
+    mover : str
+        Id of the trooper whose route is evaluated.
+    """
+
+    any: bool
+    first_index: int | None
+    first_position: tuple[float, float, float] | None
+    mover: str
+
+
+@dataclass(frozen=True)
+class LofResult:
+    """Line of Fire from one trooper to another.
+
+    Attributes
+    ----------
+    from_id, to_id : str
+    lof : bool
+    in_arc : bool
+    visible : bool
+        Symmetric visibility of the pair (the 3 x 3 mm rule, either direction).
+    reason : str or None
+        ``out_of_arc``, ``blocked`` or ``engaged`` when ``lof`` is false.
+    witness : PatchWitness or None
+        For a visible pair: the eye point and patch centre that decide it.
+    witness_viewer : str or None
+        Id of the trooper the witness eye belongs to (reciprocity may put it on ``to``).
+    route : RouteResult or None
+        Only when a route is involved.
+    """
+
+    from_id: str
+    to_id: str
+    lof: bool
+    in_arc: bool
+    visible: bool
+    reason: str | None
+    witness: PatchWitness | None
+    witness_viewer: str | None
+    route: RouteResult | None = None
+
+    def to_dict(self, area: bool = True) -> dict:
+        """The SPEC section 6 JSON shape (mm, rounded to 1e-3 mm).
+
+        With ``area`` the witness also gives ``visible_area_mm2`` (measured now if it was
+        not: one fine pass over the witness eye's view); a matrix that was not asked for
+        areas leaves it out (``geom3d lof --areas``)."""
+        d = {
+            "from": self.from_id,
+            "to": self.to_id,
+            "lof": self.lof,
+            "in_arc": self.in_arc,
+            "visible": self.visible,
+            "reason": self.reason,
+            "witness": None,
+        }
+        if self.witness is not None:
+            d["witness"] = {
+                "eye": round_point(self.witness.eye),
+                "patch_center": round_point(self.witness.patch_center),
+            }
+            if area:
+                d["witness"]["visible_area_mm2"] = round_value(self.witness.visible_area_mm2)
+            d["witness"]["viewer"] = self.witness_viewer
+        else:
+            d["witness"] = {"reason": _NO_WITNESS[self.reason or "blocked"]}
+        if self.route is not None:
+            d["route"] = {
+                "any": self.route.any,
+                "first_index": self.route.first_index,
+                "first_position": round_point(self.route.first_position),
+                "mover": self.route.mover,
+            }
+        return d
+
+
+_NO_WITNESS = {
+    "blocked": "no eye point sees a 3x3 mm patch",
+    "out_of_arc": "no eye point sees a 3x3 mm patch",
+    "engaged": "engaged in close combat with other troopers",
+}
+
+
+def in_front_arc(viewer: Trooper, target: Trooper, arc_deg: float = 180.0) -> bool:
+    """Is ``target`` totally or partially inside ``viewer``'s front arc?
+
+    With ``arc_deg = 180`` the arc is the half-space in front of the vertical plane
+    through the viewer's base centre perpendicular to its facing. Partially inside means
+    the target's base disc reaches more than ``ARC_EPS_MM`` into that half-space; a base
+    that only touches the plane is outside. ``arc_deg = 360``, markers and ``arc360``
+    troopers see all around. (The ruleset data allows only these two arcs.)
+    """
+    if viewer.has_360 or arc_deg >= 360.0:
+        return True
+    f = viewer.facing_vector
+    rel = np.array(target.position[:2]) - np.array(viewer.position[:2])
+    return float(rel @ f) + target.radius > ARC_EPS_MM
+
+
+#: Per scene: its troopers (to notice a change), the ids of those that block Line of Fire
+#: and their cylinder rows; built once instead of once per pair.
+_BLOCKING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BLOCKING_LOCK = threading.Lock()
+
+
+def _occluders(scene: Scene, exclude: Iterable[str]) -> np.ndarray:
+    """(M, 5) float64: :func:`geom3d.visibility.cylinder_array` rows of the troopers that
+    block Line of Fire, but those in ``exclude``, in the scene's order."""
+    troopers = tuple(scene.troopers.values())
+    with _BLOCKING_LOCK:
+        got = _BLOCKING.get(scene)
+    if got is None or len(got[0]) != len(troopers) or not all(map(operator.is_, got[0], troopers)):
+        blocking = [t for t in troopers if t.blocks_lof]
+        index = {t.id: k for k, t in enumerate(blocking)}
+        got = (troopers, index, cylinder_array([t.cylinder for t in blocking]))
+        with _BLOCKING_LOCK:
+            _BLOCKING[scene] = got
+    _, index, rows = got
+    keep = np.ones(len(rows), dtype=bool)
+    keep[[index[i] for i in exclude if i in index]] = False
+    return rows[keep]
+
+
+def _policy(scene: Scene) -> LofPolicy:
+    return scene.ruleset.lof_policy
+
+
+def pair_visibility(
+    scene: Scene,
+    a: Trooper,
+    b: Trooper,
+    *,
+    stats: VisibilityStats | None = None,
+    prover: Callable[[], Prover] | None = None,
+) -> tuple[PatchWitness | None, str | None]:
+    """Symmetric visibility of two troopers at their given positions (no cache).
+
+    The patch size is the scene's ruleset policy's ``patch_mm``. Blocking proofs: the
+    scene's when something has built them, else ``prover()`` if given, called only when
+    the pair needs a proof.
+
+    Returns
+    -------
+    witness : PatchWitness or None
+    viewer_id : str or None
+        Which trooper the witness eye belongs to.
+    """
+    w, k = pair_patch(
+        a.cylinder,
+        b.cylinder,
+        scene.engine,
+        _occluders(scene, (a.id, b.id)),
+        prover=scene.prover_if_built or prover,
+        patch_mm=_policy(scene).patch_mm,
+        stats=stats,
+    )
+    return (w, (a.id, b.id)[k]) if w is not None else (None, None)
+
+
+def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
+    cache = scene.visibility_cache
+    key = tuple(sorted((a.id, b.id)))
+    if key not in cache:
+        w, viewer = pair_visibility(scene, a, b, stats=stats)
+        cache[key] = (w, viewer)
+    return cache[key]
+
+
+def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
+    witness, viewer = vis
+    visible = witness is not None
+    policy = _policy(scene)
+    touching = cylinders_touch(a.cylinder, b.cylinder)
+    engaged = policy.engaged_sees_only_contact and bool(a.engaged_with)
+    # 360 degrees: markers and arc360 (in in_front_arc), troopers on a route, and
+    # engaged troopers towards what they touch
+    arc = in_front_arc(a, b, policy.arc_deg) or a.is_moving or (engaged and touching)
+    if engaged and not touching:
+        reason = "engaged"
+    elif not arc:
+        reason = "out_of_arc"
+    elif not visible:
+        reason = "blocked"
+    else:
+        reason = None
+    return LofResult(a.id, b.id, reason is None, arc, visible, reason, witness, viewer)
+
+
+def line_of_fire(
+    scene: Scene,
+    from_id: str,
+    to_id: str,
+    *,
+    stats: VisibilityStats | None = None,
+) -> LofResult:
+    """Line of Fire from ``from_id`` to ``to_id`` (see module docstring).
+
+    When either trooper has a route, LoF is evaluated along it (SPEC 3.5): the moving
+    trooper has 360° LoF and obstructs nobody; ``result.route`` says whether LoF exists
+    at any point and where it first does. The other fields then describe the first
+    position with LoF (or the start of the route when there is none).
+    """
+    a = scene.trooper(from_id)
+    b = scene.trooper(to_id)
+    if a.id == b.id:
+        raise InputError(f"Line of Fire from {a.id!r} to itself")
+    if a.route is None and b.route is None:
+        return _static_lof(scene, a, b, _cached_visibility(scene, a, b, stats))
+    return _route_lof(scene, a, b, stats)
+
+
+def _route_polyline(t: Trooper) -> tuple[np.ndarray, np.ndarray]:
+    pts = np.array(t.route, dtype=np.float64)
+    seg = np.linalg.norm(np.diff(pts, axis=0), axis=1) if len(pts) > 1 else np.zeros(0)
+    return pts, np.concatenate([[0.0], np.cumsum(seg)])
+
+
+def _at(pts: np.ndarray, cum: np.ndarray, s: float) -> tuple[np.ndarray, int]:
+    """Point at travel distance s along the polyline, and its segment index."""
+    if len(pts) == 1 or s <= 0:
+        return pts[0], 0
+    if s >= cum[-1]:
+        return pts[-1], len(pts) - 1
+    i = int(np.searchsorted(cum, s, side="right") - 1)
+    seg_len = cum[i + 1] - cum[i]
+    f = 0.0 if seg_len == 0 else (s - cum[i]) / seg_len
+    return pts[i] + f * (pts[i + 1] - pts[i]), i
+
+
+def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
+    movers = [t for t in (a, b) if t.route is not None]
+    lines = {t.id: _route_polyline(t) for t in movers}
+    lengths = {t.id: lines[t.id][1][-1] for t in movers}
+    total = max(lengths.values())
+    main = movers[0]
+
+    def evaluate(frac: float):
+        placed = {}
+        idx = 0
+        for t in movers:
+            pts, cum = lines[t.id]
+            p, i = _at(pts, cum, frac * lengths[t.id])
+            placed[t.id] = t.moved_to(p)
+            if t.id == main.id:
+                idx = i
+        aa = placed.get(a.id, a)
+        bb = placed.get(b.id, b)
+        vis = pair_visibility(scene, aa, bb, stats=stats)
+        return _static_lof(scene, aa, bb, vis), idx, placed[main.id].position
+
+    n = max(1, math.ceil(total / ROUTE_STEP_MM)) if total > 0 else 0
+    prev = None
+    for k in range(n + 1):
+        frac = k / n if n else 0.0
+        res, idx, pos = evaluate(frac)
+        if res.lof:
+            if k > 0:
+                lo, hi = (k - 1) / n, frac
+                best = (res, idx, pos)
+                while (hi - lo) * total > ROUTE_REFINE_MM:
+                    mid = 0.5 * (lo + hi)
+                    r2 = evaluate(mid)
+                    if r2[0].lof:
+                        hi, best = mid, r2
+                    else:
+                        lo = mid
+                res, idx, pos = best
+            route = RouteResult(True, idx, tuple(float(v) for v in pos), main.id)
+            return _with_route(res, route)
+        if prev is None:
+            prev = res
+    route = RouteResult(False, None, None, main.id)
+    return _with_route(prev, route)
+
+
+def _with_route(res: LofResult, route: RouteResult) -> LofResult:
+    return LofResult(
+        res.from_id,
+        res.to_id,
+        res.lof,
+        res.in_arc,
+        res.visible,
+        res.reason,
+        res.witness,
+        res.witness_viewer,
+        route,
+    )
+
+
+#: Pairs per task of a threaded matrix (fewer when there are few pairs, so every thread
+#: gets some): one task per pair wakes the collecting thread, which needs the GIL, once per
+#: pair; 8 per task cut a 40-trooper matrix's CPU time by about 5 %.
+PAIRS_PER_TASK = 8
+
+
+def lof_matrix(
+    scene: Scene,
+    pairs: Iterable[tuple[str, str]] | None = None,
+    *,
+    stats: VisibilityStats | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    threads: int | None = None,
+    areas: bool = False,
+) -> list[LofResult]:
+    """Line of Fire for ``pairs`` (default: all ordered pairs, in file order).
+
+    Visibility is computed once per unordered pair, on ``threads`` threads (default: the
+    CPU count, at most 4; Embree and the compiled kernels release the GIL). Results do
+    not depend on the thread count. ``progress(done, total)`` counts ordered pairs.
+    With ``areas`` the witnesses' visible areas are measured and their patch centres
+    located too, on the same threads (otherwise each is found when first read, if ever).
+    """
+    ids = list(scene.troopers)
+    if pairs is None:
+        pairs = [(x, y) for x in ids for y in ids if x != y]
+    pairs = list(pairs)
+    for x, y in pairs:
+        scene.trooper(x), scene.trooper(y)
+    cache = scene.visibility_cache
+    uses: dict[tuple[str, str], int] = {}
+    for x, y in pairs:
+        if x != y and scene.troopers[x].route is None and scene.troopers[y].route is None:
+            key = tuple(sorted((x, y)))
+            uses[key] = uses.get(key, 0) + 1
+    todo = [key for key in uses if key not in cache]
+    threads = min(4, os.cpu_count() or 1) if threads is None else max(1, int(threads))
+    parallel = threads > 1 and len(todo) > 1
+    # the blocking proofs are worth building for many pairs, once for all threads; in
+    # parallel by the first pair that needs one, while the other threads go on with the
+    # pairs that need none (most visible pairs)
+    many = len(todo) >= PROOF_MIN_PAIRS
+    if many and not parallel:
+        scene.prover  # noqa: B018
+    lazy = (lambda: scene.prover) if many and parallel else None
+    done = 0
+    total = len(pairs)
+    static: dict[tuple[str, str], LofResult] = {}  # ordered pairs answered in the threads
+    if parallel:  # the bulk of the work: visibility, in parallel
+        parts = [VisibilityStats() for _ in todo]
+
+        ways: dict[tuple[str, str], list[tuple[str, str]]] = {key: [] for key in todo}
+        for x, y in pairs:
+            key = tuple(sorted((x, y)))
+            if key in ways and (x, y) not in ways[key]:
+                ways[key].append((x, y))
+
+        def work(i: int):
+            a, b = (scene.troopers[k] for k in todo[i])
+            vis = w, _ = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
+            if areas and w is not None:  # measured and located here, in parallel
+                w.visible_area_mm2, w.patch_center  # noqa: B018
+            # and the pair's ordered results (arcs, engagement), here too
+            t = scene.troopers
+            return vis, [(xy, _static_lof(scene, t[xy[0]], t[xy[1]], vis)) for xy in ways[todo[i]]]
+
+        def work_chunk(lo: int, hi: int):
+            return [(i, work(i)) for i in range(lo, hi)]
+
+        size = max(1, min(PAIRS_PER_TASK, len(todo) // (4 * threads)))
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = [
+                pool.submit(work_chunk, lo, min(lo + size, len(todo)))
+                for lo in range(0, len(todo), size)
+            ]
+            for fut in as_completed(futures):
+                for i, (vis, results) in fut.result():
+                    cache[todo[i]] = vis
+                    static.update(results)
+                    done += uses[todo[i]]
+                if progress is not None:
+                    progress(done, total)
+        if stats is not None:
+            for part in parts:
+                stats.add(part)
+    out = []
+    for x, y in pairs:
+        if (x, y) in static:
+            out.append(static[x, y])
+            continue
+        out.append(line_of_fire(scene, x, y, stats=stats))
+        done += 1
+        if progress is not None:
+            progress(done, total)
+    return out

@@ -1,0 +1,178 @@
+"""What the subcommands share: subparser construction, standard output, warnings, the
+scene loader, the progress display and the renderer plug-in lookup.
+
+Imported by every command module at start-up, so it imports only argparse and light
+layer-0 modules; the engine is imported inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from geom3d.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from geom3d.core.progress import Progress
+    from geom3d.scenario import Scenario
+    from geom3d.scene.scene import Scene
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_OK",
+    "RENDERER_GROUP",
+    "Formatter",
+    "add_quiet",
+    "add_scenario_arg",
+    "bundled_meshes_dir",
+    "demo_scenario_path",
+    "load_for_command",
+    "progress_for",
+    "renderer",
+    "silence_stdout",
+    "subparser",
+    "warn_scene",
+    "write_stdout",
+]
+
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
+
+#: Entry-point group through which a diagram renderer plugs into the CLI. The engine
+#: never imports rendering code: ``viewer`` (PyVista) registers itself here from
+#: pyproject.toml, and any other renderer may do the same.
+RENDERER_GROUP = "geom3d.renderers"
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's and the examples' line breaks."""
+
+
+def subparser(
+    sub: Any, name: str, summary: str, description: str, examples: list[str]
+) -> argparse.ArgumentParser:
+    """A subcommand parser whose help ends with ``examples`` (run from the repo root)."""
+    epilog = "examples (from the repository root):\n" + "".join(f"  {e}\n" for e in examples)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=summary, description=description, epilog=epilog, formatter_class=Formatter
+    )
+    return parser
+
+
+def add_quiet(parser: argparse.ArgumentParser, what: str = "no warnings, no progress display"):
+    """The ``--quiet`` flag every command has."""
+    parser.add_argument("--quiet", action="store_true", help=f"{what} (default: off)")
+
+
+def add_scenario_arg(parser: argparse.ArgumentParser) -> None:
+    """The positional scenario file."""
+    parser.add_argument(
+        "scenario",
+        help="scenario file (YAML or JSON, format geom3d/1; see docs/scenario-format.md)",
+    )
+
+
+def bundled_meshes_dir() -> Path:
+    """The ``meshes/`` folder: the repository's, or the copy bundled in the wheel."""
+    package = Path(__file__).resolve().parent.parent
+    for cand in (package.parent / "meshes", package / "_bundled" / "meshes"):
+        if (cand / "demo").is_dir():
+            return cand
+    raise UsageError("the bundled meshes/ folder is missing from this installation")
+
+
+def demo_scenario_path() -> Path:
+    """The bundled demo table scenario."""
+    return bundled_meshes_dir() / "demo" / "table.yaml"
+
+
+def silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so the interpreter's last flush cannot fail
+    a second time after a full or broken standard output was reported."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+    except OSError:
+        pass
+
+
+def write_stdout(text: str) -> None:
+    """Write a command's answer to standard output.
+
+    Raises
+    ------
+    UsageError
+        Standard output is closed, full or a broken pipe: one line, exit 2, no traceback.
+    """
+    if sys.stdout is None:  # started with file descriptor 1 closed
+        raise UsageError("cannot write the answer: standard output is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        silence_stdout()
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise UsageError(f"cannot write the answer to standard output: {reason}") from None
+
+
+def progress_for(args: argparse.Namespace, description: str) -> Progress:
+    """The progress display of a command (none with ``--quiet`` or off a terminal)."""
+    from geom3d.core.progress import Progress, progress_mode
+
+    return Progress(description, progress_mode(getattr(args, "quiet", False)))
+
+
+def warn_scene(scene: Scene, args: argparse.Namespace) -> None:
+    """Print the scene's warnings on stderr (none with ``--quiet``)."""
+    if getattr(args, "quiet", False):
+        return
+    for w in scene.warnings:
+        print(f"warning: {scene.scenario.name}: {w}", file=sys.stderr)
+
+
+def load_for_command(
+    path: str | os.PathLike[str],
+    proofs_for: Callable[[Scenario], bool] | None = None,
+    *,
+    quiet: bool = False,
+) -> Scene:
+    """The scene of scenario file ``path``; ``proofs_for(scenario) -> bool`` says whether
+    to read the blocking proofs' map while the BVH is built (a Line of Fire matrix).
+
+    Compiled kernels are made ready first
+    (:func:`geom3d.commands._prepare.prepare_kernels`), with a notice on stderr the first
+    time on a machine; the scenario is read before, so bad input fails at once."""
+    from geom3d.api import build_scene
+    from geom3d.commands._prepare import prepare_kernels
+    from geom3d.core.runtime import settle_heap
+    from geom3d.scenario import load_scenario
+
+    scenario = load_scenario(path)
+    prepare_kernels(quiet=quiet)
+    scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
+    settle_heap()  # the scene and the imports live to the end: out of the collector's walks
+    return scene
+
+
+def renderer() -> ModuleType:
+    """The installed renderer plugin module (``render_to_file``, ``demo_diagrams``,
+    ``open_viewer``, ``render_survey``)."""
+    from importlib.metadata import entry_points
+
+    eps = sorted(entry_points(group=RENDERER_GROUP), key=lambda ep: ep.name)
+    if not eps:
+        raise UsageError(
+            "diagrams need a renderer: install the viewer extra (pip install 'geom3d[viewer]')"
+        )
+    try:
+        module: ModuleType = eps[0].load()
+    except ImportError as exc:
+        raise UsageError(
+            f"the {eps[0].name!r} renderer cannot be loaded ({exc}); "
+            "install the viewer extra (pip install 'geom3d[viewer]')"
+        ) from None
+    return module

@@ -1,0 +1,143 @@
+"""The ruleset object type: what a :class:`~geom3d.scene.scene.Scene` asks its rules for.
+
+A ruleset is an object holding its data (:class:`geom3d.ruledata.RulesetData`: base
+height, silhouettes, templates, Line of Fire numbers) and answering three questions for
+a scene: Line of Fire between two troopers, the Line of Fire matrix, and the resolution
+of one attack. The scene receives its ruleset when it is built
+(:func:`geom3d.api.build_scene`) and asks it, so nothing below the rules ever imports
+them and no code chooses rules by the spelling of a name.
+
+Adding a ruleset: a module under ``geom3d/rules/`` with a subclass of
+:class:`geom3d.rules.base.StandardRuleset` (or of :class:`Ruleset` directly) that
+implements :meth:`Ruleset.resolve_attack`, a data file ``geom3d/ruledata/<name>.yaml``
+listed in :data:`geom3d.ruledata.RULESETS`, and one line in
+:data:`geom3d.rules.registry.REGISTRY`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from geom3d.ruledata import RulesetData
+
+__all__ = ["LofPolicy", "Ruleset"]
+
+
+@dataclass(frozen=True)
+class LofPolicy:
+    """The ruleset's Line of Fire policy, read by the engine (:mod:`geom3d.adjudication.lof`).
+
+    Attributes
+    ----------
+    patch_mm : float, mm
+        Side of the minimum visible patch (the 3 x 3 mm rule).
+    arc_deg : float, degrees
+        The front arc: 180 (the half-space in front of the base) or 360 (all around).
+    engaged_sees_only_contact : bool
+        Engaged troopers have Line of Fire only to troopers in base contact (and then
+        all around); to anyone else ``reason = "engaged"``.
+    """
+
+    patch_mm: float
+    arc_deg: float
+    engaged_sees_only_contact: bool = True
+
+    @classmethod
+    def from_data(cls, data: RulesetData, *, engaged_sees_only_contact: bool = True):
+        """The policy of a ruleset's data file (``line_of_fire: {patch_mm, arc_deg}``)."""
+        lof = data.line_of_fire
+        return cls(float(lof["patch_mm"]), float(lof["arc_deg"]), engaged_sees_only_contact)
+
+
+class Ruleset(ABC):
+    """A ruleset: its data, its Line of Fire policy and its attack resolver.
+
+    Parameters
+    ----------
+    data : RulesetData
+        After the scenario's ``ruleset_overrides``.
+
+    Attributes
+    ----------
+    data : RulesetData
+    lof_policy : LofPolicy
+    name, base_height, silhouettes, templates, template_sources
+        The data's fields (read-only shortcuts).
+    """
+
+    def __init__(self, data: RulesetData) -> None:
+        self.data = data
+        self.lof_policy = self.make_lof_policy(data)
+
+    def make_lof_policy(self, data: RulesetData) -> LofPolicy:
+        """The Line of Fire policy for ``data`` (override to change the engagement rule)."""
+        return LofPolicy.from_data(data)
+
+    # ------------------------------------------------------------------ data
+    @property
+    def name(self) -> str:
+        return self.data.name
+
+    @property
+    def base_height(self) -> float:
+        """mm."""
+        return self.data.base_height
+
+    @property
+    def silhouettes(self) -> dict:
+        """Silhouette number -> (base diameter, height), mm."""
+        return self.data.silhouettes
+
+    @property
+    def templates(self) -> dict:
+        """Template name -> shape spec, mm."""
+        return self.data.templates
+
+    @property
+    def template_sources(self) -> dict:
+        return self.data.template_sources
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    # ------------------------------------------------------------------ questions
+    @abstractmethod
+    def line_of_fire(self, scene, from_id: str, to_id: str, **kwargs):
+        """Line of Fire from ``from_id`` to ``to_id`` in ``scene`` (a ``LofResult``)."""
+
+    @abstractmethod
+    def lof_matrix(self, scene, pairs=None, **kwargs):
+        """Line of Fire for ``pairs`` (default: all ordered pairs), a list of ``LofResult``."""
+
+    @abstractmethod
+    def resolve_attack(self, scene, attack_id: str, **kwargs):
+        """Resolve the attack ``attack_id`` of ``scene`` (an ``AttackResult``): the one
+        dispatcher every attack goes through (``Scene.resolve_attack`` and
+        :func:`geom3d.adjudication.attacks.resolve_attack` call it)."""
+
+    def survey(self, scene, **kwargs) -> dict:
+        """Survey the whole table of ``scene`` (SPEC 11.6; :func:`geom3d.survey.survey`).
+
+        Rulesets using the standard visibility core get it from
+        :class:`geom3d.rules.base.StandardRuleset`.
+        """
+        raise NotImplementedError(f"ruleset {self.name!r} does not survey tables")
+
+    @abstractmethod
+    def adjudicate(self, scene, attack, specs, **kwargs):
+        """Adjudicate one attack whose placements are merged (the game's own rules).
+
+        Parameters
+        ----------
+        scene : geom3d.scene.scene.Scene
+        attack : geom3d.scenario.AttackSpec
+        specs : list of geom3d.adjudication.outcomes.PlacementSpec
+            One per template placement (burst).
+        **kwargs
+            Resolver options (e.g. ``stats`` for benchmarks).
+
+        Returns
+        -------
+        geom3d.adjudication.outcomes.AttackResult
+        """

@@ -1,0 +1,429 @@
+"""The scene: scenery merged into one triangle mesh, troopers as exact cylinders.
+
+Built from a validated :class:`~geom3d.scenario.Scenario` and its ruleset object
+(:func:`geom3d.api.build_scene` picks it from the registry). All blocking scenery becomes
+one triangle mesh with a per-triangle element id, behind one Embree BVH; non-blocking
+scenery is kept for drawing and for standing on. Open scans and table meshes are closed
+into solids (:mod:`geom3d.scene.scenery`, SPEC 11.1). Troopers given as ``[x, y]`` rest on the
+highest surface point under their whole base disc (:mod:`geom3d.scene.standing`, SPEC 11.2).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import math
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+
+from geom3d.bodies.cylinder import cylinders_touch
+from geom3d.core.errors import UnknownIdError, printable
+from geom3d.core.tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
+from geom3d.mesh import file_digest
+from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
+from geom3d.scene.interface import Ruleset
+from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
+from geom3d.scene.standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
+from geom3d.scene.trooper import Trooper
+from geom3d.visibility import InteriorMap, Prover, warm_kernels
+from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
+
+__all__ = ["Scene", "SceneryMesh", "Trooper"]
+
+
+# Per-process caches: merged scenery and its BVH keyed by a digest of what went in, so a
+# batch of scenarios on the same table builds the BVH once per worker.
+_SCENERY_CACHE: OrderedDict[str, BuiltScenery] = OrderedDict()
+_SCENERY_CACHE_SIZE = 4
+
+
+_PROVER_LOCK = threading.Lock()
+
+#: Whether this process has started loading the matrix's kernels (:func:`_warm_ahead`).
+_WARM = {"started": False}
+
+log = logging.getLogger(__name__)
+
+
+def clear_scene_cache() -> None:
+    """Forget cached scenery meshes and BVHs (tests, memory pressure)."""
+    _SCENERY_CACHE.clear()
+
+
+def _proof_map_entry(built: BuiltScenery) -> tuple[str, InteriorMap | None]:
+    """The proof map's cache key for ``built``, and the map when the disk cache has it."""
+    b = built.blocking
+    c = built.pieces[0].closing if built.has_table_mesh else None
+    table = [built.has_table_mesh, c and c.method, c and c.skipped_edges]
+    key = interior_key(b.vertices, b.faces, b.element, extra=repr(table))
+    return key, read_interior(key, b.vertices, b.faces)
+
+
+def _read_proof_map(built: BuiltScenery) -> None:
+    """Start :func:`_proof_map_entry` in a daemon thread (``built.proof_map``, a Future),
+    unless the prover is made or the read is under way. Hashing and reading release the
+    GIL, so it runs beside the BVH build and the rest of the scene's set-up."""
+    if built.prover is not None or built.proof_map is not None:
+        return
+    fut: Future = Future()
+
+    def run() -> None:
+        fut.set_running_or_notify_cancel()
+        try:
+            key, interior = _proof_map_entry(built)
+            fut.set_result((key, interior))
+        except BaseException as exc:  # handed to whoever reads the map
+            fut.set_exception(exc)
+
+    built.proof_map = fut
+    threading.Thread(target=run, name="geom3d-proof-map", daemon=True).start()
+
+
+def _warm_ahead() -> None:
+    """Load the compiled kernels of a Line of Fire matrix
+    (:func:`geom3d.visibility.warm_kernels`) in a daemon thread, once per process.
+
+    Started before the scene reads its meshes: loading them from numba's cache (~0.08 s
+    of CPU) then runs while the meshes are read, hashed and merged on one core, instead
+    of beside the BVH build, which takes both.
+    """
+    with _PROVER_LOCK:
+        if _WARM["started"]:
+            return
+        _WARM["started"] = True
+    threading.Thread(target=_warm_quietly, name="geom3d-warm-kernels", daemon=True).start()
+
+
+def _warm_quietly() -> None:
+    try:
+        warm_kernels()
+    except Exception:  # only a head start: the matrix loads (and reports) them itself
+        log.debug("geom3d: loading the Line of Fire kernels ahead failed", exc_info=True)
+
+
+def _scenery_key(scn: Scenario) -> str:
+    h = hashlib.sha256()
+    items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
+    for it in items:
+        src = file_digest(it.mesh_path) if it.mesh_path else repr(it.box_size)
+        h.update(
+            f"{it.id}|{src}|{it.mesh_units}|{it.position!r}|{it.rotation_deg!r}|{it.scale!r}|"
+            f"{it.blocks_lof}|{it.solid}|{it.drop}\n".encode()
+        )
+    return h.hexdigest()
+
+
+@dataclass
+class LoadStats:
+    """Seconds spent building the scene, for batch reports."""
+
+    mesh_seconds: float = 0.0
+    bvh_seconds: float = 0.0
+    cache_hit: bool = False
+
+
+class Scene:
+    """Scenery, troopers and attacks of one scenario, ready for queries.
+
+    Build it with :func:`geom3d.api.build_scene` (or :func:`geom3d.api.load_scene`), which
+    picks the ruleset object for the scenario's ruleset from the registry.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A validated scenario (see :func:`geom3d.scenario.load_scenario`).
+    ruleset : geom3d.scene.interface.Ruleset
+        The ruleset object (its data is ``scenario.ruleset`` after overrides). Line of
+        Fire and attack questions go to it.
+    prefetch_proofs : bool
+        Start reading the blocking proofs' map (:attr:`prover`) from the disk cache in a
+        background thread while the BVH is built, for a caller that will soon run a Line
+        of Fire matrix (the CLI does for ``PROOF_MIN_PAIRS`` pairs or more), and loading
+        the matrix's compiled kernels in another while the meshes load (once per
+        process). It changes when the map is read, never what it is.
+
+    Attributes
+    ----------
+    scenario : Scenario
+    ruleset : geom3d.scene.interface.Ruleset
+        ``.name`` and the data's fields (``.base_height``, ``.silhouettes``, ...).
+    troopers : dict[str, Trooper]
+        In file order.
+    scenery : SceneryMesh
+        All scenery.
+    blocking_mask : (scenery.n_triangles,) bool
+        Which triangles of ``scenery`` block Line of Fire.
+    blocking : SceneryMesh
+        The triangles that block Line of Fire (``scenery.subset(blocking_mask)``).
+    closing_mask : (scenery.n_triangles,) bool
+        Faces added by closing open scans and the table into solids (SPEC 11.1).
+    engine : RayEngine
+        BVH over ``blocking`` (closing faces included).
+    mesh_reports : list of (element id, MeshReport)
+    pieces : list of geom3d.scene.scenery.PieceReport
+        How each piece was placed and closed (:meth:`scan_report`).
+    warnings : list of str
+        Suspicious but legal input (overlaps, embedded troopers, far off the table).
+    load_stats : LoadStats
+    visibility_cache : dict[tuple[str, str], tuple]
+        Symmetric visibility of static trooper pairs, keyed by the sorted id pair; filled
+        by the Line of Fire engine (:mod:`geom3d.adjudication.lof`), clear it to recompute.
+    """
+
+    def __init__(
+        self, scenario: Scenario, ruleset: Ruleset, *, prefetch_proofs: bool = False
+    ) -> None:
+        self.scenario = scenario
+        self.ruleset = ruleset
+        self.visibility_cache: dict[tuple[str, str], tuple] = {}
+        self.warnings: list[str] = []
+        self.load_stats = LoadStats()
+        if prefetch_proofs:
+            _warm_ahead()
+        key = _scenery_key(scenario)
+        if key in _SCENERY_CACHE:
+            _SCENERY_CACHE.move_to_end(key)
+            self.load_stats.cache_hit = True
+            built = _SCENERY_CACHE[key]
+            if prefetch_proofs:
+                _read_proof_map(built)
+        else:
+            start = _read_proof_map if prefetch_proofs else None
+            built = build_scenery(scenario, self.load_stats, on_blocking=start)
+            _SCENERY_CACHE[key] = built
+            while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
+                _SCENERY_CACHE.popitem(last=False)
+        self.scenery: SceneryMesh = built.scenery
+        self.blocking_mask = built.blocking_mask
+        self.closing_mask = built.closing_mask
+        self.blocking = built.blocking
+        self.engine = built.engine
+        self.mesh_reports = built.mesh_reports
+        self.pieces = built.pieces
+        self._built = built
+        self._surface_engine = built.all_engine
+        if built.surface is None:  # shared by scenes on the same cached scenery
+            same = built.all_engine is built.engine
+            built.surface = Surface(
+                built.all_engine,
+                self.scenery.vertices,
+                self.blocking.faces if same else self.scenery.faces,
+                ~(self.closing_mask[self.blocking_mask] if same else self.closing_mask),
+                built.has_table_mesh,
+            )
+        self.surface: Surface = built.surface
+        self.warnings.extend(built.warnings)  # one line per piece (load, rest, closing)
+        self.troopers: dict[str, Trooper] = {}
+        specs = scenario.troopers
+        drop_xy = [t for t in specs if len(t.position) == 2]
+        z_drop, variation = self.surface.rest(
+            [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
+        )
+        z_of = {t.id: float(z) for t, z in zip(drop_xy, z_drop, strict=True)}
+        for t, z, var in zip(drop_xy, z_drop, variation, strict=True):
+            r = self._base_radius(t)
+            if var > SLOPE_WARN_FRACTION * r:
+                self.warnings.append(
+                    f"trooper {t.id!r} stands on uneven ground: the surface under its base "
+                    f"varies by {var:.1f} mm, more than half its base radius ({r:g} mm); "
+                    f"placed on the highest point, z = {z:.1f} mm"
+                )
+        engaged = {t.id: set(t.engaged_with) for t in specs}
+        for t in specs:
+            for o in t.engaged_with:
+                engaged[o].add(t.id)
+        for t in specs:
+            self.troopers[t.id] = self._make_trooper(t, z_of, tuple(sorted(engaged[t.id])))
+        self._check_warnings()
+        # ids and file names in warnings are the user's: never a raw control character
+        self.warnings = [printable(w) for w in self.warnings]
+
+    # ------------------------------------------------------------------ construction
+    def _make_trooper(self, t: TrooperSpec, z_of: dict, engaged: tuple) -> Trooper:
+        if len(t.position) == 2:
+            pos = (t.position[0], t.position[1], float(z_of[t.id]))
+        else:
+            pos = tuple(t.position)
+        route = None
+        if t.route is not None:
+            r2 = [p for p in t.route if len(p) == 2]
+            rz = iter(self.surface.rest(r2, [self._base_radius(t)] * len(r2))[0])
+            route = tuple(
+                (p[0], p[1], float(next(rz))) if len(p) == 2 else tuple(p) for p in t.route
+            )
+        height = self.ruleset.base_height if "prone" in t.states else t.height
+        return Trooper(
+            id=t.id,
+            side=t.side,
+            position=tuple(float(v) for v in pos),
+            facing_deg=t.facing_deg,
+            silhouette=t.silhouette,
+            diameter=t.diameter,
+            height=height,
+            states=t.states,
+            engaged_with=engaged,
+            route=route,
+            unit=t.unit,
+            dropped=len(t.position) == 2,
+        )
+
+    @staticmethod
+    def _base_radius(t: TrooperSpec) -> float:
+        """Base radius (mm) a trooper stands on: its silhouette's."""
+        return 0.5 * t.diameter
+
+    def surface_z(self, xy) -> np.ndarray:
+        """Height of the highest scenery surface straight under each point.
+
+        Parameters
+        ----------
+        xy : (n, 2) float, mm
+
+        Returns
+        -------
+        (n,) float, mm
+            0 where no scenery lies under the point (the table top).
+        """
+        return self.surface.heights(xy)
+
+    def scan_report(self) -> list[dict]:
+        """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
+        return [p.as_dict() for p in self.pieces]
+
+    def _check_warnings(self) -> None:
+        ts = list(self.troopers.values())
+        for i, a in enumerate(ts):
+            for b in ts[i + 1 :]:
+                if a.is_marker or b.is_marker:
+                    continue
+                d = math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1])
+                overlap_z = (
+                    a.position[2] < b.position[2] + b.height
+                    and b.position[2] < a.position[2] + a.height
+                )
+                if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
+                    self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
+        closing = self.closing_mask[self.blocking_mask]
+        reasons = embedded_reasons(
+            ts, self.engine, self.blocking, closing, self._built.solid_of_element
+        )
+        for t, why in zip(ts, reasons, strict=True):
+            if why and not t.is_marker:
+                self.warnings.append(
+                    f"trooper {t.id!r} is embedded in scenery: {why} "
+                    f"(base at z = {t.position[2]:.1f} mm)"
+                )
+        size = self.scenario.table_size
+        lo = np.array([0.0, 0.0])
+        hi = np.array(size) if size else None
+        if hi is None and self.scenery.n_triangles:
+            lo = self.scenery.vertices[:, :2].min(axis=0)
+            hi = self.scenery.vertices[:, :2].max(axis=0)
+        if hi is not None:
+            for t in ts:
+                p = np.array(t.position[:2])
+                off = np.maximum(lo - p, 0) + np.maximum(p - hi, 0)
+                if float(np.max(off)) > FAR_OFF_TABLE_MM:
+                    self.warnings.append(
+                        f"trooper {t.id!r} is {float(np.max(off)) / 1000:.1f} m off the table "
+                        f"(a unit mistake? the file says units: {self.scenario.units})"
+                    )
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def prover(self) -> Prover:
+        """Blocking proofs over this scene's blocking mesh (built on first use, then
+        shared by every scene on the same cached scenery)."""
+        built = self._built
+        with _PROVER_LOCK:
+            if built.prover is None:
+                b = built.blocking
+                if built.proof_map is not None:  # read in the background (prefetch_proofs)
+                    pending, built.proof_map = built.proof_map, None  # an error raises once
+                    key, interior = pending.result()
+                else:
+                    key, interior = _proof_map_entry(built)
+                if interior is None:  # not cached: build it (and store it)
+                    solids = functools.partial(closed_solids, built)
+                    interior = build_interior(key, b.vertices, b.faces, solids)
+                built.prover = Prover(interior, built.engine)
+        return built.prover
+
+    @property
+    def prover_if_built(self) -> Prover | None:
+        """:attr:`prover` when something has already built it, else None (a single pair
+        does not pay for building the interior map; see
+        :func:`geom3d.adjudication.lof.lof_matrix`)."""
+        return self._built.prover
+
+    def trooper(self, tid: str) -> Trooper:
+        """The trooper with id ``tid`` (UnknownIdError otherwise)."""
+        try:
+            return self.troopers[tid]
+        except KeyError:
+            raise UnknownIdError(
+                f"unknown trooper {tid!r} (known: {', '.join(self.troopers)})",
+                file=self.scenario.name,
+            ) from None
+
+    def in_contact(self, a: str, b: str) -> bool:
+        """Silhouette contact between two troopers."""
+        return cylinders_touch(self.trooper(a).cylinder, self.trooper(b).cylinder)
+
+    def attack(self, attack_id: str) -> AttackSpec:
+        """The scenario's attack with id ``attack_id`` (UnknownIdError otherwise)."""
+        for a in self.scenario.attacks:
+            if a.id == attack_id:
+                return a
+        known = ", ".join(a.id for a in self.scenario.attacks) or "none"
+        raise UnknownIdError(
+            f"unknown attack {attack_id!r} (known: {known})", file=self.scenario.name
+        )
+
+    def line_of_fire(self, a: str, b: str, **kwargs):
+        """Line of Fire from ``a`` to ``b``, by the ruleset
+        (:func:`geom3d.adjudication.lof.line_of_fire`)."""
+        return self.ruleset.line_of_fire(self, a, b, **kwargs)
+
+    def lof_matrix(self, pairs=None, **kwargs):
+        """Line of Fire for all ordered pairs, by the ruleset
+        (:func:`geom3d.adjudication.lof.lof_matrix`)."""
+        return self.ruleset.lof_matrix(self, pairs, **kwargs)
+
+    def resolve_attack(self, attack_id: str, **kwargs):
+        """Resolve one attack, by the ruleset
+        (:func:`geom3d.adjudication.attacks.resolve_attack`)."""
+        return self.ruleset.resolve_attack(self, attack_id, **kwargs)
+
+    def survey(self, **kwargs) -> dict:
+        """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6)."""
+        return self.ruleset.survey(self, **kwargs)
+
+    def summary(self) -> dict:
+        """Plain-data description of the scene (for ``geom3d demo`` and reports)."""
+        return {
+            "scenario": self.scenario.name,
+            "ruleset": self.ruleset.name,
+            "units": "mm",
+            "scenery_elements": len(self.scenery.names),
+            "triangles": int(self.scenery.n_triangles),
+            "blocking_triangles": int(self.blocking.n_triangles),
+            "troopers": {
+                t.id: {
+                    "side": t.side,
+                    "position": [round(v, 3) for v in t.position],
+                    "silhouette": t.silhouette,
+                    "diameter": t.diameter,
+                    "height": t.height,
+                    "states": sorted(t.states),
+                }
+                for t in self.troopers.values()
+            },
+            "attacks": [a.id for a in self.scenario.attacks],
+            "warnings": list(self.warnings),
+        }

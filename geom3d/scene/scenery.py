@@ -1,0 +1,553 @@
+"""Scenery as solids (SPEC 11.1): placing pieces, closing open scans, the scan report.
+
+:func:`build_scenery` turns a scenario's table mesh and scenery items into the one
+triangle soup the scene casts rays against:
+
+1. every piece is loaded raw and placed: scale (per axis), yaw about its own origin, move
+   its origin to ``position``;
+2. a piece given ``position: [x, y]`` is dropped so that its lowest point rests on the
+   highest *ground* beneath its footprint (the table mesh where there is one, z = 0
+   elsewhere, or the plane z = 0). With an explicit z, sinking into the ground beyond
+   :data:`PIECE_REST_TOL_MM` is warned about; the piece *floats* only when nothing lies
+   within that tolerance under it (the ground **or another piece**: a container stacked on
+   a container) or against it (a balcony fixed to a wall);
+3. ``solid: auto`` pieces get vertical curtains below their open (odd-use) edges down to
+   the ground (:func:`geom3d.mesh.closing.close_downward`): the ray engine then blocks
+   exactly where the upward-ray parity rule says a segment enters the solid. The table mesh
+   with ``solid: auto`` is closed as the top of a solid
+   (:func:`geom3d.mesh.closing.close_table`). ``closed`` trusts the mesh and ``surface``
+   keeps it paper-thin: neither adds anything. Closing results are cached in memory and
+   on disk (:mod:`geom3d.mesh.closing_cache`), so a warm load does not recompute them.
+
+Warnings (one line per piece) say only what is off: a watertight piece says nothing about
+closing, and a table mesh's outer edge is not a hole.
+
+Closing faces are kept in the scene's scenery (``Scene.closing_mask`` marks them) so that
+viewers can draw the solid as the engine uses it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from geom3d.core.errors import MeshError
+from geom3d.core.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
+from geom3d.mesh import box_mesh, load_mesh
+from geom3d.mesh.boundary import merge_positions
+from geom3d.mesh.closing import ClosingReport, close_downward, close_table
+from geom3d.mesh.closing_cache import cached_closing, closing_key
+from geom3d.mesh.digest import array_digest
+from geom3d.raycast import RayEngine
+from geom3d.scenario import Scenario, SceneryItem
+
+__all__ = [
+    "BuiltScenery",
+    "PieceReport",
+    "SceneryMesh",
+    "build_scenery",
+    "transform",
+]
+
+
+@dataclass(frozen=True)
+class SceneryMesh:
+    """Scenery as one triangle soup.
+
+    Attributes
+    ----------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+    element : (m,) int32
+        Index into ``names`` of the scenery element each triangle belongs to.
+    names : tuple of str
+        Element ids (``table`` for the table mesh).
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    element: np.ndarray
+    names: tuple[str, ...]
+
+    @property
+    def n_triangles(self) -> int:
+        return len(self.faces)
+
+    def subset(self, mask: np.ndarray) -> SceneryMesh:
+        """The triangles where ``mask`` ((m,) bool) is true (this mesh itself when it is
+        true everywhere: no copy of a million faces)."""
+        if mask.all():
+            return self
+        return SceneryMesh(self.vertices, self.faces[mask], self.element[mask], self.names)
+
+
+@dataclass
+class PieceReport:
+    """How one piece was placed and closed (the scan report, issue 10 item 4).
+
+    Attributes
+    ----------
+    id : str
+    solid : str
+        ``auto``, ``closed`` or ``surface``.
+    triangles : int
+        Triangles of the piece as loaded.
+    closing : ClosingReport or None
+        None when nothing was examined (``closed``/``surface``, boxes, non-blocking).
+    dropped_mm : float or None
+        For ``position: [x, y]``: the z given to the piece's origin (mm).
+    rest_gap_mm : float or None
+        Lowest point minus the ground beneath (mm; negative: sunk into the ground).
+    messages : list of str
+        Load notes (judged at the placed size), resting and closing notes: one warning line.
+    """
+
+    id: str
+    solid: str
+    triangles: int
+    closing: ClosingReport | None = None
+    dropped_mm: float | None = None
+    rest_gap_mm: float | None = None
+    messages: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """JSON-ready record (mm, rounded to 1e-3)."""
+        d = {"id": self.id, "solid": self.solid, "triangles": self.triangles}
+        if self.closing is not None:
+            c = self.closing.as_dict()
+            c.pop("notes", None)
+            d.update(c)
+        for k in ("dropped_mm", "rest_gap_mm"):
+            v = getattr(self, k)
+            d[k] = None if v is None else round(v, 3)
+        d["messages"] = list(self.messages)
+        return d
+
+
+@dataclass
+class BuiltScenery:
+    """Everything the scene keeps from building its scenery (cached per process)."""
+
+    scenery: SceneryMesh
+    blocking_mask: np.ndarray
+    closing_mask: np.ndarray
+    blocking: SceneryMesh
+    engine: object
+    all_engine: object
+    mesh_reports: list
+    pieces: list[PieceReport]
+    solid_of_element: tuple[str, ...]
+    has_table_mesh: bool
+    warnings: list[str]
+    surface: object = None  # geom3d.scene.standing.Surface, made by the first scene using it
+    prover: object = None  # geom3d.visibility.Prover, made by the first scene using it
+    #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
+    #: scene started it in the background while the BVH was built (see ``build_scenery``).
+    proof_map: object = None
+
+
+def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
+    """Scale (per axis), then yaw about the piece's own origin, then move it to position.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float, mm
+    item : SceneryItem
+
+    Returns
+    -------
+    (n, 3) float64, mm
+    """
+    v = np.asarray(vertices, np.float64)
+    scale = np.broadcast_to(np.asarray(item.scale, dtype=np.float64), (3,))
+    if item.rotation_deg == 0.0:  # the common case, and exact: no 3 x 3 product
+        if np.all(scale == 1.0) and not any(item.position):
+            return v
+        return v * scale + np.asarray(item.position)
+    a = math.radians(item.rotation_deg)
+    c, s = math.cos(a), math.sin(a)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return (v * scale) @ rot.T + np.asarray(item.position)
+
+
+def _load_for(scn: Scenario, item: SceneryItem, where: str):
+    try:
+        return load_mesh(item.mesh_path, units=item.mesh_units)
+    except MeshError as exc:
+        raise MeshError(
+            f"{item.mesh_path.name}: {exc.message}",
+            file=scn.name if scn.path is None else str(scn.path),
+            path=where,
+        ) from None
+
+
+class _Ground:
+    """Height of the ground (table mesh, z = 0 elsewhere / without one) under points."""
+
+    def __init__(self, v: np.ndarray | None, f: np.ndarray | None) -> None:
+        self.engine = RayEngine(v, f) if v is not None and len(f) else None
+
+    def __call__(self, xy: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        z = np.zeros(len(xy))
+        if self.engine is None or not len(xy):
+            return z
+        b = self.engine.bounds
+        top, bot = b[1, 2] + DROP_PROBE_HEIGHT_MM, b[0, 2] - DROP_PROBE_HEIGHT_MM
+        o = np.column_stack([xy, np.full(len(xy), top)])
+        e = np.column_stack([xy, np.full(len(xy), bot)])
+        dist, tri = self.engine.first_hit(o, e)
+        hit = tri >= 0
+        z[hit] = top - dist[hit]
+        return z
+
+
+def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground, grid: bool = False):
+    """Probe points under a piece: (xy (k, 2), piece's lowest z (k,), ground z (k,)).
+
+    The piece's vertices, plus (over a table mesh, or when ``grid``) its underside on a
+    grid over its footprint.
+    """
+    xy = v[:, :2]
+    low = v[:, 2]
+    if ground.engine is None and not grid:  # flat ground z = 0: the vertices say it all
+        return xy, low, np.zeros(len(low))
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    n = PIECE_FOOTPRINT_SAMPLES
+    gx = np.linspace(lo[0], hi[0], n)
+    gy = np.linspace(lo[1], hi[1], n)
+    g = np.stack(np.meshgrid(gx, gy, indexing="ij"), axis=-1).reshape(-1, 2)
+    eng = RayEngine(v, f)
+    zb, zt = eng.bounds[0, 2] - 1.0, eng.bounds[1, 2] + 1.0
+    dist, tri = eng.first_hit(
+        np.column_stack([g, np.full(len(g), zb)]), np.column_stack([g, np.full(len(g), zt)])
+    )
+    hit = tri >= 0
+    pts = np.concatenate([xy, g[hit]])
+    low = np.concatenate([low, zb + dist[hit]])
+    return pts, low, ground(pts)
+
+
+def _place_piece(item: SceneryItem, v, f, ground: _Ground, rep: PieceReport) -> np.ndarray:
+    """Drop a ``[x, y]`` piece onto the ground, or measure how an explicit-z piece rests.
+
+    A sunk piece is warned about here; a piece above the ground is only measured
+    (``rep.rest_gap_mm``): whether it floats depends on the other pieces
+    (:func:`_floating_message`).
+    """
+    if not len(f):
+        return v
+    _, low, gz = _footprint(v, f, ground)
+    if item.drop:
+        dz = float(np.max(gz - low))
+        v = v + np.array([0.0, 0.0, dz])
+        rep.dropped_mm = float(item.position[2] + dz)
+        rep.rest_gap_mm = 0.0
+        return v
+    gap = float(np.min(low - gz))
+    sink = float(np.max(gz - low))
+    rep.rest_gap_mm = gap if sink <= PIECE_REST_TOL_MM else -sink
+    if sink > PIECE_REST_TOL_MM:
+        rep.messages.append(
+            f"sinks {sink:.1f} mm into the surface under it (explicit z = "
+            f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+        )
+    return v
+
+
+_AXES = np.eye(3)
+
+#: Slack (mm) on the touch probes' reach, for Embree's float32 arithmetic.
+_TOUCH_SLACK_MM = 1e-3
+
+
+def _near(engine, pts: np.ndarray, reach: float) -> bool:
+    """Whether any of ``pts`` (k, 3) has ``engine``'s surface within ``reach`` mm along an
+    axis (axis-parallel probes through each point)."""
+    if not len(pts) or engine.n_triangles == 0:
+        return False
+    p = np.repeat(pts, 3, axis=0)
+    d = np.tile(_AXES * reach, (len(pts), 1))
+    o, e = p - d, p + d  # through the point: a surface exactly at it is met too
+    return bool(np.any(engine.occluded(o, e)))
+
+
+def _floating_message(k: int, item: SceneryItem, parts, ground: _Ground, rep) -> str | None:
+    """ "floats ..." for explicit-z piece ``k`` when nothing is under it or against it.
+
+    The surface under the piece is the table (mesh or z = 0) and every other scenery
+    piece: the gap is the smallest drop from the piece's underside (vertices and a grid
+    over its footprint) to whatever lies under it. A piece touching another piece within
+    :data:`PIECE_REST_TOL_MM` (a balcony fixed to a wall) is held by it, not floating.
+    """
+    tol = PIECE_REST_TOL_MM
+    v, f = parts[k][0], parts[k][1]
+    if rep.rest_gap_mm is None or rep.rest_gap_mm <= tol or not len(f):
+        return None
+    pts, low, gz = _footprint(v, f, ground, grid=True)
+    gap = low - gz
+    ov = [p[0] for j, p in enumerate(parts) if j != k and len(p[1])]
+    if ov:
+        of, off = [], 0
+        for j, p in enumerate(parts):
+            if j != k and len(p[1]):
+                of.append(p[1] + off)
+                off += len(p[0])
+        ov_all, of_all = np.concatenate(ov), np.concatenate(of)
+        others = RayEngine(ov_all, of_all)
+        top = low + tol
+        o = np.column_stack([pts, top])
+        e = np.column_stack([pts, top - (gap + tol + 1.0)])
+        dist, tri = others.first_hit(o, e)
+        hit = tri >= 0
+        hz = top[hit] - dist[hit]
+        t = ov_all[of_all[tri[hit]]]  # refine in float64 on the plane (Embree: float32)
+        n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+        flat = np.abs(n[:, 2]) > 1e-9 * np.linalg.norm(n, axis=1)
+        q = pts[hit]
+        pz = t[:, 0, 2] - (n[:, 0] * (q[:, 0] - t[:, 0, 0]) + n[:, 1] * (q[:, 1] - t[:, 0, 1])) / (
+            np.where(flat, n[:, 2], 1.0)
+        )
+        hz = np.where(flat & (np.abs(pz - hz) < 1e-2), pz, hz)
+        gap[hit] = np.minimum(gap[hit], low[hit] - hz)
+        if float(np.min(gap)) > tol:
+            lo, hi = v.min(axis=0) - tol, v.max(axis=0) + tol
+            near = ov_all[np.all((ov_all >= lo) & (ov_all <= hi), axis=1)]
+            reach = tol + _TOUCH_SLACK_MM  # rays are float32: exactly 1 mm still touches
+            if _near(others, v, reach) or _near(RayEngine(v, f), near, reach):
+                return None
+    g = float(np.min(gap))
+    if g <= tol:
+        return None
+    return (
+        f"floats {g:.1f} mm above the surface under it (explicit z = "
+        f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+    )
+
+
+def _closing_message(c: ClosingReport, table: bool) -> str | None:
+    """One line about closing, only when something was closed (or is odd)."""
+    if table:
+        if not c.curtain_triangles:  # no open edge: the cap alone changes nothing above
+            return None
+        holes = f"{c.holes} hole{'s' if c.holes != 1 else ''}"
+        if c.holes:
+            holes += f", largest {c.largest_hole_mm:.1f} mm across"
+        return f"table edge closed down to a floor at z = {c.floor_z_mm:.1f} mm; {holes}"
+    if c.method == "none":  # watertight: nothing added, nothing to say
+        return None
+    loops = f"{c.loops} open boundary loop{'s' if c.loops != 1 else ''}"
+    hole = f"largest hole {c.largest_hole_mm:.1f} mm across"
+    msg = (
+        f"open scan closed as a solid: {loops} ({hole}) closed by "
+        f"{c.curtain_triangles} curtain triangles down to the surface beneath"
+    )
+    if c.gap_under_mm > 0:
+        msg += f"; its open rim rises up to {c.gap_under_mm:.1f} mm above that surface"
+    if c.floating_fragments:
+        msg += (
+            f"; {c.floating_fragments} floating fragment"
+            f"{'s' if c.floating_fragments != 1 else ''} (each a column down to the surface)"
+        )
+    return msg
+
+
+def _load_notes(report, item: SceneryItem, closed: bool) -> list[str]:
+    """The mesh file's load notes, judged at the placed size (``scale`` applied): a DEM in
+    metres scaled 1:6000 is not "too large"; an open surface that closing handled is left
+    to the closing line."""
+    ext = tuple(float(e) * float(k) for e, k in zip(report.extent_mm, item.scale, strict=True))
+    changes = {"extent_mm": ext}
+    if closed:
+        changes["n_open_edges"] = 0
+    return dataclasses.replace(report, **changes).messages()
+
+
+def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
+    """Place, close and merge the table mesh and scenery of ``scn``.
+
+    Parameters
+    ----------
+    scn : Scenario
+    stats : geom3d.scene.scene.LoadStats
+        ``mesh_seconds`` and ``bvh_seconds`` are added to.
+    on_blocking : callable, optional
+        ``on_blocking(built)``, called with the scenery built but its ray engines not yet
+        (``engine`` and ``all_engine`` None): work that needs only the meshes (the scene
+        starts reading its proof map there) can run while the BVH is built.
+
+    Returns
+    -------
+    BuiltScenery
+    """
+    names, blocks, solids, parts, reports, pieces = [], [], [], [], [], []
+    t0 = time.perf_counter()
+    table_v = table_f = None
+    if scn.table_item is not None:
+        it = scn.table_item
+        lm = _load_for(scn, it, "table.mesh")
+        reports.append(("table", lm.report))
+        table_v, table_f = transform(lm.vertices, it), np.asarray(lm.faces, np.int64)
+        rep = PieceReport("table", it.solid, len(table_f))
+        ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+        if it.solid == "auto":
+            key = closing_key("table", table_v, table_f, "below_z=0.0")
+            ev, ef, rep.closing, _ = cached_closing(
+                key, lambda: close_table(table_v, table_f, below_z=0.0)
+            )
+            msg = _closing_message(rep.closing, table=True)
+            if msg:
+                rep.messages.append(msg)
+        closed = rep.closing is not None and rep.closing.method != "none"
+        rep.messages[:0] = _load_notes(lm.report, it, closed)
+        pieces.append(rep)
+        names.append("table")
+        blocks.append(True)
+        solids.append(it.solid)
+        parts.append((table_v, table_f, ev, ef))
+    ground = _Ground(table_v, table_f) if scn.scenery else None
+    floor_id = None
+    resting = []  # (part index, item, report, where its rest line goes)
+    for i, it in enumerate(scn.scenery):
+        if it.box_size is not None:
+            v, f = box_mesh(it.box_size)
+        else:
+            lm = _load_for(scn, it, f"scenery[{i}].mesh")
+            reports.append((it.id, lm.report))
+            v, f = lm.vertices, lm.faces
+        v, f = transform(v, it), np.asarray(f, np.int64)
+        rep = PieceReport(it.id, it.solid, len(f))
+        v = _place_piece(it, v, f, ground, rep)
+        n_first = len(rep.messages)  # the rest line goes after the sink line, if any
+        ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+        if it.solid == "auto" and it.blocks_lof and it.box_size is None:
+            if floor_id is None:  # what the curtains stand on: the table mesh, or z = 0
+                floor_id = "z=0" if table_v is None else "table:" + array_digest(table_v, table_f)
+            key = closing_key("curtains", v, f, floor_id)
+            ev, ef, rep.closing, _ = cached_closing(
+                key, lambda v=v, f=f: close_downward(v, f, ground)
+            )
+            msg = _closing_message(rep.closing, table=False)
+            if msg:
+                rep.messages.append(msg)
+        if it.box_size is None:
+            closed = rep.closing is not None and rep.closing.method != "none"
+            notes = _load_notes(lm.report, it, closed)
+            rep.messages[:0] = notes
+            n_first += len(notes)
+        if not it.drop:
+            resting.append((len(parts), it, rep, n_first))
+        pieces.append(rep)
+        names.append(it.id)
+        blocks.append(it.blocks_lof)
+        solids.append(it.solid)
+        parts.append((v, f, ev, ef))
+    for k, it, rep, at in resting:  # needs every piece placed: one may hold another
+        line = _floating_message(k, it, parts, ground, rep)
+        if line:
+            rep.messages.insert(at, line)
+    mesh, closing_mask = _merge(parts, names)
+    warnings = [f"{rep.id}: {'; '.join(rep.messages)}" for rep in pieces if rep.messages]
+    stats.mesh_seconds += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    el = mesh.element
+    blocking_mask = np.asarray(blocks, dtype=bool)[el] if len(el) else np.zeros(0, bool)
+    built = BuiltScenery(
+        scenery=mesh,
+        blocking_mask=blocking_mask,
+        closing_mask=closing_mask,
+        blocking=mesh.subset(blocking_mask),
+        engine=None,
+        all_engine=None,
+        mesh_reports=reports,
+        pieces=pieces,
+        solid_of_element=tuple(solids),
+        has_table_mesh=table_v is not None,
+        warnings=warnings,
+    )
+    if on_blocking is not None:
+        on_blocking(built)
+    built.engine = RayEngine(built.blocking.vertices, built.blocking.faces)
+    same = blocking_mask.all()
+    built.all_engine = built.engine if same else RayEngine(mesh.vertices, mesh.faces)
+    stats.bvh_seconds += time.perf_counter() - t0
+    return built
+
+
+def _merge(parts, names) -> tuple[SceneryMesh, np.ndarray]:
+    """One soup: per piece its own faces, then its closing faces; closing mask alongside."""
+    vs, fs, els, cl = [], [], [], []
+    off = 0
+    for k, (v, f, ev, ef) in enumerate(parts):
+        vs += [v, ev]
+        fs += [f + off if off else f, ef + off + len(v)]  # (no copy of the first piece's)
+        off += len(v) + len(ev)
+        els.append(np.full(len(f) + len(ef), k, dtype=np.int32))
+        cl += [np.zeros(len(f), bool), np.ones(len(ef), bool)]
+    if not parts:
+        empty = SceneryMesh(np.zeros((0, 3)), np.zeros((0, 3), np.int64), np.zeros(0, np.int32), ())
+        return empty, np.zeros(0, bool)
+    mesh = SceneryMesh(
+        np.concatenate(vs),
+        np.concatenate(fs).astype(np.int64, copy=False),
+        np.concatenate(els),
+        tuple(names),
+    )
+    return mesh, np.concatenate(cl)
+
+
+def closed_solids(built: BuiltScenery) -> tuple[np.ndarray, np.ndarray]:
+    """The closed solids of the blocking mesh, for blocking proofs.
+
+    Faces are grouped into connected components (on exactly merged positions). A component
+    whose every edge is used by an even number of its faces is a closed solid of its own.
+    The other components of the table of ``solid: auto`` (its surface, curtains and cap)
+    form one more closed solid when nothing was skipped in closing it and no component
+    mixes table and scenery faces. See :mod:`geom3d.visibility.interior` for why these,
+    and only these, may certify.
+
+    Returns
+    -------
+    label : (m,) int64
+        Solid of each blocking face.
+    closed : (k,) bool
+        Which labels are closed solids.
+    """
+    b = built.blocking
+    m = len(b.faces)
+    if m == 0:
+        return np.zeros(0, np.int64), np.zeros(1, bool)
+    group, _ = merge_positions(b.vertices)
+    g = group[b.faces]
+    n = int(group.max()) + 1
+    edges = np.concatenate([g[:, [0, 1]], g[:, [1, 2]], g[:, [2, 0]]])
+    edges.sort(axis=1)
+    graph = coo_matrix((np.ones(len(edges), np.int8), (edges[:, 0], edges[:, 1])), shape=(n, n))
+    _, comp = connected_components(graph, directed=False)
+    label = comp[g[:, 0]].astype(np.int64)
+    n_lab = int(label.max()) + 1
+    real = edges[:, 0] != edges[:, 1]  # a repeated vertex: the face's edges cancel in pairs
+    key = edges[real, 0] * np.int64(n) + edges[real, 1]
+    uniq, counts = np.unique(key, return_counts=True)
+    closed = np.ones(n_lab, dtype=bool)
+    closed[comp[uniq[counts % 2 == 1] // n]] = False
+    table = b.element == 0 if built.has_table_mesh else np.zeros(m, bool)
+    c = built.pieces[0].closing if built.has_table_mesh else None
+    if c is not None and c.method == "table" and c.skipped_edges == 0:
+        rest = np.unique(label[table & ~closed[label]])
+        mixed = np.unique(label[~table])
+        if (
+            len(rest)
+            and not np.isin(rest, mixed).any()
+            and not np.isin(np.unique(label[table]), mixed).any()
+        ):
+            label = label.copy()
+            label[np.isin(label, rest)] = n_lab
+            closed = np.append(closed, True)
+    return label, closed
