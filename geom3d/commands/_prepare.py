@@ -32,10 +32,18 @@ MARKER = "geom3d-prepared"
 _CHILD = "from geom3d.commands._prepare import _compile_search; _compile_search()"
 
 
-def _marker() -> Path:
-    from geom3d.core.cache_paths import kernel_cache_dir
+def _kernel_dir() -> Path:
+    """The folder numba caches into in this process: its setting once the kernels are
+    imported (a later change of ``$NUMBA_CACHE_DIR`` does not move it), else geom3d's."""
+    from numba.core import config
 
-    return kernel_cache_dir() / MARKER
+    from geom3d.bodies import kernels  # noqa: F401  (sets numba's cache folder)
+
+    return Path(config.CACHE_DIR)
+
+
+def _marker() -> Path:
+    return _kernel_dir() / MARKER
 
 
 def kernels_prepared() -> bool:
@@ -124,10 +132,7 @@ def prepare_kernels(*, quiet: bool = False, announce: bool = True) -> int:
         )
     steps = _steps()
     state: dict = {}
-    env = dict(os.environ)
-    from geom3d.core.cache_paths import kernel_cache_dir
-
-    env.setdefault("NUMBA_CACHE_DIR", str(kernel_cache_dir()))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(_kernel_dir()))
     try:  # the search compiles beside us; a child that cannot start just leaves it to us
         state["child"] = subprocess.Popen(
             [sys.executable, "-c", _CHILD],
