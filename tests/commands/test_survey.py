@@ -151,13 +151,13 @@ def test_compare_with_a_file_that_is_not_a_survey(tmp_path, capsys):
 
 
 def test_interrupted_survey_leaves_no_files(tmp_path, capsys, monkeypatch):
-    import geom3d.commands.survey as command
+    import geom3d.survey.document as document
 
     def interrupted(*args, **kwargs):
         kwargs["progress"](1, 10)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(command, "run_survey", interrupted)
+    monkeypatch.setattr(document, "run_survey", interrupted)
     path = _scenario(tmp_path / "s.json", SCENERY)
     out = tmp_path / "out"
     assert main(["survey", str(path), "--out", str(out), "--quiet"]) == 130
@@ -209,9 +209,9 @@ def test_metre_dem_declared_as_mm_is_flagged(tmp_path):
 
 
 def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
-    import geom3d.commands.survey as command
+    import geom3d.api as api
 
-    asked = spy_prefetch(monkeypatch, command, "load_scene")
+    asked = spy_prefetch(monkeypatch, api, "load_scene")
     path = _scenario(tmp_path / "s.json", SCENERY)
     argv = ["survey", str(path), "--spacing", "150", "--out", str(tmp_path / "o"), "--quiet"]
     assert main([*argv, "--workers", "1"]) == 0
