@@ -11,10 +11,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from geom3d.commands._bundled import bundled_meshes_dir, demo_scenario_path
 from geom3d.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -74,20 +74,6 @@ def add_scenario_arg(parser: argparse.ArgumentParser) -> None:
         "scenario",
         help="scenario file (YAML or JSON, format geom3d/1; see docs/scenario-format.md)",
     )
-
-
-def bundled_meshes_dir() -> Path:
-    """The ``meshes/`` folder: the repository's, or the copy bundled in the wheel."""
-    package = Path(__file__).resolve().parent.parent
-    for cand in (package.parent / "meshes", package / "_bundled" / "meshes"):
-        if (cand / "demo").is_dir():
-            return cand
-    raise UsageError("the bundled meshes/ folder is missing from this installation")
-
-
-def demo_scenario_path() -> Path:
-    """The bundled demo table scenario."""
-    return bundled_meshes_dir() / "demo" / "table.yaml"
 
 
 def silence_stdout() -> None:

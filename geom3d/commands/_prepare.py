@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from geom3d.commands._common import demo_scenario_path
+from geom3d.commands._bundled import demo_scenario_path
 
 __all__ = ["MARKER", "kernels_prepared", "prepare_kernels"]
 
