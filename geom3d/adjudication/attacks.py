@@ -19,7 +19,7 @@ from __future__ import annotations
 from geom3d.adjudication.outcomes import AttackResult, PlacementSpec
 from geom3d.scenario import AttackSpec
 
-__all__ = ["effective_burst", "placement_specs", "resolve_attack"]
+__all__ = ["effective_burst", "placement_specs", "resolve_attack", "weapon_dict"]
 
 #: PlacementSpec fields an attack gives and ``placements[j]`` may override.
 _FIELDS = ("heading_deg", "contact_deg", "focus", "pitch_deg", "main_target")
@@ -68,7 +68,9 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
     scene : geom3d.scene.scene.Scene
     attack_id : str
     **kwargs
-        Passed to the ruleset's resolver (e.g. ``stats`` for benchmarks).
+        Passed to the ruleset's resolver (e.g. ``stats`` for benchmarks; ``odds=True``:
+        add the exact odds of every affected trooper, SPEC 12.4, see
+        :meth:`geom3d.rules.base.StandardRuleset.resolve_attack`).
 
     Returns
     -------
@@ -82,3 +84,15 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
         Bad per-placement overrides (``attacks[i].placements[j].key``).
     """
     return scene.ruleset.resolve_attack(scene, attack_id, **kwargs)
+
+
+def weapon_dict(attack: AttackSpec) -> dict:
+    """The attack's ``weapon`` as used: every default filled in (SPEC 12.4)."""
+    w = attack.weapon
+    return {
+        "attribute": w.attribute,
+        "burst": attack.burst,
+        "ps": w.ps,
+        "save": w.save,
+        "mod": w.mod,
+    }

@@ -240,6 +240,12 @@ class AttackResult:
         The optional sections the ruleset reports (a subset of ``RESULT_FIELDS``, in any
         order): ``hits`` (with ``hits_total``), ``wall_of_death``, ``solver`` (written only
         when the solver ran). The ruleset that resolved the attack chooses them.
+    odds : dict[str, geom3d.combat.Odds] or None
+        SPEC 12.4, when asked for (``resolve_attack(..., odds=True)``): the odds of each
+        affected trooper (empty without a ``weapon``). None: not asked; the JSON is then
+        exactly as without odds.
+    weapon : dict or None
+        The attack's ``weapon`` with its defaults, written beside ``odds``.
     """
 
     id: str
@@ -255,6 +261,8 @@ class AttackResult:
     wall_of_death: dict | None = None
     solver: list[dict] = field(default_factory=list)
     fields: tuple[str, ...] = ()
+    odds: dict | None = None
+    weapon: dict | None = None
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -280,6 +288,10 @@ class AttackResult:
             d["wall_of_death"] = None if self.wall_of_death is None else dict(self.wall_of_death)
         if "solver" in self.fields and self.solver:
             d["solver"] = [dict(s) for s in self.solver]
+        if self.odds is not None:
+            d["weapon"] = None if self.weapon is None else dict(self.weapon)
+            for tid, odds in self.odds.items():
+                d["troopers"].setdefault(tid, {})["odds"] = odds.to_dict()
         return d
 
 

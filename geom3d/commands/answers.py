@@ -240,13 +240,18 @@ def lof_matrix_text(doc: dict) -> str:
 
 
 # --------------------------------------------------------------------------- attack
-def attack_report(scene, ids=None) -> dict:
-    """The ``geom3d attack --format json`` document (``ids``: default every attack)."""
+def attack_report(scene, ids=None, *, odds: bool = False) -> dict:
+    """The ``geom3d attack --format json`` document (``ids``: default every attack).
+
+    ``odds``: add the exact odds of every affected trooper (``--odds``, SPEC 12.4);
+    without it the document is exactly what it was before odds existed.
+    """
     attacks = [a.id for a in scene.scenario.attacks] if ids is None else ids
+    extra = {"odds": True} if odds else {}
     return {
         "units": "mm",
         "scenario": scene.scenario.name,
-        "attacks": [scene.resolve_attack(a).to_dict() for a in attacks],
+        "attacks": [scene.resolve_attack(a, **extra).to_dict() for a in attacks],
     }
 
 
@@ -265,8 +270,13 @@ def attack_table(doc: dict) -> str:
                 a.get("hits") if "hits" in a else None,
             ]
         )
-    return _rich_table(
+    text = _rich_table(
         f"Attacks - {doc['scenario']}",
         ["attack", "outcome", "reason", "affected", "excluded", "hits"],
         rows,
     )
+    if any("weapon" in a for a in doc["attacks"]):
+        from geom3d.odds_text import odds_table
+
+        text += odds_table(doc)
+    return text

@@ -31,6 +31,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         [
             "geom3d attack meshes/scenarios/template_wall.yaml --format table",
             "geom3d attack meshes/scenarios/attacks/betatrooper_burst2.yaml --id nanopulser",
+            "geom3d attack meshes/scenarios/attacks/grenade_odds.yaml --odds --format table",
         ],
     )
     add_scenario_arg(at)
@@ -42,6 +43,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         choices=("json", "table"),
         default="json",
         help="json: the full document; table: one row per attack (default: json)",
+    )
+    at.add_argument(
+        "--odds",
+        action="store_true",
+        help="add the exact odds of every affected trooper (attacks with a weapon; SPEC 12.4): "
+        "rolls, hits, Saving Rolls, wounds and the ledger of every number (default: off)",
     )
     add_quiet(at)
     at.set_defaults(func=run)
@@ -64,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
                 f"(known: {', '.join(sorted(known)) or 'none'})"
             )
         ids = [args.id]
-    doc = attack_report(scene, ids)
+    doc = attack_report(scene, ids, odds=args.odds)
     write_stdout(dumps_json(doc) if args.format == "json" else attack_table(doc))
     return EXIT_OK

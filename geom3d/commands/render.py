@@ -129,6 +129,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="comma-separated: heights (scenery and silhouette heights), distances (along "
         "the Line of Fire), templates (template dimensions) (default: none)",
     )
+    r.add_argument(
+        "--odds",
+        action="store_true",
+        help="with --attack: write the exact odds (SPEC 12.4) next to each affected trooper "
+        "(default: off)",
+    )
     add_quiet(r, "do not print the path written, no warnings")
     r.set_defaults(func=run)
     return r
@@ -154,6 +160,8 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def run(args: argparse.Namespace) -> int:
     """Write the diagram; print its path unless ``--quiet``."""
+    if args.odds and not args.attack:
+        raise UsageError("--odds needs --attack ID (the odds of that attack's troopers)")
     render_mod = renderer()
     scene = load_for_command(args.scenario, quiet=args.quiet)
     warn_scene(scene, args)
@@ -172,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         caption=args.caption,
         legend=not args.no_legend,
         annotate=args.annotate,
+        **({"odds": True} if args.odds else {}),
     )
     if not args.quiet:
         print(path)

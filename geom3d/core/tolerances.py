@@ -10,6 +10,7 @@ __all__ = [
     "APPARENT_CAP",
     "APPARENT_DEPTH_EPS_MM",
     "ARC_EPS_MM",
+    "ARO_BURST",
     "AUTO_MAX_REAL_EVALS",
     "CHECK_NUMBER_TOL",
     "CLEAR_BISECT_MM",
@@ -17,6 +18,8 @@ __all__ = [
     "CONTACT_EPS_MM",
     "CURTAIN_FLOOR_EPS_MM",
     "CURTAIN_FLOOR_STEP_MM",
+    "D20_FACES",
+    "DODGE_NO_LOF_MOD",
     "DROP_MAX_STEEP_FACES",
     "DROP_PROBE_HEIGHT_MM",
     "DROP_REFINE_MAX_MM",
@@ -30,21 +33,26 @@ __all__ = [
     "GJK_MAX_ITER",
     "GJK_TOL_MM",
     "GOLDEN_ITER",
+    "MAX_ATTRIBUTE",
     "MAX_BODY_MM",
     "MAX_BURST",
     "MAX_COORD_MM",
     "MAX_MESH_BYTES",
+    "MAX_PS",
+    "MAX_ROLL_MOD",
     "MAX_SCALE",
     "MAX_SCENARIO_BYTES",
     "MAX_SCENARIO_DEPTH",
     "MAX_SCENARIO_INT",
     "MAX_SCENARIO_NODES",
     "MAX_SILHOUETTE_MM",
+    "MAX_WOUNDS",
     "MESH_HUGE_MM",
     "MESH_TINY_MM",
     "MIN_BODY_MM",
     "MIN_SCALE",
     "PARITY_MAX_CROSSINGS",
+    "PARTIAL_COVER_SAVE_MOD",
     "PATCH_MM",
     "PENETRATION_TOL_MM",
     "PIECE_FOOTPRINT_SAMPLES",
@@ -480,3 +488,27 @@ PROOF_PLANE_GROUP: int = 4
 
 #: ``geom3d survey --lanes`` default: the longest firing lanes listed in survey.json.
 SURVEY_DEFAULT_LANES: int = 50
+
+# --------------------------------------------------------------------------- rolls (SPEC 12.4)
+#: Faces of the one die Infinity rolls (a d20, 002 "Rolls").
+D20_FACES: int = 20
+
+#: Dodge MOD when the affected trooper has no Line of Fire to the attacker or the weapon
+#: is deployable (000: "the Dodge requires a PH -3 Roll").
+DODGE_NO_LOF_MOD: int = -3
+
+#: Burst in the Reactive Turn (002: "In ARO, the B value is always reduced to 1").
+ARO_BURST: int = 1
+
+#: The Saving Roll MOD of Partial Cover, which troopers affected by a template never get
+#: (000: "do not benefit from the +3 MOD to the Saving Roll (SR) for Partial Cover").
+PARTIAL_COVER_SAVE_MOD: int = 3
+
+#: Input ranges of the roll data (``stats``, ``weapon``, ``reaction``): attributes and
+#: ARM/BTS 0..MAX_ATTRIBUTE, MODs -MAX_ROLL_MOD..MAX_ROLL_MOD, PS 0..MAX_PS, wounds
+#: 1..MAX_WOUNDS. Real profiles stay far inside (BS 17, ARM 10, PS 15, W 3); the ranges
+#: catch slips while letting a rule that pushes a Success Value past 20 be written.
+MAX_ATTRIBUTE: int = 40
+MAX_ROLL_MOD: int = 40
+MAX_PS: int = 40
+MAX_WOUNDS: int = 20

@@ -11,7 +11,7 @@ implements ``adjudicate`` (see :mod:`geom3d.rules.registry`).
 
 from __future__ import annotations
 
-from geom3d.adjudication.attacks import placement_specs
+from geom3d.adjudication.attacks import placement_specs, weapon_dict
 from geom3d.adjudication.lof import line_of_fire, lof_matrix
 from geom3d.scene.interface import Ruleset
 from geom3d.survey import survey
@@ -30,7 +30,7 @@ class StandardRuleset(Ruleset):
         """See :func:`geom3d.adjudication.lof.lof_matrix`."""
         return lof_matrix(scene, pairs, **kwargs)
 
-    def resolve_attack(self, scene, attack_id: str, **kwargs):
+    def resolve_attack(self, scene, attack_id: str, *, odds: bool = False, **kwargs):
         """Look the attack up, merge its per-placement overrides into
         :class:`~geom3d.adjudication.outcomes.PlacementSpec` s
         (:func:`geom3d.adjudication.attacks.placement_specs`) and :meth:`adjudicate` it.
@@ -41,9 +41,17 @@ class StandardRuleset(Ruleset):
             No such attack.
         ScenarioError
             Bad per-placement overrides (``attacks[i].placements[j].key``).
+
+        ``odds=True`` adds the exact odds of every affected trooper (SPEC 12.4,
+        ``AttackResult.odds``, from :meth:`attack_odds`) when the attack gives a
+        ``weapon``, and the weapon with its defaults (``AttackResult.weapon``).
         """
         attack = scene.attack(attack_id)
-        return self.adjudicate(scene, attack, placement_specs(scene, attack), **kwargs)
+        result = self.adjudicate(scene, attack, placement_specs(scene, attack), **kwargs)
+        if odds:
+            result.odds = self.attack_odds(scene, attack, result)
+            result.weapon = None if attack.weapon is None else weapon_dict(attack)
+        return result
 
     def survey(self, scene, **kwargs) -> dict:
         """See :func:`geom3d.survey.survey`."""

@@ -17,6 +17,7 @@ from geom3d.core.tolerances import MAX_BURST
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
 from geom3d.scenario.model import AttackSpec, TrooperSpec
+from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst
 from geom3d.scenario.shapes import resolve_template
 
 __all__ = ["PLACEMENT_KEYS", "parse_attacks"]
@@ -126,6 +127,9 @@ def parse_attacks(
             )
         if a.aro_burst is not None and not 1 <= a.aro_burst <= MAX_BURST:
             raise ctx.error(f"must be between 1 and {MAX_BURST}", f"{where}.aro_burst")
+        check_infinity_only(a, ("weapon",), ruleset, ctx, where)
+        weapon = parse_weapon(a.weapon, ctx, f"{where}.weapon", harmless=a.harmless)
+        burst = weapon_burst(a, weapon, ctx, where)
         attacks.append(
             AttackSpec(
                 id=a.id,
@@ -138,16 +142,17 @@ def parse_attacks(
                 contact_deg=a.contact_deg,
                 focus=ctx.lengths(a.focus, f"{where}.focus") if a.focus is not None else None,
                 pitch_deg=float(a.pitch_deg),
-                burst=a.burst,
+                burst=burst,
                 speculative=a.speculative,
                 harmless=a.harmless,
                 target_unit=a.target_unit,
                 snap_shot=a.snap_shot,
                 charging=a.charging,
-                placements=_placements(a.placements, a.burst, trooper_ids, ctx, where),
+                placements=_placements(a.placements, burst, trooper_ids, ctx, where),
                 aro=a.aro,
                 aro_burst=a.aro_burst,
                 ordnance=a.ordnance,
+                weapon=weapon,
             )
         )
     return attacks

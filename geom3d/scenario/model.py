@@ -7,6 +7,7 @@ from pathlib import Path
 
 from geom3d.core.errors import UnknownIdError
 from geom3d.ruledata import RulesetData
+from geom3d.scenario.rolls import Reaction, Stats, Weapon
 
 __all__ = ["AttackSpec", "LofExpectation", "Scenario", "SceneryItem", "TrooperSpec"]
 
@@ -67,6 +68,10 @@ class TrooperSpec:
     route: tuple[tuple[float, ...], ...] | None
     unit: str | None
     flyer: bool = False
+    #: Infinity roll data (SPEC 12.4; :mod:`geom3d.scenario.rolls`)
+    stats: Stats | None = None
+    reaction: Reaction | None = None
+    reaction_mod: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,8 @@ class AttackSpec:
     aro: bool = False
     aro_burst: int | None = None
     ordnance: bool = False
+    #: Infinity roll data (SPEC 12.4; :mod:`geom3d.scenario.rolls`)
+    weapon: Weapon | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,12 @@ from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext, check_finite, first_error
 from geom3d.scenario.model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
 from geom3d.scenario.reader import read_scenario_data
+from geom3d.scenario.rolls import (
+    check_infinity_only,
+    parse_reaction,
+    parse_reaction_mod,
+    parse_stats,
+)
 from geom3d.scenario.schema import FORMAT, STATES, ScenarioModel
 from geom3d.scenario.shapes import check_overridden, check_override_types, scale_overrides
 
@@ -231,6 +237,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
     route = None
     if t.route:
         route = tuple(ctx.lengths(p, f"{where}.route[{j}]") for j, p in enumerate(t.route))
+    check_infinity_only(t, ("stats", "reaction", "reaction_mod"), ruleset, ctx, where)
     return TrooperSpec(
         id=t.id,
         side=t.side,
@@ -244,6 +251,9 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
         route=route,
         unit=t.unit,
         flyer=t.flyer,
+        stats=parse_stats(t.stats, ctx, f"{where}.stats"),
+        reaction=parse_reaction(t.reaction, ctx, f"{where}.reaction"),
+        reaction_mod=parse_reaction_mod(t.reaction_mod, ctx, f"{where}.reaction_mod"),
     )
 
 

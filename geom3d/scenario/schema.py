@@ -142,6 +142,10 @@ class _Trooper(_Model):
     route: list[Point] | None = None
     unit: str | None = None
     flyer: bool = False  # 40k: no Wall of Death against Flyers
+    # Infinity roll data (SPEC 12.4), checked by geom3d.scenario.rolls
+    stats: Any = None
+    reaction: Any = None
+    reaction_mod: Any = None
 
     @field_validator("route")
     @classmethod
@@ -171,6 +175,7 @@ class _Attack(_Model):
     aro: bool = False  # Infinity: the attack is an ARO (Update 1.3, Burst 1)
     aro_burst: int | None = None  # Infinity: Burst in ARO when a rule modifies it
     ordnance: bool = False  # 40k: Ordnance weapons cannot make snap shots
+    weapon: Any = None  # Infinity roll data (SPEC 12.4), checked by geom3d.scenario.rolls
 
     @field_validator("burst")
     @classmethod

@@ -124,6 +124,24 @@ class Ruleset(ABC):
         """
         raise NotImplementedError(f"ruleset {self.name!r} does not survey tables")
 
+    def attack_odds(self, scene, attack, result) -> dict:
+        """The exact odds of each trooper ``result`` affects (SPEC 12.4).
+
+        Returns
+        -------
+        dict[str, geom3d.combat.Odds]
+
+        Raises
+        ------
+        UsageError
+            The ruleset has no roll rules (only Infinity's are written, SPEC 12.4).
+        """
+        from geom3d.core.errors import UsageError
+
+        raise UsageError(
+            f"ruleset {self.name!r} has no roll rules: odds are Infinity's (SPEC 12.4)"
+        )
+
     @abstractmethod
     def adjudicate(self, scene, attack, specs, **kwargs):
         """Adjudicate one attack whose placements are merged (the game's own rules).

@@ -108,10 +108,11 @@ from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.base import StandardRuleset
 from geom3d.rules.infinity.area import area_status
 from geom3d.rules.infinity.groups import engaged_groups
+from geom3d.rules.infinity.odds import attack_odds
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.resolve import resolve
 
-__all__ = ["InfinityRuleset", "area_status", "engaged_groups", "place", "resolve"]
+__all__ = ["InfinityRuleset", "area_status", "attack_odds", "engaged_groups", "place", "resolve"]
 
 
 class InfinityRuleset(StandardRuleset):
@@ -120,3 +121,7 @@ class InfinityRuleset(StandardRuleset):
     def adjudicate(self, scene, attack, specs, *, stats: FocusStats | None = None):
         """Resolve an Infinity attack (:func:`geom3d.rules.infinity.resolve.resolve`)."""
         return resolve(scene, attack, specs, stats=stats)
+
+    def attack_odds(self, scene, attack, result):
+        """Exact odds per affected trooper (:func:`geom3d.rules.infinity.odds.attack_odds`)."""
+        return attack_odds(scene, attack, result)
