@@ -47,7 +47,8 @@ class _Sheet:
     def __init__(self, scene, attack) -> None:
         self.scene = scene
         self.attack = attack
-        self.file = scene.scenario.name
+        path = scene.scenario.path
+        self.file = scene.scenario.name if path is None else str(path)  # as parse errors do
         self.index = {t.id: i for i, t in enumerate(scene.scenario.troopers)}
         self.attack_index = next(
             i for i, a in enumerate(scene.scenario.attacks) if a.id == attack.id
