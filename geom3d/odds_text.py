@@ -39,11 +39,13 @@ def _dice(o: dict) -> str:
 def odds_label(o: dict) -> str:
     """A two-line label of one trooper's ``odds`` object (diagrams, tables).
 
-    Example: ``face to face: B3@13 vs B1@11`` / ``hit 52.3%, wounded 26.1%, E(W) 0.31``.
+    Example: ``face to face: B3@13 vs B1@11`` /
+    ``P(hit) 52.3%, P(wounded) 26.1%, E(W) 0.31``.
     """
     head = f"{o['roll'].replace('_', ' ')}: {_dice(o)}"
     tail = (
-        f"hit {_pct(o['p_hit'])}, wounded {_pct(o['p_wounded'])}, E(W) {o['expected_wounds']:.2f}"
+        f"P(hit) {_pct(o['p_hit'])}, P(wounded) {_pct(o['p_wounded'])}, "
+        f"E(W) {o['expected_wounds']:.2f}"
     )
     return f"{head}\n{tail}"
 

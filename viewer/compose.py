@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from geom3d.core.errors import InputError
+from geom3d.odds_text import odds_label
 
 from . import palette as pal
 from .annotate import decorate, height_suffix
@@ -130,8 +131,10 @@ def view_pair(scene, view: str) -> tuple[str, str | None, str | None]:
     return kind, ids[0], ids[1]
 
 
-def resolve_attack_for_drawing(scene, attack_id: str) -> tuple[dict, list]:
+def resolve_attack_for_drawing(scene, attack_id: str, odds: bool = False) -> tuple[dict, list]:
     """Resolve an attack with the engine: its JSON dict and its template volumes.
+
+    ``odds``: with the exact odds of every affected trooper (SPEC 12.4).
 
     Returns
     -------
@@ -140,7 +143,7 @@ def resolve_attack_for_drawing(scene, attack_id: str) -> tuple[dict, list]:
     volumes : list of geom3d.templates.TemplateVolume
         ``AttackResult.volumes``: the placed templates.
     """
-    res = scene.resolve_attack(attack_id)
+    res = scene.resolve_attack(attack_id, **({"odds": True} if odds else {}))
     return res.to_dict(), list(res.volumes)
 
 
@@ -186,6 +189,25 @@ def _merge_into(d: Drawing, part: Drawing) -> None:
     d.notes.extend(part.notes)
 
 
+def _odds_text(doc: dict, suffix: dict[str, str], notes: list[str]) -> None:
+    """Odds next to each affected trooper (label) and who rolls what (one note each)."""
+    if doc.get("weapon") is None:
+        notes.append("odds: this attack gives no weapon (SPEC 12.4), so no odds")
+        return
+    for tid in doc.get("affected", []):
+        o = doc["troopers"].get(tid, {}).get("odds")
+        if o is None:
+            continue
+        roll, numbers = odds_label(o).split("\n")
+        base = suffix.get(tid, "")
+        suffix[tid] = (base[: -len(": hit")] if base.endswith(": hit") else base) + f": {numbers}"
+        note = f"{tid}: {roll}, P(critical) {o['p_critical']:.1%}"
+        back = o.get("against_attacker")
+        if back is not None:
+            note += f"; shoots back: P(hit) {back['p_hit']:.1%}"
+        notes.append(note)
+
+
 def build_drawing(
     scene,
     *,
@@ -198,6 +220,7 @@ def build_drawing(
     caption: str | None = None,
     legend: bool = True,
     annotate=(),
+    odds: bool = False,
 ) -> Drawing:
     """Everything a diagram shows (SPEC 6 ``geom3d render``), as a :class:`Drawing`.
 
@@ -218,6 +241,9 @@ def build_drawing(
     title, caption, legend, annotate
         Text options (:func:`viewer.annotate.decorate`); ``attack`` and ``lof`` may be
         combined (the attack with the Line of Fire drawn over it).
+    odds : bool
+        With ``attack``: each affected trooper's label carries its exact odds (SPEC 12.4;
+        ``render --odds``) and a note per trooper says who rolls what.
 
     Raises
     ------
@@ -258,7 +284,7 @@ def build_drawing(
         doc, volumes = (
             attack_result
             if attack_result is not None
-            else resolve_attack_for_drawing(scene, attack)
+            else resolve_attack_for_drawing(scene, attack, odds)
         )
         part = attack_actors(scene, doc, volumes, spec)
         excluded = {e["id"]: e.get("reason", "") for e in doc.get("excluded", [])}
@@ -273,6 +299,8 @@ def build_drawing(
             suffix[spec.main_target] = suffix.get(spec.main_target, "") + " (main target)"
         for tid in doc.get("affected", []):
             suffix[tid] = suffix.get(tid, "") + ": hit"
+        if odds:
+            _odds_text(doc, suffix, part.notes)
         focus_ids = list(
             dict.fromkeys(
                 (focus_ids or [])

@@ -171,6 +171,7 @@ def render(
     caption: str | None = None,
     legend: bool = True,
     annotate=(),
+    odds: bool = False,
 ) -> RenderResult:
     """Render a diagram off-screen, and write it when ``out`` is given.
 
@@ -198,6 +199,8 @@ def render(
         Camera options (:func:`viewer.camera.camera_options`).
     title, caption, legend, annotate
         Text options (:func:`viewer.annotate.decorate`).
+    odds : bool
+        With ``attack``: the exact odds next to each affected trooper (``--odds``).
 
     Returns
     -------
@@ -218,7 +221,7 @@ def render(
     if drawing is None:
         drawing = build_drawing(
             scene, view=view, attack=attack, lof=lof, lof_doc=lof_doc, title=title,
-            caption=caption, legend=legend, annotate=annotate,
+            caption=caption, legend=legend, annotate=annotate, odds=odds,
         )  # fmt: skip
     kind = drawing.view
     drawing.camera.update(camera_options(kind, azimuth, elevation, zoom))

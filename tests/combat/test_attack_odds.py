@@ -15,7 +15,7 @@ import pytest
 from support import REPO, make_scene, trooper
 
 from geom3d.cli import main as cli_main
-from geom3d.errors import ScenarioError
+from geom3d.core.errors import ScenarioError
 
 GRENADE = REPO / "meshes" / "scenarios" / "attacks" / "grenade_odds.yaml"
 

@@ -1,0 +1,33 @@
+"""``render --odds`` (SPEC 12.4): each affected trooper's label carries its exact odds."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pyvista")
+
+from support import REPO
+
+from geom3d import load_scene
+from viewer.compose import build_drawing
+
+pytestmark = pytest.mark.viewer
+
+GRENADE = REPO / "meshes" / "scenarios" / "attacks" / "grenade_odds.yaml"
+
+
+def test_labels_and_notes_carry_the_odds():
+    scene = load_scene(GRENADE)
+    d = build_drawing(scene, attack="grenade", odds=True)
+    texts = {lb.text for lb in d.labels}
+    # the values of tests/combat/test_rolls.py and test_attack_odds.py: t1 12/25 hit,
+    # wounded 173/400 * 3/5 + 19/400 * 21/25 = 29.9 %
+    assert "t1 (main target): P(hit) 48.0%, P(wounded) 29.9%, E(W) 0.32" in texts
+    assert any(t.startswith("t3: P(hit) 54.8%") for t in texts)
+    assert "t3: face to face: B1@13 vs B1@8, P(critical) 0.0%" in d.notes
+    assert any(
+        n.startswith("t2: face to face") and "shoots back: P(hit) 33.8%" in n for n in d.notes
+    )
+    # without --odds the labels are as before
+    plain = {lb.text for lb in build_drawing(scene, attack="grenade").labels}
+    assert "t1 (main target): hit" in plain and not any("P(hit)" in t for t in plain)
