@@ -26,7 +26,7 @@ from functools import cache
 
 from geom3d.core.tolerances import D20_FACES
 
-__all__ = ["CRIT", "RANKS", "die_ranks", "success_probability"]
+__all__ = ["CRIT", "RANKS", "die_counts", "die_ranks", "success_probability"]
 
 #: The rank of a critical (above every result a non-critical success can have).
 CRIT: int = D20_FACES + 1
@@ -36,8 +36,8 @@ RANKS: tuple[int, ...] = tuple(range(CRIT + 1))
 
 
 @cache
-def die_ranks(sv: int, crit_counts: bool = True) -> tuple[Fraction, ...]:
-    """The probability of each rank of one d20 rolled against ``sv``.
+def die_counts(sv: int, crit_counts: bool = True) -> tuple[int, ...]:
+    """How many of the 20 faces of a d20 rolled against ``sv`` give each rank.
 
     Parameters
     ----------
@@ -49,23 +49,29 @@ def die_ranks(sv: int, crit_counts: bool = True) -> tuple[Fraction, ...]:
 
     Returns
     -------
-    tuple of Fraction, length ``CRIT + 1``
-        ``p[rank]``; they sum to 1.
+    tuple of int, length ``CRIT + 1``
+        ``n[rank]``; they sum to 20.
     """
-    p = [Fraction(0)] * (CRIT + 1)
-    face = Fraction(1, D20_FACES)
+    n = [0] * (CRIT + 1)
     shift = max(sv - D20_FACES, 0)
     for result in range(1, D20_FACES + 1):
         if sv <= 0 or result > sv:
-            p[0] += face
+            n[0] += 1
             continue
         value = result + shift
         critical = value >= D20_FACES if shift else result == sv
         if critical and crit_counts:
-            p[CRIT] += face
+            n[CRIT] += 1
         else:
-            p[min(value, D20_FACES)] += face
-    return tuple(p)
+            n[min(value, D20_FACES)] += 1
+    return tuple(n)
+
+
+@cache
+def die_ranks(sv: int, crit_counts: bool = True) -> tuple[Fraction, ...]:
+    """The probability of each rank of one d20 rolled against ``sv``
+    (:func:`die_counts` / 20); they sum to 1."""
+    return tuple(Fraction(n, D20_FACES) for n in die_counts(sv, crit_counts))
 
 
 def success_probability(sv: int) -> Fraction:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 
 from geom3d.combat.rolls import Dice, HitDist, direct_template, face_to_face
 from geom3d.combat.saves import saving_rolls, wounds_distribution
@@ -67,31 +68,31 @@ class Strike:
     wounds: list[Fraction]
     max_wounds: int | None
 
-    @property
+    @cached_property
     def p_hit(self) -> Fraction:
         return sum((p for (h, _), p in self.hits.items() if h), Fraction(0))
 
-    @property
+    @cached_property
     def p_critical(self) -> Fraction:
         return sum((p for (_, c), p in self.hits.items() if c), Fraction(0))
 
-    @property
+    @cached_property
     def expected_hits(self) -> Fraction:
         return sum((h * p for (h, _), p in self.hits.items()), Fraction(0))
 
-    @property
+    @cached_property
     def saving_rolls_expected(self) -> Fraction:
         return sum((n * p for n, p in saving_rolls(self.hits).items()), Fraction(0))
 
-    @property
+    @cached_property
     def p_wounded(self) -> Fraction:
         return 1 - self.wounds[0]
 
-    @property
+    @cached_property
     def expected_wounds(self) -> Fraction:
         return sum((k * p for k, p in enumerate(self.wounds)), Fraction(0))
 
-    @property
+    @cached_property
     def p_out(self) -> Fraction | None:
         """P(at least ``max_wounds`` wounds): none left (None without ``stats.wounds``)."""
         if self.max_wounds is None:

@@ -21,8 +21,10 @@ So the other side matters only through its **state**: "rolled a critical", or "n
 critical, best non-critical result w" (w = 0 when it has no success). The state's
 distribution comes from the dice's cumulative rank probabilities (``P(every die <= w)``
 is a product), and given the state the attacker's dice are independent, so their
-``(hits, critical_hits)`` distribution is a convolution of per-die outcomes. That is
-O(21 * n^2) per side instead of 20^(n + m). A Normal Roll is a Face to Face Roll against
+``(hits, critical_hits)`` distribution is a product of two multinomials (the dice whose
+critical counts, and the others). That is O(21 * n^2) per side instead of 20^(n + m).
+Everything is counted in integers (cases out of 20^(n + m)); each entry becomes one
+exact fraction at the end. A Normal Roll is a Face to Face Roll against
 nobody (state: no critical, w = 0).
 """
 
@@ -30,15 +32,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
+from math import comb
 
-from geom3d.combat.dice import CRIT, die_ranks
+from geom3d.combat.dice import CRIT, die_counts, die_ranks
+from geom3d.core.tolerances import D20_FACES
 
 __all__ = ["Dice", "HitDist", "direct_template", "face_to_face", "normal_roll"]
 
 #: ``{(hits, critical_hits): probability}``
 HitDist = dict[tuple[int, int], Fraction]
 
-_ZERO = Fraction(0)
 _ONE = Fraction(1)
 
 
@@ -64,55 +68,69 @@ class Dice:
     def n(self) -> int:
         return self.crit_dice + self.plain_dice
 
-    def groups(self):
-        """``(rank probabilities, count)`` per kind of die."""
-        return (
-            (die_ranks(self.sv, True), self.crit_dice),
-            (die_ranks(self.sv, False), self.plain_dice),
-        )
 
-
-def _states(dice: Dice | None) -> tuple[Fraction, list[Fraction]]:
-    """The other side's state: ``(P(critical), [P(no critical, best result w)] for w)``."""
-    best = [_ZERO] * CRIT  # index w = 0 .. 20
+def _states(dice: Dice | None) -> tuple[int, list[int], int]:
+    """The other side's state in counts of its 20^m rolls: ``(critical, [no critical,
+    best result w] for w = 0..20, 20^m)``."""
     if dice is None or dice.n == 0:
-        best[0] = _ONE
-        return _ZERO, best
-    cum_prev = _ZERO
+        return 0, [1] + [0] * (CRIT - 1), 1
+    counts = [
+        (die_counts(dice.sv, True), dice.crit_dice),
+        (die_counts(dice.sv, False), dice.plain_dice),
+    ]
+    best, prev = [], 0
     for w in range(CRIT):
-        cum = _ONE
-        for ranks, count in dice.groups():
-            if count:
-                cum *= sum(ranks[: w + 1], _ZERO) ** count
-        best[w] = cum - cum_prev
-        cum_prev = cum
-    return 1 - cum_prev, best
+        cum = 1
+        for c, k in counts:
+            if k:
+                cum *= sum(c[: w + 1]) ** k
+        best.append(cum - prev)
+        prev = cum
+    total = D20_FACES**dice.n
+    return total - prev, best, total
 
 
-def _convolve(dist: HitDist, step: dict[tuple[int, int], Fraction], times: int) -> HitDist:
-    for _ in range(times):
-        out: HitDist = {}
-        for (h, c), p in dist.items():
-            for (dh, dc), q in step.items():
-                if q:
-                    key = (h + dh, c + dc)
-                    out[key] = out.get(key, _ZERO) + p * q
+def _group(miss: int, plain: int, crit: int, k: int) -> dict[tuple[int, int], int]:
+    """``k`` identical dice: ``{(hits, critical hits): count of the 20^k rolls}``
+    (multinomial: k! / (k0! k1! k2!) miss^k0 plain^k1 crit^k2)."""
+    out: dict[tuple[int, int], int] = {}
+    for k2 in range(k + 1):
+        for k1 in range(k - k2 + 1):
+            n = comb(k, k2) * comb(k - k2, k1) * crit**k2 * plain**k1 * miss ** (k - k1 - k2)
+            if n:
+                out[(k1 + k2, k2)] = n
+    return out
+
+
+def _hits_given(dice: Dice, w: int) -> dict[tuple[int, int], int]:
+    """``dice``'s hits, in counts of its 20^n rolls, when the other side rolled no
+    critical and its best non-critical result is ``w``."""
+    dist = {(0, 0): 1}
+    for crit_counts, k in ((True, dice.crit_dice), (False, dice.plain_dice)):
+        if not k:
+            continue
+        c = die_counts(dice.sv, crit_counts)
+        crit, plain = c[CRIT], sum(c[w + 1 : CRIT])
+        group = _group(D20_FACES - crit - plain, plain, crit, k)
+        out: dict[tuple[int, int], int] = {}
+        for (h, x), p in dist.items():
+            for (dh, dx), q in group.items():
+                key = (h + dh, x + dx)
+                out[key] = out.get(key, 0) + p * q
         dist = out
     return dist
 
 
-def _hits_given(dice: Dice, w: int) -> HitDist:
-    """``dice``'s hit distribution when the other side rolled no critical and its best
-    non-critical result is ``w``."""
-    dist: HitDist = {(0, 0): _ONE}
-    for ranks, count in dice.groups():
-        if not count:
-            continue
-        crit = ranks[CRIT]
-        plain = sum(ranks[w + 1 : CRIT], _ZERO)
-        step = {(1, 1): crit, (1, 0): plain, (0, 0): 1 - crit - plain}
-        dist = _convolve(dist, step, count)
-    return dist
+@cache
+def _face_to_face(mine: Dice, theirs: Dice | None) -> tuple:
+    p_crit, best, total = _states(theirs)
+    counts: dict[tuple[int, int], int] = {(0, 0): p_crit * D20_FACES**mine.n}
+    for w, pw in enumerate(best):
+        if pw:
+            for key, n in _hits_given(mine, w).items():
+                counts[key] = counts.get(key, 0) + pw * n
+    den = total * D20_FACES**mine.n
+    return tuple((k, Fraction(counts[k], den)) for k in sorted(counts) if counts[k])
 
 
 def face_to_face(mine: Dice, theirs: Dice | None) -> HitDist:
@@ -128,16 +146,10 @@ def face_to_face(mine: Dice, theirs: Dice | None) -> HitDist:
     Returns
     -------
     HitDist
-        Exact, sums to 1; keys sorted.
+        Exact, sums to 1; keys sorted. Counted in integers (each side's rolls are
+        20^n equally likely cases), one fraction per entry at the end.
     """
-    p_crit, best = _states(theirs)
-    out: HitDist = {(0, 0): p_crit}
-    for w, pw in enumerate(best):
-        if not pw:
-            continue
-        for key, p in _hits_given(mine, w).items():
-            out[key] = out.get(key, _ZERO) + pw * p
-    return {k: out[k] for k in sorted(out) if out[k]}
+    return dict(_face_to_face(mine, theirs))
 
 
 def normal_roll(mine: Dice) -> HitDist:

@@ -10,7 +10,7 @@ is <= 20); PS + ARM <= 0 always fails.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import comb
+from math import comb, lcm
 
 from geom3d.combat.rolls import HitDist
 from geom3d.core.tolerances import D20_FACES
@@ -49,11 +49,15 @@ def wounds_distribution(hits: HitDist, save_sv: int | None) -> list[Fraction]:
     """
     if save_sv is None:
         return [Fraction(1)]
-    q = save_failure(save_sv)
+    fail = D20_FACES - min(max(save_sv, 0), D20_FACES)  # failing faces of the d20
     rolls = saving_rolls(hits)
     top = max(rolls, default=0)
-    out = [Fraction(0)] * (top + 1)
+    # integers over one denominator: lcm of the hit probabilities' times 20^top
+    den = lcm(*(p.denominator for p in rolls.values()))
+    out = [0] * (top + 1)
     for n, p in rolls.items():
+        weight = p.numerator * (den // p.denominator) * D20_FACES ** (top - n)
         for k in range(n + 1):
-            out[k] += p * comb(n, k) * q**k * (1 - q) ** (n - k)
-    return out
+            out[k] += weight * comb(n, k) * fail**k * (D20_FACES - fail) ** (n - k)
+    total = den * D20_FACES**top
+    return [Fraction(c, total) for c in out]
