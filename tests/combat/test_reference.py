@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from fractions import Fraction as F
 
-import icepool
 import numpy as np
 import pytest
 
@@ -72,7 +71,14 @@ def enumerate_f2f(mine: Dice, theirs: Dice | None) -> dict:
     return out
 
 
+def _icepool():
+    """The icepool module (the dev extra); tests that need it skip without it."""
+    return pytest.importorskip("icepool")
+
+
 def _rank(sv: int, crit_counts: bool):
+    icepool = _icepool()
+
     def f(r):
         if sv <= 0 or (sv <= FACES and r > sv):
             return 0
@@ -84,6 +90,7 @@ def _rank(sv: int, crit_counts: bool):
 
 
 def icepool_f2f(mine: Dice, theirs: Dice | None) -> dict:
+    icepool = _icepool()
     dice_b = [] if theirs is None else (
         [_rank(theirs.sv, True)] * theirs.crit_dice + [_rank(theirs.sv, False)] * theirs.plain_dice
     )  # fmt: skip
@@ -147,6 +154,7 @@ def test_icepool_reference_matches_the_enumeration():
 
 
 def test_wounds_match_icepool():
+    icepool = _icepool()
     # hits of B3 @13 vs B1 @11, each hit one save, each critical hit one more, PS + ARM 8
     hits = face_to_face(Dice(13, 3), Dice(11, 1))
     save = icepool.d20.map(lambda r: 1 if r > 8 else 0)  # 1: a failed save = a wound
