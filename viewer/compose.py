@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from geom3d.combat.text import odds_label
 from geom3d.core.errors import InputError
-from geom3d.odds_text import odds_label
 
 from . import palette as pal
 from .annotate import decorate, height_suffix

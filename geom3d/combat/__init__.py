@@ -6,7 +6,8 @@ Pure arithmetic on exact fractions: no scene, no geometry, no Monte Carlo.
 * :mod:`~geom3d.combat.rolls`: Normal and Face to Face Rolls of several dice, direct
   templates (no attack roll);
 * :mod:`~geom3d.combat.saves`: Saving Rolls and the wounds they remove;
-* :mod:`~geom3d.combat.odds`: one trooper's odds from who rolls what (:class:`RollPlan`).
+* :mod:`~geom3d.combat.odds`: one trooper's odds from who rolls what (:class:`RollPlan`);
+* :mod:`~geom3d.combat.text`: the odds' table and labels (renderings of the JSON).
 
 The ruleset (:mod:`geom3d.rules.infinity.odds`) decides who rolls what from the scenario
 and the geometry; this package only counts.

@@ -276,7 +276,7 @@ def attack_table(doc: dict) -> str:
         rows,
     )
     if any("weapon" in a for a in doc["attacks"]):
-        from geom3d.odds_text import odds_table
+        from geom3d.combat.text import odds_table
 
         text += odds_table(doc)
     return text
