@@ -266,3 +266,17 @@ def test_roll_data_in_a_40k_scenario_is_an_error():
     data = _scenario(None, {"weapon": {"ps": 3}}, ruleset="wh40k-7e")
     with pytest.raises(ScenarioError, match=r"attacks\[0\]\.weapon: weapon is Infinity roll"):
         parse_scenario(data, file="s.yaml")
+
+
+def test_ps_plus_arm_at_20_and_above_never_wounds():
+    for ps in (18, 25):  # PS + ARM 2 = 20, 27
+        o = _teardrop_scene(weapon={"ps": ps}).resolve_attack("shot", odds=True)
+        odds = o.to_dict()["troopers"]["t"]["odds"]
+        assert _close(odds["p_hit"], F(9, 20)) and odds["p_wounded"] == 0.0
+        assert odds["wounds_distribution"] == [1.0, 0.0]
+        key = "Saving Roll of t: d20 <= PS + ARM (one per hit, one more per critical hit, 002)"
+        assert _ledger(odds)[key] == ps + 2
+    # BTS instead of ARM: t's BTS is 0, so PS 19 fails on a 20 only
+    o = _teardrop_scene(weapon={"ps": 19, "save": "bts"}).resolve_attack("shot", odds=True)
+    odds = o.to_dict()["troopers"]["t"]["odds"]
+    assert _close(odds["p_wounded"], F(9, 20) * F(1, 20))
