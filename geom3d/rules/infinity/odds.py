@@ -298,7 +298,7 @@ def attack_odds(scene, attack, result) -> dict[str, Odds]:
     ----------
     scene : geom3d.scene.Scene
     attack : geom3d.scenario.AttackSpec
-    result : geom3d.outcomes.AttackResult
+    result : geom3d.adjudication.outcomes.AttackResult
         ``attack`` resolved.
 
     Returns
