@@ -10,6 +10,8 @@
   expectation writes (extra keys in the result are fine).
 
 - ``lof[A->B].visible_area_mm2``: the witness's visible area (None when there is no LoF).
+- ``attacks.ID.weapon`` and ``attacks.ID.troopers.T.odds`` (SPEC 12.4): asking for either
+  resolves the attack with its odds (``--odds``), e.g. ``odds: {p_hit: 0.48}``.
 
 Tolerance expectations: wherever a number is expected, a mapping ``{min: X}``,
 ``{max: Y}``, ``{min: X, max: Y}`` (bounds included) or ``{approx: V, tol: T}``
@@ -282,7 +284,8 @@ def _check_attack(scene, checks: Checks, aid: str, base: str, spec) -> None:
         checks.error(base, "expected a mapping of expected fields (outcome, affected, ...)")
         return
     try:
-        result = resolve_attack(scene, aid).to_dict()
+        result = resolve_attack(scene, aid, **({"odds": True} if _wants_odds(spec) else {}))
+        result = result.to_dict()
     except Geom3dError as exc:
         for k, v in spec.items():
             checks.error(f"{base}.{k}", f"resolving the attack failed: {exc}", v)
@@ -303,6 +306,13 @@ def _check_attack(scene, checks: Checks, aid: str, base: str, spec) -> None:
             _check_attack_troopers(checks, name, v, result[k] or {})
         else:
             checks.compare(name, v, result[k])
+
+
+def _wants_odds(spec: dict) -> bool:
+    """Whether an ``expect.attacks`` entry asks for the odds (SPEC 12.4)."""
+    troopers = spec.get("troopers")
+    asked = troopers.values() if isinstance(troopers, dict) else ()
+    return "weapon" in spec or any(isinstance(f, dict) and "odds" in f for f in asked)
 
 
 def _check_attack_troopers(checks: Checks, base: str, expected, actual: dict) -> None:

@@ -280,3 +280,14 @@ def test_ps_plus_arm_at_20_and_above_never_wounds():
     o = _teardrop_scene(weapon={"ps": 19, "save": "bts"}).resolve_attack("shot", odds=True)
     odds = o.to_dict()["troopers"]["t"]["odds"]
     assert _close(odds["p_wounded"], F(9, 20) * F(1, 20))
+
+
+def test_check_verifies_the_odds_an_expect_block_asks_for(capsys, tmp_path):
+    # the bundled scenario pins t1's odds (hand-computed); a wrong value fails the check
+    rc, out, _ = _run(capsys, "check", str(GRENADE), "--quiet")
+    assert rc == 0, out
+    path = tmp_path / "g.yaml"
+    path.write_text(GRENADE.read_text().replace("p_hit: 0.48,\n", "p_hit: 0.5,\n", 1))
+    rc, out, _ = _run(capsys, "check", str(path), "--quiet", "--format", "github")
+    assert rc == 1
+    assert "attacks.grenade.troopers.t1.odds" in out
