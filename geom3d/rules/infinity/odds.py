@@ -82,6 +82,12 @@ class _Sheet:
         return f"attacks[{self.attack_index}].weapon"
 
 
+def _intuitive(attack) -> bool:
+    """An Intuitive Attack (SPEC 12.6, ``intuitive: true`` where the scenario format has
+    it): a direct template that rolls to hit (000), so enemies oppose it face to face."""
+    return bool(getattr(attack, "intuitive", False))
+
+
 def _is_enemy(scene, attacker_id: str, tid: str) -> bool:
     me, other = scene.troopers[attacker_id].side, scene.troopers[tid].side
     return tid != attacker_id and other != me and other != "neutral"
@@ -97,7 +103,12 @@ def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
     sv = attr + weapon.mod
     mains = sorted({p.main_target for p in resolved if p.main_target})
     ledger += [
-        ("attack roll: an impact template rolls to hit (000)", attack.mode),
+        (
+            "attack roll: an Intuitive Attack rolls to hit (000)"
+            if _intuitive(attack)
+            else "attack roll: an impact template rolls to hit (000)",
+            attack.mode,
+        ),
         (f"attacker attribute: {sheet.stat_label(a, weapon.attribute)}", attr),
         (
             f"attacker MOD: {sheet.weapon_path}.mod, the MODs of the main target "
@@ -210,7 +221,7 @@ def _plan(sheet: _Sheet, result, tid: str) -> RollPlan:
     spec = sheet.spec(tid)
     ledger: list = [(f"role of {tid}", flags.get("role", "secondary"))]
     enemy = _is_enemy(scene, attack.attacker, tid)
-    rolls_to_hit = attack.mode == "impact"
+    rolls_to_hit = attack.mode == "impact" or _intuitive(attack)
     dice = _attack_dice(sheet, result, tid, ledger) if rolls_to_hit else None
     templates = sum(1 for p in result.placements if p.outcome == "resolved" and tid in p.affected)
     if not rolls_to_hit:
