@@ -60,12 +60,12 @@ def odds_table(doc: dict) -> str:
         highlight=False,
         title=f"Odds - {doc['scenario']}",
         caption="Exact (not sampled). dice: B<dice>@<Success Value>, attacker vs trooper. "
-        "E(W): expected wounds; W dist: P(0, 1, 2, ... wounds) in %. The JSON ledger "
-        "says where every number comes from.",
+        "E(W): expected wounds; W dist: P(0, 1, 2, ... wounds) in %; back: the trooper's "
+        "attack on the attacker. The JSON ledger says where every number comes from.",
         caption_justify="left",
     )
     cols = ["attack", "trooper", "role", "roll", "dice", "P(hit)", "P(crit)", "E(hits)"]
-    cols += ["E(saves)", "P(wounded)", "E(W)", "W dist %"]
+    cols += ["E(saves)", "P(wounded)", "E(W)", "W dist %", "back: P(hit)"]
     for c in cols:
         table.add_column(c, overflow="fold")
     for a in doc["attacks"]:
@@ -89,6 +89,7 @@ def odds_table(doc: dict) -> str:
                 _pct(o["p_wounded"]),
                 f"{o['expected_wounds']:.3f}",
                 dist,
+                "" if "against_attacker" not in o else _pct(o["against_attacker"]["p_hit"]),
             )
             table.add_row(*(Text(str(c)) for c in cells))  # ids are text, never markup
     buf = StringIO()

@@ -179,6 +179,7 @@ def test_table_lists_each_affected_trooper(capsys):
     rows = [line for line in out.splitlines() if line.startswith("│ grenade │ t")]
     assert [r.split("│")[2].strip() for r in rows] == ["t1", "t2", "t3"]
     assert "B1@13 vs B1@8" in rows[2] and "48.0%" in rows[0]
+    assert rows[1].split("│")[-2].strip() == "33.8%"  # t2 shoots back: 0.3375
 
 
 def test_missing_stats_is_one_line_with_the_field_path(capsys, tmp_path):
