@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:  # numpy is only named here: this module imports nothing
+    from numpy.typing import NDArray
+
 __all__ = ["LENGTH_UNITS", "MESH_UNITS", "SCENARIO_UNITS", "to_mm"]
 
 #: Millimetres per unit.
@@ -12,6 +17,10 @@ SCENARIO_UNITS = ("mm", "cm", "in")
 MESH_UNITS = ("mm", "cm", "m", "in")
 
 
-def to_mm(value, unit: str):
+@overload
+def to_mm(value: float, unit: str) -> float: ...
+@overload
+def to_mm(value: NDArray[Any], unit: str) -> NDArray[Any]: ...
+def to_mm(value: float | NDArray[Any], unit: str) -> float | NDArray[Any]:
     """Convert ``value`` (scalar or array) from ``unit`` to millimetres."""
     return value * LENGTH_UNITS[unit]

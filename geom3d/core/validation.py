@@ -11,6 +11,7 @@ Modelled on shapely's and trimesh's habit of failing early with the argument's n
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geom3d.core.errors import InputError, ShapeError
 
@@ -21,7 +22,7 @@ def _shape_str(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def as_points(value, name: str, *, dim: int = 3) -> np.ndarray:
+def as_points(value: ArrayLike, name: str, *, dim: int = 3) -> np.ndarray:
     """Return ``value`` as a finite ``(n, dim)`` float64 array.
 
     Parameters
@@ -46,7 +47,7 @@ def as_points(value, name: str, *, dim: int = 3) -> np.ndarray:
     return require_finite(arr, name)
 
 
-def as_point(value, name: str, *, dim: int = 3) -> np.ndarray:
+def as_point(value: ArrayLike, name: str, *, dim: int = 3) -> np.ndarray:
     """Return ``value`` as a finite ``(dim,)`` float64 array (one point, mm)."""
     arr = np.asarray(value, dtype=np.float64)
     if arr.shape != (dim,):
@@ -54,7 +55,7 @@ def as_point(value, name: str, *, dim: int = 3) -> np.ndarray:
     return require_finite(arr, name)
 
 
-def as_faces(value, name: str, n_vertices: int) -> np.ndarray:
+def as_faces(value: ArrayLike, name: str, n_vertices: int) -> np.ndarray:
     """Return ``value`` as an ``(m, 3)`` int64 array of indices below ``n_vertices``."""
     arr = np.asarray(value)
     if arr.ndim != 2 or arr.shape[1] != 3:
