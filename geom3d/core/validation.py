@@ -10,12 +10,14 @@ Modelled on shapely's and trimesh's habit of failing early with the argument's n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from geom3d.core.errors import InputError, ShapeError
 
-__all__ = ["as_faces", "as_point", "as_points", "require_finite", "require_positive"]
+__all__ = ["as_faces", "as_point", "as_points", "require_finite", "require_positive", "xyz"]
 
 
 def _shape_str(shape: tuple[int, ...]) -> str:
@@ -81,3 +83,10 @@ def require_positive(value: float, name: str) -> float:
     if not np.isfinite(v) or v <= 0:
         raise InputError(f"{name} must be a positive finite number, got {value!r}")
     return v
+
+
+def xyz(values: Iterable[float]) -> tuple[float, float, float]:
+    """A point known to have three coordinates (validated input, a ``(3,)`` array) as a
+    typed ``(x, y, z)`` tuple; the items are kept as they are (no conversion)."""
+    x, y, z = values
+    return (x, y, z)

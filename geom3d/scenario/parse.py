@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.core.inputfile import InputFileProblem, stat_regular
 from geom3d.core.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_MM, MIN_BODY_MM
+from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext, check_finite, first_error
@@ -145,7 +146,7 @@ def _table(raw: ScenarioModel, ctx: ParseContext):
             box_size=None,
             mesh_path=mesh,
             mesh_units=mesh_units,
-            position=(*pos, 0.0)[:3],
+            position=xyz((*pos, 0.0)[:3]),
             rotation_deg=float(t.rotation_deg),
             scale=_scale3(t.scale),
             blocks_lof=True,
@@ -182,12 +183,12 @@ def _scenery(raw: ScenarioModel, ctx: ParseContext) -> list[SceneryItem]:
         out.append(
             SceneryItem(
                 id=s.id,
-                box_size=ctx.lengths(s.box.size, f"{where}.box.size", MAX_BODY_MM, MIN_BODY_MM)
+                box_size=xyz(ctx.lengths(s.box.size, f"{where}.box.size", MAX_BODY_MM, MIN_BODY_MM))
                 if s.box
                 else None,
                 mesh_path=mesh_path,
                 mesh_units=s.mesh_units or raw.units,
-                position=tuple(pos),
+                position=xyz(pos),
                 rotation_deg=float(s.rotation_deg),
                 scale=_scale3(s.scale),
                 blocks_lof=s.blocks_lof,

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
 from geom3d.core.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
-from geom3d.core.units import MESH_UNITS, SCENARIO_UNITS
+from geom3d.core.units import MeshUnit, ScenarioUnit
 
 __all__ = ["FORMAT", "STATES", "ScenarioModel"]
 
@@ -84,7 +84,7 @@ class _Scenery(_Model):
     id: str
     box: _Box | None = None
     mesh: str | None = None
-    mesh_units: Literal[MESH_UNITS] | None = None
+    mesh_units: MeshUnit | None = None
     position: Point = [0.0, 0.0, 0.0]
     rotation_deg: Num = 0.0
     scale: Any = 1.0
@@ -100,7 +100,7 @@ class _Scenery(_Model):
 class _Table(_Model):
     size: list[Num] | None = None
     mesh: str | None = None
-    mesh_units: Literal[MESH_UNITS] | None = None
+    mesh_units: MeshUnit | None = None
     scale: Any = 1.0
     position: Point | None = None
     rotation_deg: Num = 0.0
@@ -221,7 +221,7 @@ class ScenarioModel(_Model):
     """A whole scenario file as written (before references and units are resolved)."""
 
     format: Literal["geom3d/1"]
-    units: Literal[SCENARIO_UNITS] = "mm"
+    units: ScenarioUnit = "mm"
     ruleset: str = "infinity"
     ruleset_overrides: dict[str, Any] = {}
     table: _Table | None = None

@@ -24,6 +24,7 @@ import numpy as np
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
 from geom3d.core.tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
+from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scene.interface import Ruleset
@@ -198,6 +199,7 @@ class Scene:
             _SCENERY_CACHE[key] = built
             while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
                 _SCENERY_CACHE.popitem(last=False)
+        assert built.engine is not None and built.all_engine is not None  # build_scenery made them
         self.scenery: SceneryMesh = built.scenery
         self.blocking_mask = built.blocking_mask
         self.closing_mask = built.closing_mask
@@ -248,19 +250,17 @@ class Scene:
         if len(t.position) == 2:
             pos = (t.position[0], t.position[1], float(z_of[t.id]))
         else:
-            pos = tuple(t.position)
+            pos = xyz(t.position)
         route = None
         if t.route is not None:
             r2 = [p for p in t.route if len(p) == 2]
             rz = iter(self.surface.rest(r2, [self._base_radius(t)] * len(r2))[0])
-            route = tuple(
-                (p[0], p[1], float(next(rz))) if len(p) == 2 else tuple(p) for p in t.route
-            )
+            route = tuple((p[0], p[1], float(next(rz))) if len(p) == 2 else xyz(p) for p in t.route)
         height = self.ruleset.base_height if "prone" in t.states else t.height
         return Trooper(
             id=t.id,
             side=t.side,
-            position=tuple(float(v) for v in pos),
+            position=xyz(float(v) for v in pos),
             facing_deg=t.facing_deg,
             silhouette=t.silhouette,
             diameter=t.diameter,
@@ -351,6 +351,7 @@ class Scene:
                 if interior is None:  # not cached: build it (and store it)
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
+                assert built.engine is not None  # made before any scene exists
                 built.prover = Prover(interior, built.engine)
         return built.prover
 

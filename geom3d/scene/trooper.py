@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.validation import xyz
 
 __all__ = ["Trooper"]
 
@@ -97,4 +98,4 @@ class Trooper:
 
     def moved_to(self, position) -> Trooper:
         """A copy standing at ``position`` ((3,) float, mm)."""
-        return replace(self, position=tuple(float(v) for v in position))
+        return replace(self, position=xyz(float(v) for v in position))

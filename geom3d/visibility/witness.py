@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from geom3d.bodies.kernels import STATUS_MISS, view_ray
+from geom3d.core.validation import xyz
 from geom3d.visibility.apparent import ApparentView, lattice
 from geom3d.visibility.cast import SampleCast
 from geom3d.visibility.search import PatchHit
@@ -124,7 +125,7 @@ def patch_witness(hit: PatchHit, cast: SampleCast) -> PatchWitness:
             view.eyes, view.u, view.v, view.c, i, sc, tc, view.target_row, _NO_OCC
         )
         if st == STATUS_MISS:  # (never for a window of counting samples) the eye itself
-            return tuple(float(k) for k in view.eyes[i])
+            return xyz(float(k) for k in view.eyes[i])
         return (x, y, z)
 
     return PatchWitness(
