@@ -57,6 +57,7 @@ class PatchWitness:
     @property
     def patch_center(self) -> tuple[float, float, float]:
         if self._center is None:
+            assert self._locate is not None  # given when patch_center was not
             self._center = self._locate()
             self._locate = None
         return self._center
@@ -64,6 +65,7 @@ class PatchWitness:
     @property
     def visible_area_mm2(self) -> float:
         if self._area is None:
+            assert self._measure is not None  # given when visible_area_mm2 was not
             self._area = float(self._measure())
             self._measure = None
         return self._area
