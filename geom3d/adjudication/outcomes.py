@@ -46,6 +46,7 @@ from the Blast Focus).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from geom3d.core.output import round_point, round_value
 from geom3d.scenario import AttackSpec
@@ -263,7 +264,7 @@ class AttackResult:
 
     def to_dict(self) -> dict:
         """The SPEC section 6 JSON object (mm, floats rounded to 1e-3, deterministic)."""
-        d = {
+        d: dict[str, Any] = {
             "id": self.id,
             "outcome": self.outcome,
             "reason": self.reason,
@@ -325,8 +326,8 @@ def combine(
             why[tid] = reason
 
     for p in placements:
-        for tid, reason in p.excluded.items():
-            offer(tid, reason)
+        for tid, why_not in p.excluded.items():
+            offer(tid, why_not)
         if p.outcome != "resolved":
             for tid in p.in_area:
                 offer(tid, p.outcome)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 from geom3d.ruledata import RulesetData
 
@@ -125,7 +126,7 @@ class Ruleset(ABC):
         raise NotImplementedError(f"ruleset {self.name!r} does not survey tables")
 
     @abstractmethod
-    def adjudicate(self, scene, attack, specs, **kwargs):
+    def adjudicate(self, scene, attack, specs, *, stats: Any = None):
         """Adjudicate one attack whose placements are merged (the game's own rules).
 
         Parameters
@@ -134,8 +135,8 @@ class Ruleset(ABC):
         attack : geom3d.scenario.AttackSpec
         specs : list of geom3d.adjudication.outcomes.PlacementSpec
             One per template placement (burst).
-        **kwargs
-            Resolver options (e.g. ``stats`` for benchmarks).
+        stats : optional
+            The resolver's counters, for benchmarks (a ruleset may have none).
 
         Returns
         -------

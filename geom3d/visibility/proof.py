@@ -127,7 +127,8 @@ class BundleTree:
     def settled_eyes(self, eyes: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: eyes (of the first trooper, or the second with ``flip``) all of whose
         segments to the other trooper are proved blocked."""
-        return settled_eyes(*self._tree(), eyes, flip)
+        # numba's Dispatcher stub caps __call__'s positional arity
+        return settled_eyes(*self._tree(), eyes, flip)  # type: ignore[call-arg]
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
@@ -195,7 +196,8 @@ class PairProof:
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        return settled_packed(*self.packed, origins, ends, flip)
+        # numba's Dispatcher stub caps __call__'s positional arity
+        return settled_packed(*self.packed, origins, ends, flip)  # type: ignore[call-arg]
 
 
 def _centre(cyl: Cylinder) -> np.ndarray:
