@@ -107,7 +107,7 @@ class LofResult:
     witness_viewer: str | None
     route: RouteResult | None = None
 
-    def to_dict(self, area: bool = True) -> dict:
+    def to_dict(self, area: bool = True) -> dict[str, Any]:
         """The SPEC section 6 JSON shape (mm, rounded to 1e-3 mm).
 
         With ``area`` the witness also gives ``visible_area_mm2`` (measured now if it was

@@ -164,7 +164,7 @@ class PlacementResult:
     def focus(self) -> tuple[float, float, float] | None:
         return None if self.volume is None else self.volume.focus
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {
             "focus": round_point(self.focus),
             "heading_deg": round_value(self.heading_deg),
@@ -262,7 +262,7 @@ class AttackResult:
         """Template volumes of the placements that could be built, in placement order."""
         return [p.volume for p in self.placements if p.volume is not None]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The SPEC section 6 JSON object (mm, floats rounded to 1e-3, deterministic)."""
         d: dict[str, Any] = {
             "id": self.id,

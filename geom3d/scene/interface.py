@@ -17,10 +17,16 @@ listed in :data:`geom3d.ruledata.RULESETS`, and one line in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from geom3d.ruledata import RulesetData
+
+if TYPE_CHECKING:  # for annotations only: the results are made above this layer
+    from geom3d.adjudication.lof import LofResult
+    from geom3d.adjudication.outcomes import AttackResult
+    from geom3d.scene.scene import Scene
 
 __all__ = ["LofPolicy", "Ruleset"]
 
@@ -104,20 +110,22 @@ class Ruleset(ABC):
 
     # ------------------------------------------------------------------ questions
     @abstractmethod
-    def line_of_fire(self, scene, from_id: str, to_id: str, **kwargs):
+    def line_of_fire(self, scene: Scene, from_id: str, to_id: str, **kwargs: Any) -> LofResult:
         """Line of Fire from ``from_id`` to ``to_id`` in ``scene`` (a ``LofResult``)."""
 
     @abstractmethod
-    def lof_matrix(self, scene, pairs=None, **kwargs):
+    def lof_matrix(
+        self, scene: Scene, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> list[LofResult]:
         """Line of Fire for ``pairs`` (default: all ordered pairs), a list of ``LofResult``."""
 
     @abstractmethod
-    def resolve_attack(self, scene, attack_id: str, **kwargs):
+    def resolve_attack(self, scene: Scene, attack_id: str, **kwargs: Any) -> AttackResult:
         """Resolve the attack ``attack_id`` of ``scene`` (an ``AttackResult``): the one
         dispatcher every attack goes through (``Scene.resolve_attack`` and
         :func:`geom3d.adjudication.attacks.resolve_attack` call it)."""
 
-    def survey(self, scene, **kwargs) -> dict:
+    def survey(self, scene: Scene, **kwargs: Any) -> dict[str, Any]:
         """Survey the whole table of ``scene`` (SPEC 11.6; :func:`geom3d.survey.survey`).
 
         Rulesets using the standard visibility core get it from

@@ -16,10 +16,13 @@ import logging
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
@@ -33,6 +36,10 @@ from geom3d.scene.standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
 from geom3d.scene.trooper import Trooper
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
+
+if TYPE_CHECKING:  # for annotations only: the results are made above this layer
+    from geom3d.adjudication.lof import LofResult
+    from geom3d.adjudication.outcomes import AttackResult
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -71,7 +78,7 @@ def _read_proof_map(built: BuiltScenery) -> None:
     GIL, so it runs beside the BVH build and the rest of the scene's set-up."""
     if built.prover is not None or built.proof_map is not None:
         return
-    fut: Future = Future()
+    fut: Future[tuple[str, InteriorMap | None]] = Future()
 
     def run() -> None:
         fut.set_running_or_notify_cancel()
@@ -181,7 +188,7 @@ class Scene:
     ) -> None:
         self.scenario = scenario
         self.ruleset = ruleset
-        self.visibility_cache: dict[tuple[str, str], tuple] = {}
+        self.visibility_cache: dict[tuple[str, str], tuple[Any, ...]] = {}
         self.warnings: list[str] = []
         self.load_stats = LoadStats()
         if prefetch_proofs:
@@ -246,7 +253,9 @@ class Scene:
         self.warnings = [printable(w) for w in self.warnings]
 
     # ------------------------------------------------------------------ construction
-    def _make_trooper(self, t: TrooperSpec, z_of: dict, engaged: tuple) -> Trooper:
+    def _make_trooper(
+        self, t: TrooperSpec, z_of: dict[str, float], engaged: tuple[str, ...]
+    ) -> Trooper:
         if len(t.position) == 2:
             pos = (t.position[0], t.position[1], float(z_of[t.id]))
         else:
@@ -277,7 +286,7 @@ class Scene:
         """Base radius (mm) a trooper stands on: its silhouette's."""
         return 0.5 * t.diameter
 
-    def surface_z(self, xy) -> np.ndarray:
+    def surface_z(self, xy: ArrayLike) -> np.ndarray:
         """Height of the highest scenery surface straight under each point.
 
         Parameters
@@ -291,7 +300,7 @@ class Scene:
         """
         return self.surface.heights(xy)
 
-    def scan_report(self) -> list[dict]:
+    def scan_report(self) -> list[dict[str, Any]]:
         """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
         return [p.as_dict() for p in self.pieces]
 
@@ -386,26 +395,28 @@ class Scene:
             f"unknown attack {attack_id!r} (known: {known})", file=self.scenario.name
         )
 
-    def line_of_fire(self, a: str, b: str, **kwargs):
+    def line_of_fire(self, a: str, b: str, **kwargs: Any) -> LofResult:
         """Line of Fire from ``a`` to ``b``, by the ruleset
         (:func:`geom3d.adjudication.lof.line_of_fire`)."""
         return self.ruleset.line_of_fire(self, a, b, **kwargs)
 
-    def lof_matrix(self, pairs=None, **kwargs):
+    def lof_matrix(
+        self, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> list[LofResult]:
         """Line of Fire for all ordered pairs, by the ruleset
         (:func:`geom3d.adjudication.lof.lof_matrix`)."""
         return self.ruleset.lof_matrix(self, pairs, **kwargs)
 
-    def resolve_attack(self, attack_id: str, **kwargs):
+    def resolve_attack(self, attack_id: str, **kwargs: Any) -> AttackResult:
         """Resolve one attack, by the ruleset
         (:func:`geom3d.adjudication.attacks.resolve_attack`)."""
         return self.ruleset.resolve_attack(self, attack_id, **kwargs)
 
-    def survey(self, **kwargs) -> dict:
+    def survey(self, **kwargs: Any) -> dict[str, Any]:
         """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6)."""
         return self.ruleset.survey(self, **kwargs)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Plain-data description of the scene (for ``geom3d demo`` and reports)."""
         return {
             "scenario": self.scenario.name,

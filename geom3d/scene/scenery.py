@@ -34,7 +34,7 @@ import math
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -123,7 +123,7 @@ class PieceReport:
     rest_gap_mm: float | None = None
     messages: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready record (mm, rounded to 1e-3)."""
         d = {"id": self.id, "solid": self.solid, "triangles": self.triangles}
         if self.closing is not None:
