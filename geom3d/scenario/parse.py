@@ -8,6 +8,7 @@ and checking references.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -27,7 +28,7 @@ from geom3d.scenario.shapes import check_overridden, check_override_types, scale
 __all__ = ["load_scenario", "parse_scenario"]
 
 
-def load_scenario(path) -> Scenario:
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file (YAML or JSON).
 
     Parameters
@@ -45,7 +46,13 @@ def load_scenario(path) -> Scenario:
     return parse_scenario(data, file=name, base_dir=p.resolve().parent, path=p)
 
 
-def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) -> Scenario:
+def parse_scenario(
+    data: object,
+    *,
+    file: str = "<scenario>",
+    base_dir: str | os.PathLike[str] | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> Scenario:
     """Validate an already-parsed scenario mapping. See :func:`load_scenario`."""
     if not isinstance(data, dict):
         raise ScenarioError(

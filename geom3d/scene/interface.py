@@ -25,7 +25,8 @@ from geom3d.ruledata import RulesetData
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
     from geom3d.adjudication.lof import LofResult
-    from geom3d.adjudication.outcomes import AttackResult
+    from geom3d.adjudication.outcomes import AttackResult, PlacementSpec
+    from geom3d.scenario import AttackSpec
     from geom3d.scene.scene import Scene
 
 __all__ = ["LofPolicy", "Ruleset"]
@@ -51,7 +52,7 @@ class LofPolicy:
     engaged_sees_only_contact: bool = True
 
     @classmethod
-    def from_data(cls, data: RulesetData, *, engaged_sees_only_contact: bool = True):
+    def from_data(cls, data: RulesetData, *, engaged_sees_only_contact: bool = True) -> LofPolicy:
         """The policy of a ruleset's data file (``line_of_fire: {patch_mm, arc_deg}``)."""
         lof = data.line_of_fire
         return cls(float(lof["patch_mm"]), float(lof["arc_deg"]), engaged_sees_only_contact)
@@ -134,7 +135,9 @@ class Ruleset(ABC):
         raise NotImplementedError(f"ruleset {self.name!r} does not survey tables")
 
     @abstractmethod
-    def adjudicate(self, scene, attack, specs, *, stats: Any = None):
+    def adjudicate(
+        self, scene: Scene, attack: AttackSpec, specs: list[PlacementSpec], *, stats: Any = None
+    ) -> AttackResult:
         """Adjudicate one attack whose placements are merged (the game's own rules).
 
         Parameters
