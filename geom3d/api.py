@@ -10,6 +10,8 @@ never import the rules.
 
 from __future__ import annotations
 
+import os
+
 from geom3d.rules.registry import ruleset_for
 from geom3d.scenario import Scenario, load_scenario
 from geom3d.scene.interface import Ruleset
@@ -42,7 +44,7 @@ def build_scene(
     return Scene(scenario, ruleset, prefetch_proofs=prefetch_proofs)
 
 
-def load_scene(path, *, prefetch_proofs: bool = False) -> Scene:
+def load_scene(path: str | os.PathLike[str], *, prefetch_proofs: bool = False) -> Scene:
     """Load a scenario file and build its scene (the main entry point).
 
     Parameters

@@ -15,6 +15,7 @@ import argparse
 import errno
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from geom3d.commands import COMMANDS, command_module
 from geom3d.commands._common import EXIT_BAD_INPUT, EXIT_OK, Formatter, silence_stdout
@@ -24,7 +25,7 @@ __all__ = ["build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         self.exit(EXIT_BAD_INPUT, f"geom3d: error: {message}\n")
 
 

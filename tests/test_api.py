@@ -83,12 +83,23 @@ def _layer(name: str) -> int | None:
 def imported_modules(path: Path, text: str | None = None) -> list[tuple[int, str]]:
     """``(line, module)`` for every geom3d module ``path`` (or ``text`` as if it were that
     file) imports, at any depth (function-level imports included), relative imports
-    resolved."""
+    resolved. Imports under ``if TYPE_CHECKING:`` name types for annotations and never
+    run: they are not edges of the layer drawing."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     source = path.read_text() if text is None else text
+    tree = ast.parse(source, filename=str(path))
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and _is_type_checking(node.test)
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
     out = []
-    for node in ast.walk(ast.parse(source, filename=str(path))):
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -104,6 +115,13 @@ def imported_modules(path: Path, text: str | None = None) -> list[tuple[int, str
             continue
         out += [(node.lineno, t) for t in targets if t == "geom3d" or t.startswith("geom3d.")]
     return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
 def _is_module(dotted: str) -> bool:
@@ -177,6 +195,18 @@ def test_the_layer_check_sees_function_level_imports():
     found = {t for _, t in imported_modules(lof, lazy)}
     assert "geom3d.cli" in found and "geom3d.cli" not in {t for _, t in imported_modules(lof)}
     assert _layer("geom3d.cli") > _layer("geom3d.adjudication.lof")
+
+
+def test_the_layer_check_skips_type_only_imports():
+    scene = REPO / "geom3d" / "scene" / "scene.py"
+    probe = (
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from geom3d.cli import main\n"
+    )
+    assert "geom3d.cli" not in {t for _, t in imported_modules(scene, probe)}
+    found = {
+        t for _, t in imported_modules(scene, probe + "else:\n    from geom3d.cli import main\n")
+    }
+    assert "geom3d.cli" in found
 
 
 # --------------------------------------------------------------------------- rendering

@@ -29,6 +29,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
 from geom3d.core.output import round_point, round_value
 from geom3d.core.tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
+from geom3d.core.validation import xyz
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.scene import Scene, Trooper
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
@@ -105,13 +107,13 @@ class LofResult:
     witness_viewer: str | None
     route: RouteResult | None = None
 
-    def to_dict(self, area: bool = True) -> dict:
+    def to_dict(self, area: bool = True) -> dict[str, Any]:
         """The SPEC section 6 JSON shape (mm, rounded to 1e-3 mm).
 
         With ``area`` the witness also gives ``visible_area_mm2`` (measured now if it was
         not: one fine pass over the witness eye's view); a matrix that was not asked for
         areas leaves it out (``geom3d lof --areas``)."""
-        d = {
+        d: dict[str, Any] = {
             "from": self.from_id,
             "to": self.to_id,
             "lof": self.lof,
@@ -220,16 +222,21 @@ def pair_visibility(
         patch_mm=_policy(scene).patch_mm,
         stats=stats,
     )
-    return (w, (a.id, b.id)[k]) if w is not None else (None, None)
+    return (w, (a.id, b.id)[k]) if w is not None and k is not None else (None, None)
 
 
 def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
     cache = scene.visibility_cache
-    key = tuple(sorted((a.id, b.id)))
+    key = _pair_key(a.id, b.id)
     if key not in cache:
         w, viewer = pair_visibility(scene, a, b, stats=stats)
         cache[key] = (w, viewer)
     return cache[key]
+
+
+def _pair_key(x: str, y: str) -> tuple[str, str]:
+    """The two ids sorted: the key of :attr:`Scene.visibility_cache`."""
+    return (x, y) if x <= y else (y, x)
 
 
 def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
@@ -331,10 +338,11 @@ def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
                     else:
                         lo = mid
                 res, idx, pos = best
-            route = RouteResult(True, idx, tuple(float(v) for v in pos), main.id)
+            route = RouteResult(True, idx, xyz(float(v) for v in pos), main.id)
             return _with_route(res, route)
         if prev is None:
             prev = res
+    assert prev is not None  # set on the first step (k = 0) unless it returned
     route = RouteResult(False, None, None, main.id)
     return _with_route(prev, route)
 
@@ -386,7 +394,7 @@ def lof_matrix(
     uses: dict[tuple[str, str], int] = {}
     for x, y in pairs:
         if x != y and scene.troopers[x].route is None and scene.troopers[y].route is None:
-            key = tuple(sorted((x, y)))
+            key = _pair_key(x, y)
             uses[key] = uses.get(key, 0) + 1
     todo = [key for key in uses if key not in cache]
     threads = min(4, os.cpu_count() or 1) if threads is None else max(1, int(threads))
@@ -406,7 +414,7 @@ def lof_matrix(
 
         ways: dict[tuple[str, str], list[tuple[str, str]]] = {key: [] for key in todo}
         for x, y in pairs:
-            key = tuple(sorted((x, y)))
+            key = _pair_key(x, y)
             if key in ways and (x, y) not in ways[key]:
                 ways[key].append((x, y))
 

@@ -46,6 +46,7 @@ from the Blast Focus).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from geom3d.core.output import round_point, round_value
 from geom3d.scenario import AttackSpec
@@ -163,7 +164,7 @@ class PlacementResult:
     def focus(self) -> tuple[float, float, float] | None:
         return None if self.volume is None else self.volume.focus
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {
             "focus": round_point(self.focus),
             "heading_deg": round_value(self.heading_deg),
@@ -269,9 +270,9 @@ class AttackResult:
         """Template volumes of the placements that could be built, in placement order."""
         return [p.volume for p in self.placements if p.volume is not None]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The SPEC section 6 JSON object (mm, floats rounded to 1e-3, deterministic)."""
-        d = {
+        d: dict[str, Any] = {
             "id": self.id,
             "outcome": self.outcome,
             "reason": self.reason,
@@ -337,8 +338,8 @@ def combine(
             why[tid] = reason
 
     for p in placements:
-        for tid, reason in p.excluded.items():
-            offer(tid, reason)
+        for tid, why_not in p.excluded.items():
+            offer(tid, why_not)
         if p.outcome != "resolved":
             for tid in p.in_area:
                 offer(tid, p.outcome)

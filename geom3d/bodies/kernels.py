@@ -31,8 +31,9 @@ if not os.environ.get("NUMBA_CACHE_DIR"):
 from numba import njit
 from numba.core import config as _numba_config
 
-if not _numba_config.CACHE_DIR:  # numba was imported before us: set it directly
-    _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+# numba.core.config sets its attributes at run time (from the environment): mypy sees none
+if not _numba_config.CACHE_DIR:  # type: ignore[attr-defined]  # numba was imported before us
+    _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]
 
 from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
 

@@ -104,13 +104,13 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
             raise UsageError(f"{shown}: no such file or folder")
         p = Path(arg)
         if p.is_dir():
-            files = _folder_files(p)
-            if not files:
+            in_folder = _folder_files(p)
+            if not in_folder:
                 raise UsageError(
                     f"{shown}: no scenario files ({', '.join('*' + s for s in SCENARIO_SUFFIXES)}) "
                     "in this folder"
                 )
-            for f in files:
+            for f in in_folder:
                 take(f)
         elif p.exists():
             if not _is_regular(p):

@@ -30,6 +30,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from geom3d.adjudication.attacks import resolve_attack
 from geom3d.adjudication.lof import line_of_fire
@@ -213,13 +214,15 @@ def check_excluded(checks: Checks, name: str, expected, actual) -> None:
         else:
             checks.error(name, f"expected an id or {{id, reason}}, got {show(e)}", expected)
             return
-    got: dict[str, str | None] = {}
+    got: dict[str | None, str | None] = {}
     for a in actual or []:
         if isinstance(a, dict):
             got[a.get("id")] = a.get("reason")
         else:
             got[str(a)] = None
     ok = want.keys() == got.keys() and all(r is None or got[i] == r for i, r in want.items())
+    exp_show: list[Any]
+    act_show: list[Any]
     if any(r is not None for r in want.values()):
         exp_show = [{"id": i, "reason": r} if r else {"id": i} for i, r in sorted(want.items())]
         act_show = [{"id": i, "reason": r} for i, r in sorted(got.items())]

@@ -109,7 +109,8 @@ def stop_forkserver() -> None:
     try:
         from multiprocessing import forkserver
 
-        forkserver._forkserver._stop()
+        # private, so typeshed does not declare it
+        forkserver._forkserver._stop()  # type: ignore[attr-defined]
     except Exception:  # private API, best effort; gone with the process anyway
         pass
 

@@ -63,7 +63,9 @@ def subparser(
     return parser
 
 
-def add_quiet(parser: argparse.ArgumentParser, what: str = "no warnings, no progress display"):
+def add_quiet(
+    parser: argparse.ArgumentParser, what: str = "no warnings, no progress display"
+) -> None:
     """The ``--quiet`` flag every command has."""
     parser.add_argument("--quiet", action="store_true", help=f"{what} (default: off)")
 

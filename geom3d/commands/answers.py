@@ -143,7 +143,7 @@ def _route_note(p: dict | None) -> str:
     return f"{p['from']} -> {p['to']}: Line of Fire {where}"
 
 
-def _unordered(doc: dict) -> list[tuple[str, str, dict | None, dict | None]]:
+def _unordered(doc: dict) -> list[tuple[str, str, dict, dict | None]]:
     """``(a, b, a->b, b->a)`` per unordered pair, in the order the pairs first appear."""
     rows: dict[frozenset, list] = {}
     for p in doc["pairs"]:

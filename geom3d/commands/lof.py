@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from geom3d.commands._common import (
@@ -117,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
     areas = args.areas or (args.from_id is not None and args.to_id is not None)
     with progress_for(args, "Line of Fire") as bar:
         doc = lof_report(scene, pairs, progress=bar, areas=areas)
-    render = {"json": dumps_json, "table": lof_table, "matrix": lof_matrix_text}[args.format]
+    renderers: dict[str, Callable[[dict[str, Any]], str]] = {
+        "json": dumps_json,
+        "table": lof_table,
+        "matrix": lof_matrix_text,
+    }
+    render = renderers[args.format]
     write_stdout(render(doc))
     return EXIT_OK

@@ -17,6 +17,8 @@ lone surrogates wherever they come from (a key, an id, a file name), as ``\\x1b`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = [
     "Geom3dError",
     "InputError",
@@ -96,11 +98,18 @@ class ScenarioError(Geom3dError, ValueError):
         parts = [p for p in (self.file, self.path) if p]
         return ": ".join([*parts, self.message])
 
-    def __reduce__(self):  # keep file/path across process pools
+    def __reduce__(  # keep file/path across process pools
+        self,
+    ) -> tuple[
+        Callable[..., ScenarioError],
+        tuple[type[ScenarioError], str, str | None, str | None],
+    ]:
         return (_rebuild_scenario_error, (type(self), self.message, self.file, self.path))
 
 
-def _rebuild_scenario_error(cls, message, file, path):
+def _rebuild_scenario_error(
+    cls: type[ScenarioError], message: str, file: str | None, path: str | None
+) -> ScenarioError:
     return cls(message, file=file, path=path)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 
 __all__ = [
     "InputFileProblem",
@@ -80,7 +81,7 @@ def _check(st: os.stat_result, limit: int) -> None:
         )
 
 
-def stat_regular(path: str | os.PathLike, limit: int) -> os.stat_result:
+def stat_regular(path: str | os.PathLike[str], limit: int) -> os.stat_result:
     """``os.stat`` of a regular file at most ``limit`` bytes, else :class:`InputFileProblem`.
 
     Symbolic links are followed (a loop is a problem, not an endless wait).
@@ -95,7 +96,7 @@ def stat_regular(path: str | os.PathLike, limit: int) -> os.stat_result:
     return st
 
 
-def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes.
 
     Parameters
@@ -114,7 +115,7 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
     return b"".join(iter_regular(path, limit))
 
 
-def iter_regular(path: str | os.PathLike, limit: int, chunk: int = 1 << 20):
+def iter_regular(path: str | os.PathLike[str], limit: int, chunk: int = 1 << 20) -> Iterator[bytes]:
     """:func:`read_regular` in chunks of at most ``chunk`` bytes (a generator)."""
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer (we refuse it right after)

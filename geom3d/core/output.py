@@ -14,8 +14,10 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterable
 from json.encoder import encode_basestring
 from pathlib import Path
+from typing import Any
 
 from geom3d.core.errors import UsageError
 
@@ -43,7 +45,7 @@ def round_value(x: float | None, nd: int = REPORT_DECIMALS) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def round_point(p, nd: int = REPORT_DECIMALS) -> list[float] | None:
+def round_point(p: Iterable[float] | None, nd: int = REPORT_DECIMALS) -> list[float | None] | None:
     """A point (any length) as a list of rounded floats; None stays None."""
     return None if p is None else [round_value(v, nd) for v in p]
 
@@ -53,7 +55,7 @@ def round_point(p, nd: int = REPORT_DECIMALS) -> list[float] | None:
 _JSON_ESCAPE = re.compile("[\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 
 
-def dumps_json(obj) -> str:
+def dumps_json(obj: object) -> str:
     """Deterministic JSON: same input, byte-identical output.
 
     The text of ``json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)``, then
@@ -83,7 +85,7 @@ _NEWLINE = ["\n" + "  " * k for k in range(64)]  # newline and indent, by depth
 _INFINITE = (-math.inf, math.inf)
 
 
-def _indented(o, depth: int, out: list[str]) -> None:
+def _indented(o: Any, depth: int, out: list[str]) -> None:
     """Append the ``indent=2`` JSON of ``o`` to ``out`` (see :func:`dumps_json`)."""
     t = type(o)
     if t is str:
@@ -142,7 +144,7 @@ def _kind(st_mode: int) -> str | None:
     return None if stat.S_ISREG(st_mode) else "not a regular file"
 
 
-def check_writable(path) -> Path:
+def check_writable(path: str | os.PathLike[str]) -> Path:
     """Where :func:`atomic_write` would write ``path``, or :class:`UsageError` why it cannot.
 
     Parameters
@@ -195,7 +197,7 @@ def check_writable(path) -> Path:
     return target
 
 
-def atomic_write(path, data: str | bytes) -> Path:
+def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file and a rename (never half-written).
 
     Never creates folders (callers that want one create it first) and never replaces
@@ -242,7 +244,7 @@ def safe_text(text: str) -> str:
     escape (``\\x1b``, ``\\n``, ``\\ud800``): one printable line, safe for a terminal,
     XML 1.0 and UTF-8."""
 
-    def esc(m: re.Match) -> str:
+    def esc(m: re.Match[str]) -> str:
         c = m.group()
         if c in "\n\r\t":
             return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c]

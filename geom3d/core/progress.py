@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:  # rich loads only when a bar is shown
+    from types import TracebackType
+
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
 
 __all__ = ["MODES", "Progress", "progress_mode"]
 
@@ -19,7 +26,7 @@ MODES = ("bar", "lines", "off")
 
 
 def progress_mode(
-    quiet: bool, *, when_piped: str = "off", isatty: Callable[[object], bool] | None = None
+    quiet: bool, *, when_piped: str = "off", isatty: Callable[[TextIO], bool] | None = None
 ) -> str:
     """The display a command gets.
 
@@ -75,8 +82,8 @@ class Progress:
         self.description = description
         self.mode = mode
         self.total = total
-        self._bar = None
-        self._task = None
+        self._bar: RichProgress | None = None
+        self._task: TaskID | None = None
 
     def __enter__(self) -> Progress:
         if self.mode == "bar":
@@ -115,12 +122,18 @@ class Progress:
         if total is not None:
             self.total = total
         if self._bar is not None:
+            assert self._task is not None  # set together with _bar in __enter__
             self._bar.update(self._task, completed=done, total=total, note=note)
         elif self.mode == "lines" and line is not None:
             print(line, file=sys.stderr)
             sys.stderr.flush()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self._bar is not None:
-            self._bar.__exit__(*exc)
+            self._bar.__exit__(exc_type, exc, tb)
             self._bar = None

@@ -7,7 +7,12 @@ Used by ``geom3d check`` and ``geom3d survey``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from geom3d.core.errors import UsageError
+
+if TYPE_CHECKING:  # Dask is optional (the dask extra) and loads only to connect
+    from distributed import Client
 
 __all__ = ["CONNECT_TIMEOUT", "SCHEMES", "check_address", "connect"]
 
@@ -39,7 +44,7 @@ def check_address(address: str) -> None:
             raise bad
 
 
-def connect(address: str):
+def connect(address: str) -> Client:
     """A ``distributed.Client`` on the scheduler at ``address`` (checked first).
 
     Raises
@@ -56,7 +61,8 @@ def connect(address: str):
             "--scheduler needs Dask: install geom3d[dask] (pip install 'geom3d[dask]')"
         ) from None
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        # distributed's Client.__init__ is unannotated
+        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)  # type: ignore[no-untyped-call]
     except Exception as exc:  # OSError, TimeoutError, CommClosedError, ...
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"--scheduler: cannot connect to {address}: {detail}") from None

@@ -10,18 +10,21 @@ Modelled on shapely's and trimesh's habit of failing early with the argument's n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geom3d.core.errors import InputError, ShapeError
 
-__all__ = ["as_faces", "as_point", "as_points", "require_finite", "require_positive"]
+__all__ = ["as_faces", "as_point", "as_points", "require_finite", "require_positive", "xyz"]
 
 
 def _shape_str(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def as_points(value, name: str, *, dim: int = 3) -> np.ndarray:
+def as_points(value: ArrayLike, name: str, *, dim: int = 3) -> np.ndarray:
     """Return ``value`` as a finite ``(n, dim)`` float64 array.
 
     Parameters
@@ -46,7 +49,7 @@ def as_points(value, name: str, *, dim: int = 3) -> np.ndarray:
     return require_finite(arr, name)
 
 
-def as_point(value, name: str, *, dim: int = 3) -> np.ndarray:
+def as_point(value: ArrayLike, name: str, *, dim: int = 3) -> np.ndarray:
     """Return ``value`` as a finite ``(dim,)`` float64 array (one point, mm)."""
     arr = np.asarray(value, dtype=np.float64)
     if arr.shape != (dim,):
@@ -54,7 +57,7 @@ def as_point(value, name: str, *, dim: int = 3) -> np.ndarray:
     return require_finite(arr, name)
 
 
-def as_faces(value, name: str, n_vertices: int) -> np.ndarray:
+def as_faces(value: ArrayLike, name: str, n_vertices: int) -> np.ndarray:
     """Return ``value`` as an ``(m, 3)`` int64 array of indices below ``n_vertices``."""
     arr = np.asarray(value)
     if arr.ndim != 2 or arr.shape[1] != 3:
@@ -80,3 +83,10 @@ def require_positive(value: float, name: str) -> float:
     if not np.isfinite(v) or v <= 0:
         raise InputError(f"{name} must be a positive finite number, got {value!r}")
     return v
+
+
+def xyz(values: Iterable[float]) -> tuple[float, float, float]:
+    """A point known to have three coordinates (validated input, a ``(3,)`` array) as a
+    typed ``(x, y, z)`` tuple; the items are kept as they are (no conversion)."""
+    x, y, z = values
+    return (x, y, z)

@@ -176,12 +176,14 @@ def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.nda
     """
     info = zf.getinfo(name)
     fh = zf.fp
+    assert fh is not None  # the archive is open
     fh.seek(info.header_offset)
     local = fh.read(_LOCAL_HEADER.size)
     if len(local) != _LOCAL_HEADER.size:
         raise _BadEntry(f"{name}: truncated")
     signature, n_name, n_extra = _LOCAL_HEADER.unpack(local)
-    if signature != zipfile.stringFileHeader:
+    # zipfile's local-header signature: a module constant typeshed does not declare
+    if signature != zipfile.stringFileHeader:  # type: ignore[attr-defined]
         raise _BadEntry(f"{name}: bad local header")
     start = info.header_offset + _LOCAL_HEADER.size + n_name + n_extra
     fh.seek(start)
@@ -219,7 +221,9 @@ def _read_copy(fh, info: zipfile.ZipInfo, start: int, head: int, dtype: str, row
     fh.seek(start)
     crc = zlib.crc32(fh.read(head))
     out = np.empty((rows, 3), dtype=dtype)
-    buf = memoryview(out.reshape(-1)).cast("B")  # (a 1-D view: a (0, 3) array casts too)
+    # (a 1-D view: a (0, 3) array casts too); numpy's stubs give ndarray the buffer
+    # protocol only for Python >= 3.12
+    buf = memoryview(out.reshape(-1)).cast("B")  # type: ignore[arg-type]
     got = 0
     while got < len(buf):
         n = fh.readinto(buf[got:])

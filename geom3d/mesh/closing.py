@@ -120,10 +120,10 @@ def _floor_at(floor_z: FloorLike, xy: np.ndarray) -> np.ndarray:
         if not np.isfinite(z).all():
             raise ValueError("floor_z returned non-finite heights")
         return z
-    z = float(floor_z)
-    if not math.isfinite(z):
+    level = float(floor_z)
+    if not math.isfinite(level):
         raise ValueError(f"floor_z must be finite, got {floor_z!r}")
-    return np.full(len(xy), z)
+    return np.full(len(xy), level)
 
 
 # --------------------------------------------------------------------------- closing

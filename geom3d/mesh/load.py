@@ -182,6 +182,7 @@ def _parse(
     all_vertices: list[np.ndarray] = []
     all_faces: list[np.ndarray] = []
     offset = 0
+    assert isinstance(scene, trimesh.Scene)  # force="scene"
     for node in scene.graph.nodes_geometry:
         transform, geom_name = scene.graph[node]
         geom = scene.geometry[geom_name]
@@ -216,9 +217,9 @@ def _build(path: Path, data: bytes, fmt: str, units: str, buffers: dict[str, byt
     if n_raw == 0:
         raise MeshError("mesh has no triangles", file=file)
     if not np.all(np.isfinite(vertices)):
-        bad = int(np.count_nonzero(~np.all(np.isfinite(vertices), axis=1)))
+        n_inf = int(np.count_nonzero(~np.all(np.isfinite(vertices), axis=1)))
         raise MeshError(
-            f"mesh has NaN or infinite vertex coordinates ({bad} of {len(vertices)} vertices)",
+            f"mesh has NaN or infinite vertex coordinates ({n_inf} of {len(vertices)} vertices)",
             file=file,
         )
     scale = LENGTH_UNITS[units]

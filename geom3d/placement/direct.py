@@ -30,6 +30,7 @@ from geom3d.core.tolerances import (
     PENETRATION_TOL_MM,
     SOLVER_TIE_DECIMALS,
 )
+from geom3d.core.validation import xyz
 from geom3d.placement.search import evaluate, radial_sweep, rotation_sweep, search_placements
 from geom3d.templates import (
     CircleShape,
@@ -181,7 +182,7 @@ def clear_of_silhouette(volume: TemplateVolume, trooper, contact_deg: float):
     f0 = np.asarray(volume.focus, dtype=np.float64)
 
     def moved(s: float) -> TemplateVolume:
-        return TemplateVolume(volume.shape, f0 + s * d, volume.heading_deg, volume.pitch_deg)
+        return TemplateVolume(volume.shape, xyz(f0 + s * d), volume.heading_deg, volume.pitch_deg)
 
     lo, hi = 0.0, volume.height + 2.0 * trooper.radius
     if passes_through(moved(hi), cyl):
@@ -296,6 +297,7 @@ def best_run(theta: np.ndarray, good: np.ndarray) -> tuple[float, float, float] 
         if best is None or w > best[1] - best[0] + 1e-12:
             best = (float(th[k]), float(th[j]))
         k = j + 1
+    assert best is not None  # some direction is good (checked above)
     return (best[0], best[1], 0.5 * (best[0] + best[1]))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["RayBackend"]
 
@@ -42,6 +43,11 @@ class RayBackend(ABC):
 
     n_triangles: int
     rays_cast: int
+
+    @abstractmethod
+    def __init__(self, vertices: ArrayLike, faces: ArrayLike) -> None:
+        """Build the BVH over ``vertices`` ((n, 3) float, mm) and ``faces`` ((m, 3) int,
+        ``m`` may be zero)."""
 
     @property
     @abstractmethod

@@ -11,10 +11,17 @@ implements ``adjudicate`` (see :mod:`geom3d.rules.registry`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from geom3d.adjudication.attacks import placement_specs, weapon_dict
-from geom3d.adjudication.lof import line_of_fire, lof_matrix
+from geom3d.adjudication.lof import LofResult, line_of_fire, lof_matrix
+from geom3d.adjudication.outcomes import AttackResult
 from geom3d.scene.interface import Ruleset
 from geom3d.survey import survey
+
+if TYPE_CHECKING:
+    from geom3d.scene.scene import Scene
 
 __all__ = ["StandardRuleset"]
 
@@ -22,15 +29,19 @@ __all__ = ["StandardRuleset"]
 class StandardRuleset(Ruleset):
     """A ruleset using the standard Line of Fire engine and attack pipeline."""
 
-    def line_of_fire(self, scene, from_id: str, to_id: str, **kwargs):
+    def line_of_fire(self, scene: Scene, from_id: str, to_id: str, **kwargs: Any) -> LofResult:
         """See :func:`geom3d.adjudication.lof.line_of_fire`."""
         return line_of_fire(scene, from_id, to_id, **kwargs)
 
-    def lof_matrix(self, scene, pairs=None, **kwargs):
+    def lof_matrix(
+        self, scene: Scene, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> list[LofResult]:
         """See :func:`geom3d.adjudication.lof.lof_matrix`."""
         return lof_matrix(scene, pairs, **kwargs)
 
-    def resolve_attack(self, scene, attack_id: str, *, odds: bool = False, **kwargs):
+    def resolve_attack(
+        self, scene: Scene, attack_id: str, *, odds: bool = False, **kwargs: Any
+    ) -> AttackResult:
         """Look the attack up, merge its per-placement overrides into
         :class:`~geom3d.adjudication.outcomes.PlacementSpec` s
         (:func:`geom3d.adjudication.attacks.placement_specs`) and :meth:`adjudicate` it.
@@ -53,6 +64,6 @@ class StandardRuleset(Ruleset):
             result.weapon = None if attack.weapon is None else weapon_dict(attack)
         return result
 
-    def survey(self, scene, **kwargs) -> dict:
+    def survey(self, scene: Scene, **kwargs: Any) -> dict[str, Any]:
         """See :func:`geom3d.survey.survey`."""
         return survey(scene, **kwargs)

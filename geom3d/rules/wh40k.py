@@ -158,6 +158,8 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
     friends = [t.id for t in scene.troopers.values() if t.side == firer.side and t.id != firer.id]
     is_circle = isinstance(shape, CircleShape)
     contact = None
+    heading: float | str | None
+    fxy: tuple[float, ...] | np.ndarray
     if is_circle:
         if spec.focus is not None:
             fxy = spec.focus[:2]
@@ -189,6 +191,8 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
             heading = default_heading(contact, firer.position, towards)
             if heading is None:
                 return invalid_placement(spec, "no_heading", pitch_deg=0.0)
+        # "auto" (the one string) and None were solved or defaulted above
+        assert heading is not None and not isinstance(heading, str)
         heading = float(heading)
         if spec.focus is not None:
             fxy = spec.focus[:2]

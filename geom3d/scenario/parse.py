@@ -8,6 +8,7 @@ and checking references.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -15,6 +16,7 @@ from pydantic import ValidationError
 from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.core.inputfile import InputFileProblem, stat_regular
 from geom3d.core.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_MM, MIN_BODY_MM
+from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext, check_finite, first_error
@@ -32,7 +34,7 @@ from geom3d.scenario.shapes import check_overridden, check_override_types, scale
 __all__ = ["load_scenario", "parse_scenario"]
 
 
-def load_scenario(path) -> Scenario:
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file (YAML or JSON).
 
     Parameters
@@ -50,7 +52,13 @@ def load_scenario(path) -> Scenario:
     return parse_scenario(data, file=name, base_dir=p.resolve().parent, path=p)
 
 
-def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) -> Scenario:
+def parse_scenario(
+    data: object,
+    *,
+    file: str = "<scenario>",
+    base_dir: str | os.PathLike[str] | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> Scenario:
     """Validate an already-parsed scenario mapping. See :func:`load_scenario`."""
     if not isinstance(data, dict):
         raise ScenarioError(
@@ -151,7 +159,7 @@ def _table(raw: ScenarioModel, ctx: ParseContext):
             box_size=None,
             mesh_path=mesh,
             mesh_units=mesh_units,
-            position=(*pos, 0.0)[:3],
+            position=xyz((*pos, 0.0)[:3]),
             rotation_deg=float(t.rotation_deg),
             scale=_scale3(t.scale),
             blocks_lof=True,
@@ -188,12 +196,12 @@ def _scenery(raw: ScenarioModel, ctx: ParseContext) -> list[SceneryItem]:
         out.append(
             SceneryItem(
                 id=s.id,
-                box_size=ctx.lengths(s.box.size, f"{where}.box.size", MAX_BODY_MM, MIN_BODY_MM)
+                box_size=xyz(ctx.lengths(s.box.size, f"{where}.box.size", MAX_BODY_MM, MIN_BODY_MM))
                 if s.box
                 else None,
                 mesh_path=mesh_path,
                 mesh_units=s.mesh_units or raw.units,
-                position=tuple(pos),
+                position=xyz(pos),
                 rotation_deg=float(s.rotation_deg),
                 scale=_scale3(s.scale),
                 blocks_lof=s.blocks_lof,

@@ -177,8 +177,9 @@ def _check_json(obj, path: str, depth: int) -> None:
     if depth > MAX_SCENARIO_DEPTH:
         raise _Refused(f"nested more than {MAX_SCENARIO_DEPTH} levels deep", path or None)
     if isinstance(obj, dict):
-        if getattr(obj, "duplicates", ()):
-            key = obj.duplicates[0]
+        duplicates = getattr(obj, "duplicates", ())
+        if duplicates:
+            key = duplicates[0]
             raise _Refused(f"duplicate key {key!r}", _key_path(path, key))
         for k, v in obj.items():
             _check_json(v, _key_path(path, k), depth + 1)

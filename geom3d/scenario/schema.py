@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
 from geom3d.core.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
-from geom3d.core.units import MESH_UNITS, SCENARIO_UNITS
+from geom3d.core.units import MeshUnit, ScenarioUnit
 
 __all__ = ["FORMAT", "STATES", "ScenarioModel"]
 
@@ -46,7 +46,7 @@ Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
 Solid = Literal["auto", "closed", "surface"]
 
 
-def _check_scale(v):
+def _check_scale(v: Any) -> Any:
     """``scale``: a positive number or ``[sx, sy, sz]``, three positive numbers."""
     bad = ValueError("expected a positive number or [sx, sy, sz], three positive numbers")
     if isinstance(v, bool):
@@ -74,7 +74,7 @@ class _Box(_Model):
 
     @field_validator("size")
     @classmethod
-    def _three_positive(cls, v):
+    def _three_positive(cls, v: Any) -> Any:
         if len(v) != 3 or any(x <= 0 for x in v):
             raise ValueError("expected [x, y, z], three positive lengths")
         return v
@@ -84,7 +84,7 @@ class _Scenery(_Model):
     id: str
     box: _Box | None = None
     mesh: str | None = None
-    mesh_units: Literal[MESH_UNITS] | None = None
+    mesh_units: MeshUnit | None = None
     position: Point = [0.0, 0.0, 0.0]
     rotation_deg: Num = 0.0
     scale: Any = 1.0
@@ -93,14 +93,14 @@ class _Scenery(_Model):
 
     @field_validator("scale")
     @classmethod
-    def _scale(cls, v):
+    def _scale(cls, v: Any) -> Any:
         return _check_scale(v)
 
 
 class _Table(_Model):
     size: list[Num] | None = None
     mesh: str | None = None
-    mesh_units: Literal[MESH_UNITS] | None = None
+    mesh_units: MeshUnit | None = None
     scale: Any = 1.0
     position: Point | None = None
     rotation_deg: Num = 0.0
@@ -108,12 +108,12 @@ class _Table(_Model):
 
     @field_validator("scale")
     @classmethod
-    def _scale(cls, v):
+    def _scale(cls, v: Any) -> Any:
         return _check_scale(v)
 
     @field_validator("size")
     @classmethod
-    def _size(cls, v):
+    def _size(cls, v: Any) -> Any:
         if v is not None and (len(v) != 2 or any(x <= 0 for x in v)):
             raise ValueError("expected [x, y], two positive lengths")
         return v
@@ -125,7 +125,7 @@ class _Cyl(_Model):
 
     @field_validator("diameter", "height")
     @classmethod
-    def _pos(cls, v):
+    def _pos(cls, v: Any) -> Any:
         if v <= 0:
             raise ValueError("must be positive")
         return v
@@ -149,7 +149,7 @@ class _Trooper(_Model):
 
     @field_validator("route")
     @classmethod
-    def _route(cls, v):
+    def _route(cls, v: Any) -> Any:
         if v is not None and len(v) < 1:
             raise ValueError("a route needs at least one position")
         return v
@@ -179,7 +179,7 @@ class _Attack(_Model):
 
     @field_validator("burst")
     @classmethod
-    def _burst(cls, v):
+    def _burst(cls, v: Any) -> Any:
         if not 1 <= v <= MAX_BURST:
             raise ValueError(f"must be between 1 and {MAX_BURST}")
         return v
@@ -199,7 +199,7 @@ class _LofExpect(_Model):
     # tolerance mapping is checked by geom3d check (geom3d/check/expectations.py)
     visible_area_mm2: float | dict[str, float] | None = None
 
-    def __init__(self, **data):
+    def __init__(self, **data: Any) -> None:
         if "from" in data:
             data["from_"] = data.pop("from")
         super().__init__(**data)
@@ -216,7 +216,7 @@ class _Zone(_Model):
 
     @field_validator("rect")
     @classmethod
-    def _rect(cls, v):
+    def _rect(cls, v: Any) -> Any:
         if len(v) != 4 or not (v[0] < v[2] and v[1] < v[3]):
             raise ValueError("expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1")
         return v
@@ -226,7 +226,7 @@ class ScenarioModel(_Model):
     """A whole scenario file as written (before references and units are resolved)."""
 
     format: Literal["geom3d/1"]
-    units: Literal[SCENARIO_UNITS] = "mm"
+    units: ScenarioUnit = "mm"
     ruleset: str = "infinity"
     ruleset_overrides: dict[str, Any] = {}
     table: _Table | None = None

@@ -17,9 +17,17 @@ listed in :data:`geom3d.ruledata.RULESETS`, and one line in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from geom3d.ruledata import RulesetData
+
+if TYPE_CHECKING:  # for annotations only: the results are made above this layer
+    from geom3d.adjudication.lof import LofResult
+    from geom3d.adjudication.outcomes import AttackResult, PlacementSpec
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
 
 __all__ = ["LofPolicy", "Ruleset"]
 
@@ -44,7 +52,7 @@ class LofPolicy:
     engaged_sees_only_contact: bool = True
 
     @classmethod
-    def from_data(cls, data: RulesetData, *, engaged_sees_only_contact: bool = True):
+    def from_data(cls, data: RulesetData, *, engaged_sees_only_contact: bool = True) -> LofPolicy:
         """The policy of a ruleset's data file (``line_of_fire: {patch_mm, arc_deg}``)."""
         lof = data.line_of_fire
         return cls(float(lof["patch_mm"]), float(lof["arc_deg"]), engaged_sees_only_contact)
@@ -103,20 +111,22 @@ class Ruleset(ABC):
 
     # ------------------------------------------------------------------ questions
     @abstractmethod
-    def line_of_fire(self, scene, from_id: str, to_id: str, **kwargs):
+    def line_of_fire(self, scene: Scene, from_id: str, to_id: str, **kwargs: Any) -> LofResult:
         """Line of Fire from ``from_id`` to ``to_id`` in ``scene`` (a ``LofResult``)."""
 
     @abstractmethod
-    def lof_matrix(self, scene, pairs=None, **kwargs):
+    def lof_matrix(
+        self, scene: Scene, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> list[LofResult]:
         """Line of Fire for ``pairs`` (default: all ordered pairs), a list of ``LofResult``."""
 
     @abstractmethod
-    def resolve_attack(self, scene, attack_id: str, **kwargs):
+    def resolve_attack(self, scene: Scene, attack_id: str, **kwargs: Any) -> AttackResult:
         """Resolve the attack ``attack_id`` of ``scene`` (an ``AttackResult``): the one
         dispatcher every attack goes through (``Scene.resolve_attack`` and
         :func:`geom3d.adjudication.attacks.resolve_attack` call it)."""
 
-    def survey(self, scene, **kwargs) -> dict:
+    def survey(self, scene: Scene, **kwargs: Any) -> dict[str, Any]:
         """Survey the whole table of ``scene`` (SPEC 11.6; :func:`geom3d.survey.survey`).
 
         Rulesets using the standard visibility core get it from
@@ -143,7 +153,9 @@ class Ruleset(ABC):
         )
 
     @abstractmethod
-    def adjudicate(self, scene, attack, specs, **kwargs):
+    def adjudicate(
+        self, scene: Scene, attack: AttackSpec, specs: list[PlacementSpec], *, stats: Any = None
+    ) -> AttackResult:
         """Adjudicate one attack whose placements are merged (the game's own rules).
 
         Parameters
@@ -152,8 +164,8 @@ class Ruleset(ABC):
         attack : geom3d.scenario.AttackSpec
         specs : list of geom3d.adjudication.outcomes.PlacementSpec
             One per template placement (burst).
-        **kwargs
-            Resolver options (e.g. ``stats`` for benchmarks).
+        stats : optional
+            The resolver's counters, for benchmarks (a ruleset may have none).
 
         Returns
         -------

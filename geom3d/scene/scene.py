@@ -16,14 +16,18 @@ import logging
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
 from geom3d.core.tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
+from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scene.interface import Ruleset
@@ -32,6 +36,10 @@ from geom3d.scene.standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
 from geom3d.scene.trooper import Trooper
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
+
+if TYPE_CHECKING:  # for annotations only: the results are made above this layer
+    from geom3d.adjudication.lof import LofResult
+    from geom3d.adjudication.outcomes import AttackResult
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -70,7 +78,7 @@ def _read_proof_map(built: BuiltScenery) -> None:
     GIL, so it runs beside the BVH build and the rest of the scene's set-up."""
     if built.prover is not None or built.proof_map is not None:
         return
-    fut: Future = Future()
+    fut: Future[tuple[str, InteriorMap | None]] = Future()
 
     def run() -> None:
         fut.set_running_or_notify_cancel()
@@ -180,7 +188,7 @@ class Scene:
     ) -> None:
         self.scenario = scenario
         self.ruleset = ruleset
-        self.visibility_cache: dict[tuple[str, str], tuple] = {}
+        self.visibility_cache: dict[tuple[str, str], tuple[Any, ...]] = {}
         self.warnings: list[str] = []
         self.load_stats = LoadStats()
         if prefetch_proofs:
@@ -198,6 +206,7 @@ class Scene:
             _SCENERY_CACHE[key] = built
             while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
                 _SCENERY_CACHE.popitem(last=False)
+        assert built.engine is not None and built.all_engine is not None  # build_scenery made them
         self.scenery: SceneryMesh = built.scenery
         self.blocking_mask = built.blocking_mask
         self.closing_mask = built.closing_mask
@@ -244,23 +253,23 @@ class Scene:
         self.warnings = [printable(w) for w in self.warnings]
 
     # ------------------------------------------------------------------ construction
-    def _make_trooper(self, t: TrooperSpec, z_of: dict, engaged: tuple) -> Trooper:
+    def _make_trooper(
+        self, t: TrooperSpec, z_of: dict[str, float], engaged: tuple[str, ...]
+    ) -> Trooper:
         if len(t.position) == 2:
             pos = (t.position[0], t.position[1], float(z_of[t.id]))
         else:
-            pos = tuple(t.position)
+            pos = xyz(t.position)
         route = None
         if t.route is not None:
             r2 = [p for p in t.route if len(p) == 2]
             rz = iter(self.surface.rest(r2, [self._base_radius(t)] * len(r2))[0])
-            route = tuple(
-                (p[0], p[1], float(next(rz))) if len(p) == 2 else tuple(p) for p in t.route
-            )
+            route = tuple((p[0], p[1], float(next(rz))) if len(p) == 2 else xyz(p) for p in t.route)
         height = self.ruleset.base_height if "prone" in t.states else t.height
         return Trooper(
             id=t.id,
             side=t.side,
-            position=tuple(float(v) for v in pos),
+            position=xyz(float(v) for v in pos),
             facing_deg=t.facing_deg,
             silhouette=t.silhouette,
             diameter=t.diameter,
@@ -277,7 +286,7 @@ class Scene:
         """Base radius (mm) a trooper stands on: its silhouette's."""
         return 0.5 * t.diameter
 
-    def surface_z(self, xy) -> np.ndarray:
+    def surface_z(self, xy: ArrayLike) -> np.ndarray:
         """Height of the highest scenery surface straight under each point.
 
         Parameters
@@ -291,7 +300,7 @@ class Scene:
         """
         return self.surface.heights(xy)
 
-    def scan_report(self) -> list[dict]:
+    def scan_report(self) -> list[dict[str, Any]]:
         """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
         return [p.as_dict() for p in self.pieces]
 
@@ -351,6 +360,7 @@ class Scene:
                 if interior is None:  # not cached: build it (and store it)
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
+                assert built.engine is not None  # made before any scene exists
                 built.prover = Prover(interior, built.engine)
         return built.prover
 
@@ -385,26 +395,28 @@ class Scene:
             f"unknown attack {attack_id!r} (known: {known})", file=self.scenario.name
         )
 
-    def line_of_fire(self, a: str, b: str, **kwargs):
+    def line_of_fire(self, a: str, b: str, **kwargs: Any) -> LofResult:
         """Line of Fire from ``a`` to ``b``, by the ruleset
         (:func:`geom3d.adjudication.lof.line_of_fire`)."""
         return self.ruleset.line_of_fire(self, a, b, **kwargs)
 
-    def lof_matrix(self, pairs=None, **kwargs):
+    def lof_matrix(
+        self, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> list[LofResult]:
         """Line of Fire for all ordered pairs, by the ruleset
         (:func:`geom3d.adjudication.lof.lof_matrix`)."""
         return self.ruleset.lof_matrix(self, pairs, **kwargs)
 
-    def resolve_attack(self, attack_id: str, **kwargs):
+    def resolve_attack(self, attack_id: str, **kwargs: Any) -> AttackResult:
         """Resolve one attack, by the ruleset
         (:func:`geom3d.adjudication.attacks.resolve_attack`)."""
         return self.ruleset.resolve_attack(self, attack_id, **kwargs)
 
-    def survey(self, **kwargs) -> dict:
+    def survey(self, **kwargs: Any) -> dict[str, Any]:
         """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6)."""
         return self.ruleset.survey(self, **kwargs)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Plain-data description of the scene (for ``geom3d demo`` and reports)."""
         return {
             "scenario": self.scenario.name,

@@ -29,9 +29,12 @@ viewers can draw the solid as the engine uses it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -39,13 +42,17 @@ from scipy.sparse.csgraph import connected_components
 
 from geom3d.core.errors import MeshError
 from geom3d.core.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
-from geom3d.mesh import box_mesh, load_mesh
+from geom3d.mesh import LoadedMesh, box_mesh, load_mesh
 from geom3d.mesh.boundary import merge_positions
 from geom3d.mesh.closing import ClosingReport, close_downward, close_table
 from geom3d.mesh.closing_cache import cached_closing, closing_key
 from geom3d.mesh.digest import array_digest
-from geom3d.raycast import RayEngine
+from geom3d.raycast import RayBackend, RayEngine
 from geom3d.scenario import Scenario, SceneryItem
+
+if TYPE_CHECKING:
+    from geom3d.scene.standing import Surface
+    from geom3d.visibility import InteriorMap, Prover
 
 __all__ = [
     "BuiltScenery",
@@ -116,7 +123,7 @@ class PieceReport:
     rest_gap_mm: float | None = None
     messages: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready record (mm, rounded to 1e-3)."""
         d = {"id": self.id, "solid": self.solid, "triangles": self.triangles}
         if self.closing is not None:
@@ -138,18 +145,18 @@ class BuiltScenery:
     blocking_mask: np.ndarray
     closing_mask: np.ndarray
     blocking: SceneryMesh
-    engine: object
-    all_engine: object
+    engine: RayBackend | None  # None only while ``on_blocking`` runs (see build_scenery)
+    all_engine: RayBackend | None
     mesh_reports: list
     pieces: list[PieceReport]
     solid_of_element: tuple[str, ...]
     has_table_mesh: bool
     warnings: list[str]
-    surface: object = None  # geom3d.scene.standing.Surface, made by the first scene using it
-    prover: object = None  # geom3d.visibility.Prover, made by the first scene using it
+    surface: Surface | None = None  # made by the first scene using it
+    prover: Prover | None = None  # made by the first scene using it
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
     #: scene started it in the background while the BVH was built (see ``build_scenery``).
-    proof_map: object = None
+    proof_map: Future[tuple[str, InteriorMap | None]] | None = None
 
 
 def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
@@ -176,7 +183,8 @@ def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
     return (v * scale) @ rot.T + np.asarray(item.position)
 
 
-def _load_for(scn: Scenario, item: SceneryItem, where: str):
+def _load_for(scn: Scenario, item: SceneryItem, where: str) -> LoadedMesh:
+    assert item.mesh_path is not None  # a piece without a box_size has a mesh file
     try:
         return load_mesh(item.mesh_path, units=item.mesh_units)
     except MeshError as exc:
@@ -191,7 +199,7 @@ class _Ground:
     """Height of the ground (table mesh, z = 0 elsewhere / without one) under points."""
 
     def __init__(self, v: np.ndarray | None, f: np.ndarray | None) -> None:
-        self.engine = RayEngine(v, f) if v is not None and len(f) else None
+        self.engine = RayEngine(v, f) if v is not None and f is not None and len(f) else None
 
     def __call__(self, xy: np.ndarray) -> np.ndarray:
         xy = np.asarray(xy, np.float64).reshape(-1, 2)
@@ -363,7 +371,7 @@ def _load_notes(report, item: SceneryItem, closed: bool) -> list[str]:
     metres scaled 1:6000 is not "too large"; an open surface that closing handled is left
     to the closing line."""
     ext = tuple(float(e) * float(k) for e, k in zip(report.extent_mm, item.scale, strict=True))
-    changes = {"extent_mm": ext}
+    changes: dict[str, object] = {"extent_mm": ext}
     if closed:
         changes["n_open_edges"] = 0
     return dataclasses.replace(report, **changes).messages()
@@ -415,6 +423,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
     floor_id = None
     resting = []  # (part index, item, report, where its rest line goes)
     for i, it in enumerate(scn.scenery):
+        assert ground is not None  # made whenever there is scenery
         if it.box_size is not None:
             v, f = box_mesh(it.box_size)
         else:
@@ -428,10 +437,13 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
         if it.solid == "auto" and it.blocks_lof and it.box_size is None:
             if floor_id is None:  # what the curtains stand on: the table mesh, or z = 0
-                floor_id = "z=0" if table_v is None else "table:" + array_digest(table_v, table_f)
+                if table_v is None or table_f is None:  # the two are set together
+                    floor_id = "z=0"
+                else:
+                    floor_id = "table:" + array_digest(table_v, table_f)
             key = closing_key("curtains", v, f, floor_id)
             ev, ef, rep.closing, _ = cached_closing(
-                key, lambda v=v, f=f: close_downward(v, f, ground)
+                key, functools.partial(close_downward, v, f, ground)
             )
             msg = _closing_message(rep.closing, table=False)
             if msg:
@@ -449,6 +461,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         solids.append(it.solid)
         parts.append((v, f, ev, ef))
     for k, it, rep, at in resting:  # needs every piece placed: one may hold another
+        assert ground is not None  # resting pieces are scenery
         line = _floating_message(k, it, parts, ground, rep)
         if line:
             rep.messages.insert(at, line)

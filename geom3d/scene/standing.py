@@ -33,6 +33,7 @@ from geom3d.core.tolerances import (
     STAND_RIM_MM,
 )
 from geom3d.mesh.topology import used_vertices
+from geom3d.raycast import RayBackend
 
 __all__ = [
     "SLOPE_WARN_FRACTION",
@@ -87,7 +88,7 @@ class Surface:
         table top z = 0.
     """
 
-    def __init__(self, engine, vertices, faces, original, has_table_mesh: bool) -> None:
+    def __init__(self, engine: RayBackend, vertices, faces, original, has_table_mesh: bool) -> None:
         self.engine = engine
         self.vertices = vertices
         self.faces = faces

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.validation import xyz
 
 __all__ = ["Trooper"]
 
@@ -95,6 +97,6 @@ class Trooper:
         a = math.radians(self.facing_deg)
         return np.array([math.cos(a), math.sin(a)])
 
-    def moved_to(self, position) -> Trooper:
+    def moved_to(self, position: Iterable[float]) -> Trooper:
         """A copy standing at ``position`` ((3,) float, mm)."""
-        return replace(self, position=tuple(float(v) for v in position))
+        return replace(self, position=xyz(float(v) for v in position))

@@ -107,11 +107,11 @@ def compare_surveys(old: dict, new: dict, units: str = "mm") -> list[str]:
     zo = {z["id"]: z for z in old["zones"]}
     zn = {z["id"]: z for z in new["zones"]}
     for zid in [*zo, *(z for z in zn if z not in zo)]:
-        a, b = zo.get(zid), zn.get(zid)
+        za, zb = zo.get(zid), zn.get(zid)
         fmt = lambda z, key: "-" if z is None else f"{float(z[key]):.2f}"  # noqa: E731
         lines.append(
-            f"zone {zid}: sees {fmt(a, 'sees_share')} -> {fmt(b, 'sees_share')}, "
-            f"seen {fmt(a, 'seen_share')} -> {fmt(b, 'seen_share')}"
+            f"zone {zid}: sees {fmt(za, 'sees_share')} -> {fmt(zb, 'sees_share')}, "
+            f"seen {fmt(za, 'seen_share')} -> {fmt(zb, 'seen_share')}"
         )
     so = {key: int(p["sees"]) for key, p in zip(ko, old["positions"], strict=True)}
     sn = {key: (p["id"], int(p["sees"])) for key, p in zip(kn, new["positions"], strict=True)}

@@ -39,6 +39,7 @@ from geom3d.core.tolerances import (
     UPWARD_NORMAL_MIN_Z,
 )
 from geom3d.mesh import used_vertices
+from geom3d.raycast import RayBackend
 from geom3d.scene.scene import Scene
 
 __all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
@@ -143,7 +144,7 @@ class _Ground:
     """What probes stand on: every scenery triangle, blocking or not (the scene's BVH for
     dropping troopers, with closing faces when the scene has them)."""
 
-    engine: object
+    engine: RayBackend
     vertices: np.ndarray
     faces: np.ndarray
 

@@ -192,8 +192,10 @@ def _setup(job: PairJob, engine=None, prover=None) -> tuple:
             if engine is not None and prover is not None:
                 prv = prover() if callable(prover) else prover
             elif job.map_key:  # the map the scene built, from the disk cache
+                label, closed = job.label, job.closed
+                assert label is not None and closed is not None  # given with map_key
                 interior, _ = cached_interior(
-                    job.map_key, job.vertices, job.faces, lambda: (job.label, job.closed)
+                    job.map_key, job.vertices, job.faces, lambda: (label, closed)
                 )
                 prv = Prover(interior, eng)
             else:
@@ -221,6 +223,7 @@ def _run_chunk(state: tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndar
     )
     proof = [0] * len(_PROOF_FIELDS)
     if prv is not None:
+        assert before is not None  # counted when prv was set
         proof = [getattr(prv.stats, k) - b for k, b in zip(_PROOF_FIELDS, before, strict=True)]
     counters = np.array(proof + [getattr(stats, k) for k in _SEARCH_FIELDS], dtype=np.int64)
     return vis, counters

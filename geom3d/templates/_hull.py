@@ -43,7 +43,9 @@ class DiscHull:
     Subclasses provide ``_discs`` = ``(a0, r0, a1, r1)`` (mm, ``r0 <= r1``) and ``height``.
     """
 
-    _discs: tuple[float, float, float, float]
+    @property
+    def _discs(self) -> tuple[float, float, float, float]:  # pragma: no cover - overridden
+        raise NotImplementedError
 
     @property
     def height(self) -> float:  # pragma: no cover - overridden

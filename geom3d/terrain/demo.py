@@ -22,7 +22,9 @@ _STL_PIECES = {
 
 #: Demo layout: (id, kind, STL piece name or box size (mm), position (x, y, z) mm,
 #: rotation_deg).
-_DEMO_LAYOUT: tuple[tuple[str, str, object, tuple[float, float, float], float], ...] = (
+_DEMO_LAYOUT: tuple[
+    tuple[str, str, str | tuple[float, float, float], tuple[float, float, float], float], ...
+] = (
     ("building-north", "mesh", "building", (280.0, 880.0, 0.0), 0.0),
     ("building-south", "mesh", "building", (930.0, 300.0, 0.0), 90.0),
     ("container-west", "mesh", "container", (140.0, 520.0, 0.0), 90.0),
@@ -63,11 +65,13 @@ def demo_table_pieces() -> list[tuple[str, trimesh.Trimesh, tuple[float, float, 
     out = []
     for pid, kind, what, pos, rot in _DEMO_LAYOUT:
         if kind == "box":
-            mesh = box(what)  # type: ignore[arg-type]
+            assert not isinstance(what, str)  # a box's size
+            mesh = box(what)
             mesh.metadata["kind"] = "box"
-            mesh.metadata["size"] = [float(v) for v in what]  # type: ignore[union-attr]
+            mesh.metadata["size"] = [float(v) for v in what]
         else:
-            mesh = stl[what].copy()  # type: ignore[index]
+            assert isinstance(what, str)  # a piece's name
+            mesh = stl[what].copy()
             mesh.metadata["kind"] = "mesh"
             mesh.metadata["name"] = what
         out.append((pid, mesh, pos, rot))

@@ -243,6 +243,7 @@ class ClearToTarget:
     def compiled_args(self) -> tuple:
         """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
         ``flip``, for compiled callers (:attr:`compiled` only)."""
+        assert self._scene is not None  # compiled: the engine lent its scene
         return (self.occ, *self._scene, RAY_EPS_MM, *self._packed, self.flip)
 
     def count(self, counts: np.ndarray) -> None:
@@ -264,7 +265,8 @@ class ClearToTarget:
     def __call__(self, view: ApparentView, eye_idx, s, t):
         if self._scene is not None:
             counts = np.zeros(3, np.int64)
-            clear, points = clear_to_target(
+            # numba's Dispatcher stub caps __call__'s positional arity
+            clear, points = clear_to_target(  # type: ignore[call-arg]
                 view.eyes, view.u, view.v, view.c,
                 np.ascontiguousarray(eye_idx, dtype=np.int64),
                 np.ascontiguousarray(s, dtype=np.float64),

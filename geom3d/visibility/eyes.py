@@ -128,8 +128,8 @@ def _side_order(n_cols: int, n_rows: int, half: bool) -> tuple[np.ndarray, ...]:
     ci = np.arange(len(offs))
     center_col = len(offs) // 2
     ri = np.arange(n_rows + 1)
-    C, R = np.meshgrid(ci, ri, indexing="xy")
-    C, R = C.ravel(), R.ravel()
+    C2, R2 = np.meshgrid(ci, ri, indexing="xy")
+    C, R = C2.ravel(), R2.ravel()
     # coarse-to-fine priority: how many times both indices (relative to the centre
     # column and the top row) divide by 2
     level = np.minimum(two_adic(np.abs(C - center_col)), two_adic(R))

@@ -127,7 +127,8 @@ class BundleTree:
     def settled_eyes(self, eyes: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: eyes (of the first trooper, or the second with ``flip``) all of whose
         segments to the other trooper are proved blocked."""
-        return settled_eyes(*self._tree(), eyes, flip)
+        # numba's Dispatcher stub caps __call__'s positional arity
+        return settled_eyes(*self._tree(), eyes, flip)  # type: ignore[call-arg]
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
@@ -195,7 +196,8 @@ class PairProof:
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        return settled_packed(*self.packed, origins, ends, flip)
+        # numba's Dispatcher stub caps __call__'s positional arity
+        return settled_packed(*self.packed, origins, ends, flip)  # type: ignore[call-arg]
 
 
 def _centre(cyl: Cylinder) -> np.ndarray:
@@ -220,11 +222,12 @@ class Prover:
     Parameters
     ----------
     interior : InteriorMap
-    engine : RayBackend
-        The same blocking mesh (one ray decides whether a pair is worth proving).
+    engine : RayBackend or None
+        The same blocking mesh (one ray decides whether a pair is worth proving); None
+        only to warm the kernels, which casts no ray.
     """
 
-    def __init__(self, interior: InteriorMap, engine: RayBackend) -> None:
+    def __init__(self, interior: InteriorMap, engine: RayBackend | None) -> None:
         self.interior = interior
         self.engine = engine
         self.stats = ProofStats()
@@ -236,6 +239,10 @@ class Prover:
         self._no_tops = np.full(self._tops.shape, -np.inf)
         self._outside: dict[tuple, bool] = {}
         self._lock = threading.Lock()
+
+    def _ray_engine(self) -> RayBackend:
+        assert self.engine is not None  # only a Prover made to warm kernels has none
+        return self.engine
 
     def _is_outside(self, cyl: Cylinder) -> bool:
         key = (*cyl.base, cyl.radius, cyl.height)
@@ -291,7 +298,7 @@ class Prover:
         ca, cb = _centre(a), _centre(b)
         if not (
             segment_hits_cylinders(ca, cb, occ)
-            or self.engine.occluded_segments(ca[None, :], cb[None, :])[0]
+            or self._ray_engine().occluded_segments(ca[None, :], cb[None, :])[0]
         ):
             return None
         own = math.degrees(math.atan2(d[1], d[0]))
@@ -363,7 +370,7 @@ class Prover:
                 ra, rb = f * a.radius, f * b.radius
                 o.append((ax + ra * -dy, ay + ra * dx, az + h * a.height))
                 e.append((bx + rb * -dy, by + rb * dx, bz + h * b.height))
-        _, first = self.engine.first_hit(np.array(o + e), np.array(e + o))
+        _, first = self._ray_engine().first_hit(np.array(o + e), np.array(e + o))
         steep = math.cos(math.radians(PROOF_WALL_MIN_TILT_DEG))
         hits: dict[float, int] = {}
         for face in first.tolist():

@@ -155,7 +155,8 @@ def search_clear_patch(
         return None
     center, rim, row, cap, rim_pad = _target_args(target)
     counts = np.zeros(5, np.int64)
-    start, _size, eye, ca, cb, p = search_clear(
+    # numba's Dispatcher stub caps __call__'s positional arity
+    start, _size, eye, ca, cb, p = search_clear(  # type: ignore[call-arg]
         eyes, _sizes(batch_sizes), center, rim, row,
         *cast.compiled_args(), cap, rim_pad, lattice.sample_mm, APPARENT_DEPTH_EPS_MM,
         lattice.coarse_mm, lattice.coarse_step, lattice.window, counts,
@@ -201,7 +202,8 @@ def _sizes(batch_sizes: tuple[int, ...]) -> np.ndarray:
 def _search_view(view: ApparentView, ext, cast: SampleCast, lat: PatchLattice):
     n_eyes = len(view.eyes)
     step = lat.coarse_step
-    ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(*ext, n_eyes, lat.coarse_mm)
+    # numba's Dispatcher stub caps __call__'s positional arity
+    ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(*ext, n_eyes, lat.coarse_mm)  # type: ignore[call-arg]
     cast.stats.eyes += n_eyes
     ok, _ = cast(view, eye_idx, s, t)
     # A coarse cell (between lattice points k and k + 1 on each axis) is refined when one

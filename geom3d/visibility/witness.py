@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from geom3d.bodies.kernels import STATUS_MISS, view_ray
+from geom3d.core.validation import xyz
 from geom3d.visibility.apparent import ApparentView, lattice
 from geom3d.visibility.cast import SampleCast
 from geom3d.visibility.search import PatchHit
@@ -56,6 +57,7 @@ class PatchWitness:
     @property
     def patch_center(self) -> tuple[float, float, float]:
         if self._center is None:
+            assert self._locate is not None  # given when patch_center was not
             self._center = self._locate()
             self._locate = None
         return self._center
@@ -63,6 +65,7 @@ class PatchWitness:
     @property
     def visible_area_mm2(self) -> float:
         if self._area is None:
+            assert self._measure is not None  # given when visible_area_mm2 was not
             self._area = float(self._measure())
             self._measure = None
         return self._area
@@ -124,7 +127,7 @@ def patch_witness(hit: PatchHit, cast: SampleCast) -> PatchWitness:
             view.eyes, view.u, view.v, view.c, i, sc, tc, view.target_row, _NO_OCC
         )
         if st == STATUS_MISS:  # (never for a window of counting samples) the eye itself
-            return tuple(float(k) for k in view.eyes[i])
+            return xyz(float(k) for k in view.eyes[i])
         return (x, y, z)
 
     return PatchWitness(

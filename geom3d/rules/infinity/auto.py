@@ -230,4 +230,5 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge):
         if n > best_n:
             best_combo, best_n = combo, n
     info["enemies"] = best_n
+    assert best_combo is not None  # combinations(range(len(sets)), k <= len(sets)): one at least
     return [uniq[sets[i]] for i in best_combo], info
