@@ -87,8 +87,11 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
 
 
 def weapon_dict(attack: AttackSpec) -> dict:
-    """The attack's ``weapon`` as used: every default filled in (SPEC 12.4)."""
+    """The attack's ``weapon`` as used: every default filled in (SPEC 12.4); only for an
+    attack that gives one."""
     w = attack.weapon
+    if w is None:
+        raise ValueError(f"attack {attack.id!r} gives no weapon")
     return {
         "attribute": w.attribute,
         "burst": attack.burst,

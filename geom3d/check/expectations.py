@@ -287,8 +287,8 @@ def _check_attack(scene, checks: Checks, aid: str, base: str, spec) -> None:
         checks.error(base, "expected a mapping of expected fields (outcome, affected, ...)")
         return
     try:
-        result = resolve_attack(scene, aid, **({"odds": True} if _wants_odds(spec) else {}))
-        result = result.to_dict()
+        resolved = resolve_attack(scene, aid, **({"odds": True} if _wants_odds(spec) else {}))
+        result = resolved.to_dict()
     except Geom3dError as exc:
         for k, v in spec.items():
             checks.error(f"{base}.{k}", f"resolving the attack failed: {exc}", v)

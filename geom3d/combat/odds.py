@@ -109,8 +109,9 @@ class Strike:
             "expected_wounds": float(self.expected_wounds),
             "wounds_distribution": [float(p) for p in self.wounds],
         }
-        if self.max_wounds is not None:
-            d["p_out"] = float(self.p_out)
+        p_out = self.p_out
+        if p_out is not None:
+            d["p_out"] = float(p_out)
         return d
 
 

@@ -39,7 +39,7 @@ def _kernel_dir() -> Path:
 
     from geom3d.bodies import kernels  # noqa: F401  (sets numba's cache folder)
 
-    return Path(config.CACHE_DIR)
+    return Path(config.CACHE_DIR)  # type: ignore[attr-defined]  # set at run time, no stub
 
 
 def _marker() -> Path:
