@@ -35,7 +35,14 @@ import numpy as np
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
 from geom3d.core.output import round_point, round_value
-from geom3d.core.tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
+from geom3d.core.tolerances import (
+    ARC_EPS_MM,
+    CONTACT_EPS_MM,
+    ENGAGED_CONTACT_MM,
+    PROOF_MIN_PAIRS,
+    ROUTE_REFINE_MM,
+    ROUTE_STEP_MM,
+)
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.scene import Scene, Trooper
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
@@ -236,7 +243,9 @@ def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
     witness, viewer = vis
     visible = witness is not None
     policy = _policy(scene)
-    touching = cylinders_touch(a.cylinder, b.cylinder)
+    # engaged partners written to 0.01 mm are in contact (SPEC 12.6)
+    eps = ENGAGED_CONTACT_MM if b.id in a.engaged_with else CONTACT_EPS_MM
+    touching = cylinders_touch(a.cylinder, b.cylinder, eps=eps)
     engaged = policy.engaged_sees_only_contact and bool(a.engaged_with)
     # 360 degrees: markers and arc360 (in in_front_arc), troopers on a route, and
     # engaged troopers towards what they touch

@@ -16,6 +16,7 @@ __all__ = [
     "CLEAR_BISECT_MM",
     "COINCIDENT_EPS_MM",
     "CONTACT_EPS_MM",
+    "ENGAGED_CONTACT_MM",
     "CURTAIN_FLOOR_EPS_MM",
     "CURTAIN_FLOOR_STEP_MM",
     "D20_FACES",
@@ -168,6 +169,11 @@ RAY_EPS_MM: float = 1e-3
 
 #: Two bodies closer than this count as touching (silhouette contact, template contact).
 CONTACT_EPS_MM: float = 1e-6
+
+#: Troopers declared ``engaged_with`` each other are in silhouette contact when their bases
+#: are within this distance (SPEC 12.6: users write diagonal contacts to 0.01 mm); further
+#: apart, loading warns with the pair and the gap.
+ENGAGED_CONTACT_MM: float = 0.01
 
 #: General geometric zero for lengths (degenerate triangles, zero-length directions).
 GEOM_EPS_MM: float = 1e-9

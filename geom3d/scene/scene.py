@@ -23,7 +23,7 @@ import numpy as np
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
-from geom3d.core.tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
+from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.mesh import file_digest
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scene.interface import Ruleset
@@ -308,6 +308,12 @@ class Scene:
                 )
                 if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
                     self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
+                gap = d - a.radius - b.radius
+                if b.id in a.engaged_with and (gap > ENGAGED_CONTACT_MM or not overlap_z):
+                    self.warnings.append(
+                        f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
+                        f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
+                    )
         closing = self.closing_mask[self.blocking_mask]
         reasons = embedded_reasons(
             ts, self.engine, self.blocking, closing, self._built.solid_of_element
