@@ -29,7 +29,9 @@ Outcomes and reasons (attack level and per placement)
     friendly), ``no_heading`` (a teardrop with no heading, no contact angle and no main
     target to aim at), ``no_main_target`` (an impact template or 40k blast with neither a
     main target nor a ``focus``), ``no_focus`` (a deployable without ``focus``),
-    ``impact_not_circular`` (an impact template must be circular).
+    ``impact_not_circular`` (an impact template must be circular). ``input_error``
+    (``geom3d attack`` only): the attack has an input error of its own, e.g. its main
+    target is its attacker (SPEC 12.6); the entry holds the error line in ``error``.
 
 Burst: each of the B placements is resolved separately. The attack's ``affected`` is the
 union over the placements that resolved; its outcome is ``resolved`` when at least one
@@ -80,6 +82,7 @@ REASONS: tuple[str, ...] = (
     "no_main_target",
     "no_focus",
     "impact_not_circular",
+    "input_error",
     # exclusions
     "attacker",
     "total_cover",

@@ -15,6 +15,7 @@ from geom3d.core.output import round_point, round_value
 
 __all__ = [
     "MATRIX_CODES",
+    "attack_errors",
     "attack_report",
     "attack_table",
     "lof_matrix_text",
@@ -251,8 +252,23 @@ def attack_report(scene, ids=None, *, odds: bool = False) -> dict:
     return {
         "units": "mm",
         "scenario": scene.scenario.name,
-        "attacks": [scene.resolve_attack(a, **extra).to_dict() for a in attacks],
+        "attacks": [_attack_entry(scene, a, extra) for a in attacks],
     }
+
+
+def _attack_entry(scene, attack_id: str, extra: dict) -> dict:
+    """One attack's result, or, for an attack with an input error of its own (SPEC 12.6),
+    an ``invalid``/``input_error`` entry holding the error line: the file's other attacks
+    are still reported, and ``geom3d attack`` exits with the error (code 2) after them."""
+    problem = scene.attack(attack_id).problem
+    if problem is None:
+        return scene.resolve_attack(attack_id, **extra).to_dict()
+    return {"id": attack_id, "outcome": "invalid", "reason": "input_error", "error": str(problem)}
+
+
+def attack_errors(doc: dict) -> list[str]:
+    """The input errors of an :func:`attack_report` document, one line each."""
+    return [a["error"] for a in doc["attacks"] if "error" in a]
 
 
 def attack_table(doc: dict) -> str:

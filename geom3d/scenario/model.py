@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from geom3d.core.errors import UnknownIdError
+from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.rolls import Reaction, Stats, Weapon
 
@@ -90,6 +90,10 @@ class AttackSpec:
         the keys the file gave: ``heading_deg`` (float or ``"auto"``), ``contact_deg``,
         ``pitch_deg`` (float), ``focus`` (tuple of 2 or 3 floats, mm), ``main_target``
         (a known trooper id). None when the file gave none.
+    problem : ScenarioError or None
+        An input error confined to this attack (its ``main_target`` is its attacker,
+        SPEC 12.6), with file and field path: resolving it raises the error, and
+        ``geom3d attack`` reports the file's other attacks before exiting with it.
     """
 
     id: str
@@ -114,6 +118,7 @@ class AttackSpec:
     ordnance: bool = False
     #: Infinity roll data (SPEC 12.4; :mod:`geom3d.scenario.rolls`)
     weapon: Weapon | None = None
+    problem: ScenarioError | None = None
 
 
 @dataclass(frozen=True)
