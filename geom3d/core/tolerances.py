@@ -11,12 +11,14 @@ __all__ = [
     "APPARENT_DEPTH_EPS_MM",
     "ARC_EPS_MM",
     "ARO_BURST",
+    "AUTO_GRID_STEP_DEG",
     "AUTO_MAX_REAL_EVALS",
+    "AUTO_ROUTE_STEP_MM",
+    "AUTO_SET_EVALS",
     "CHECK_NUMBER_TOL",
     "CLEAR_BISECT_MM",
     "COINCIDENT_EPS_MM",
     "CONTACT_EPS_MM",
-    "ENGAGED_CONTACT_MM",
     "CURTAIN_FLOOR_EPS_MM",
     "CURTAIN_FLOOR_STEP_MM",
     "D20_FACES",
@@ -25,6 +27,7 @@ __all__ = [
     "DROP_PROBE_HEIGHT_MM",
     "DROP_REFINE_MAX_MM",
     "DROP_STEEP_REL_EPS",
+    "ENGAGED_CONTACT_MM",
     "EYE_SPACING_MM",
     "FAR_OFF_TABLE_MM",
     "FOOTPRINT_MAX_ERROR_MM",
@@ -258,6 +261,18 @@ SOLVER_TIE_DECIMALS: int = 9
 #: Infinity ``heading_deg: auto``: most placements judged by the full engine (Blast Focus
 #: Line of Fire included) per search; the search reports when it stopped there.
 AUTO_MAX_REAL_EVALS: int = 200
+
+#: Infinity ``auto``: most placements of one touched set judged by the full engine; a set
+#: is judged until one placement affects every enemy it can (issue 35 defect 3).
+AUTO_SET_EVALS: int = 24
+
+#: Infinity ``auto``: grid of extra placements (heading and contact offset, degrees) beside
+#: the exact cells, so a touched set is judged over the placements it allows.
+AUTO_GRID_STEP_DEG: float = 1.0
+
+#: Infinity ``auto``: a trooper on a route is covered in plan by discs this far apart along
+#: the route (radius grown to cover the capsule between them).
+AUTO_ROUTE_STEP_MM: float = 10.0
 
 #: Two plan points closer than this have no direction between them: the heading from one
 #: to the other is taken as 0 (mm).

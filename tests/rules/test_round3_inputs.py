@@ -37,9 +37,7 @@ def _write(tmp_path, doc):
     return p
 
 
-def test_main_target_equal_to_attacker_is_an_input_error_and_other_attacks_report(
-    tmp_path, capsys
-):
+def test_main_target_equal_to_attacker_is_an_input_error_and_other_attacks_report(tmp_path, capsys):
     p = _write(tmp_path, _doc(attacks=[GOOD, SELF]))
     code = main(["attack", str(p), "--format", "json"])
     out, err = capsys.readouterr()

@@ -109,7 +109,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
     def judge(spec):
         return _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats)
 
-    specs, log = choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache)
+    specs, log = choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     placements = [judge(s) for s in specs]
     mains = {p.main_target for p in placements if p.outcome == "resolved" and p.main_target}
     dodge_cache: dict[str, bool] = {}
