@@ -145,6 +145,11 @@ class PlacementResult:
         ``target``) when there is one, plus ``position`` for a trooper on a route.
     hits : int or None
         40k: models of the target unit under the template.
+    maximal : bool or None
+        40k, an explicit teardrop placement that resolved: it covers as many models of
+        the target unit as any legal placement (ruling A2, SPEC 12.6); ``most`` is that
+        maximum. None where not judged (the solver's own placements, blasts, Infinity).
+    most : int or None
     """
 
     index: int
@@ -161,6 +166,8 @@ class PlacementResult:
     excluded: dict[str, str] = field(default_factory=dict)
     witnesses: dict[str, dict] = field(default_factory=dict)
     hits: int | None = None
+    maximal: bool | None = None
+    most: int | None = None
 
     @property
     def focus(self) -> tuple[float, float, float] | None:
@@ -186,6 +193,9 @@ class PlacementResult:
         }  # fmt: skip
         if self.hits is not None:
             d["hits"] = self.hits
+        if self.maximal is not None:
+            d["maximal"] = self.maximal
+            d["most_possible"] = self.most
         return d
 
 
@@ -249,6 +259,10 @@ class AttackResult:
         exactly as without odds.
     weapon : dict or None
         The attack's ``weapon`` with its defaults, written beside ``odds``.
+    warnings : list of str
+        Likely mistakes in the attack as written (40k: an explicit placement covering
+        fewer models than the most possible, ruling A2); ``warnings`` in the JSON when
+        any.
     """
 
     id: str
@@ -266,6 +280,7 @@ class AttackResult:
     fields: tuple[str, ...] = ()
     odds: dict | None = None
     weapon: dict | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -295,6 +310,8 @@ class AttackResult:
             d["weapon"] = None if self.weapon is None else dict(self.weapon)
             for tid, odds in self.odds.items():
                 d["troopers"].setdefault(tid, {})["odds"] = odds.to_dict()
+        if self.warnings:
+            d["warnings"] = list(self.warnings)
         return d
 
 

@@ -112,6 +112,7 @@ __all__ = [
     "TABLE_CAP_MARGIN_MM",
     "TABLE_FLOOR_DEPTH_MM",
     "UPWARD_NORMAL_MIN_Z",
+    "WH40K_MAX_CONTACT_OFFSET_DEG",
 ]
 
 #: Side of the minimum visible patch (Infinity: "a minimum size of 3x3mm"), apparent size.
@@ -172,6 +173,11 @@ RAY_EPS_MM: float = 1e-3
 
 #: Two bodies closer than this count as touching (silhouette contact, template contact).
 CONTACT_EPS_MM: float = 1e-6
+
+#: 40k: largest angle between a teardrop's heading and its contact direction. Ruling A1
+#: (SPEC 12.6): the template may lie over the firer's own base (004 forbids touching
+#: *other* friendly models), so every heading is admissible at every contact point.
+WH40K_MAX_CONTACT_OFFSET_DEG: float = 180.0
 
 #: Troopers declared ``engaged_with`` each other are in silhouette contact when their bases
 #: are within this distance (SPEC 12.6: users write diagonal contacts to 0.01 mm); further
