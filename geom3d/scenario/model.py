@@ -9,7 +9,14 @@ from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.rolls import Reaction, Stats, Weapon
 
-__all__ = ["AttackSpec", "LofExpectation", "Scenario", "SceneryItem", "TrooperSpec"]
+__all__ = [
+    "LOF_EXPECT_KEYS",
+    "AttackSpec",
+    "LofExpectation",
+    "Scenario",
+    "SceneryItem",
+    "TrooperSpec",
+]
 
 
 @dataclass(frozen=True)
@@ -121,9 +128,18 @@ class AttackSpec:
     problem: ScenarioError | None = None
 
 
+#: The fields an ``expect.lof`` entry may ask, in check order.
+LOF_EXPECT_KEYS: tuple[str, ...] = ("lof", "visible", "in_arc", "reason", "visible_area_mm2")
+
+
 @dataclass(frozen=True)
 class LofExpectation:
-    """One ``expect.lof`` entry."""
+    """One ``expect.lof`` entry.
+
+    ``asked`` lists the fields the file wrote (:data:`LOF_EXPECT_KEYS` order), ``null``
+    values included: ``reason: null`` asks that there be no reason (LoF holds). None when
+    built without it (then the fields that are not None are asked).
+    """
 
     from_id: str
     to_id: str
@@ -133,6 +149,7 @@ class LofExpectation:
     reason: str | None
     #: a number, or a tolerance mapping {min, max} / {approx, tol} (mm²)
     visible_area_mm2: float | dict | None = None
+    asked: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +180,9 @@ class Scenario:
     active : tuple of str
         ``active:``: ids of the active troopers of the order (Infinity ARO, SPEC 11.4);
         troopers with a ``route`` are active too (see :meth:`is_active`).
+    accept_warnings : tuple of str
+        Shell-style patterns (:func:`fnmatch.fnmatchcase`, the whole message) of the
+        warnings this scenario expects: ``geom3d check --strict`` does not fail on them.
     """
 
     path: Path | None
@@ -180,6 +200,7 @@ class Scenario:
     table_item: SceneryItem | None = None
     zones: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     active: tuple[str, ...] = ()
+    accept_warnings: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -18,7 +18,14 @@ from geom3d.core.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_M
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext, check_finite, first_error
-from geom3d.scenario.model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
+from geom3d.scenario.model import (
+    LOF_EXPECT_KEYS,
+    AttackSpec,
+    LofExpectation,
+    Scenario,
+    SceneryItem,
+    TrooperSpec,
+)
 from geom3d.scenario.reader import read_scenario_data
 from geom3d.scenario.rolls import (
     check_infinity_only,
@@ -91,7 +98,16 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
         table_item=table_item,
         zones=_zones(raw, ctx),
         active=_active(raw, troopers, ctx),
+        accept_warnings=_accept_warnings(raw, ctx),
     )
+
+
+def _accept_warnings(raw: ScenarioModel, ctx: ParseContext) -> tuple[str, ...]:
+    """``accept_warnings``: shell-style patterns of warnings ``check --strict`` accepts."""
+    for i, pat in enumerate(raw.accept_warnings):
+        if not pat.strip():
+            raise ctx.error("an empty pattern would accept nothing", f"accept_warnings[{i}]")
+    return tuple(raw.accept_warnings)
 
 
 def _active(raw: ScenarioModel, troopers: list[TrooperSpec], ctx: ParseContext) -> tuple:
@@ -290,8 +306,12 @@ def _expect(
                 raise UnknownIdError(
                     f"unknown trooper {ref!r}", file=ctx.file, path=f"expect.lof[{i}].{key}"
                 )
+        # the keys written, ``null`` included: ``reason: null`` asks for "no reason"
+        asked = tuple(k for k in LOF_EXPECT_KEYS if k in e.model_fields_set)
         expect_lof.append(
-            LofExpectation(e.from_, e.to, e.lof, e.visible, e.in_arc, e.reason, e.visible_area_mm2)
+            LofExpectation(
+                e.from_, e.to, e.lof, e.visible, e.in_arc, e.reason, e.visible_area_mm2, asked
+            )
         )
     for aid, spec in raw.expect.attacks.items():
         if aid not in attack_ids:

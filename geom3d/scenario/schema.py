@@ -236,3 +236,4 @@ class ScenarioModel(_Model):
     expect: _Expect | None = None
     zones: list[_Zone] = []
     active: list[str] = []  # Infinity: the active troopers of the order (ARO)
+    accept_warnings: list[str] = []  # geom3d check --strict: warnings expected here
