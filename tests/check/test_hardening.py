@@ -126,9 +126,11 @@ def test_timeout_option_through_the_cli(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 1
     problem, totals = out.strip().splitlines()  # --quiet: the problem, one totals line
-    # the row says how far the scenario got (the heavy one is stuck in its attack)
-    assert problem.endswith("a_heavy.yaml: error: timed out after 10 s (--timeout); the "
-                            "scenario was stopped while evaluating lof[a->b] (0 of 1 done)")  # fmt: skip
+    # the row says how far the scenario got (the heavy one is stuck in its route LoF)
+    assert problem.endswith(
+        "a_heavy.yaml: error: timed out after 10 s (--timeout); the "
+        "scenario was stopped while evaluating lof[a->b] (0 of 1 done)"
+    )
     assert totals.startswith("2 scenarios: 1 pass, 0 fail, 1 error")
 
 
