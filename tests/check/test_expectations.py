@@ -71,9 +71,7 @@ def test_mismatches_read_as_set_differences():
     c = Checks()
     excluded = [{"id": "t-cover", "reason": "total_cover"}, {"id": "a", "reason": "attacker"}]
     check_affected(c, "attacks.x.affected", ["e1", "t-cover"], ["e1", "e9"], excluded)
-    assert c.items[0]["difference"] == (
-        "missing: t-cover (excluded: total_cover); unexpected: e9"
-    )
+    assert c.items[0]["difference"] == ("missing: t-cover (excluded: total_cover); unexpected: e9")
     check_excluded(c, "attacks.x.excluded", ["a", "q"], excluded)
     assert c.items[1]["difference"] == "missing: q; unexpected: t-cover"
 

@@ -124,9 +124,14 @@ def test_exclude_globs(here):
 
 
 def test_expectation_and_error_lines(here):
-    p = _write(here / "s.yaml", [A, B], {
-        "lof": [{"from": "a", "to": "b", "lof": True, "reason": None}],
-    }, attacks=[{"id": "x", "attacker": "a", "template": "small_teardrop", "main_target": "b"}])
+    p = _write(
+        here / "s.yaml",
+        [A, B],
+        {
+            "lof": [{"from": "a", "to": "b", "lof": True, "reason": None}],
+        },
+        attacks=[{"id": "x", "attacker": "a", "template": "small_teardrop", "main_target": "b"}],
+    )
     doc = yaml.safe_load(p.read_text())
     doc["expect"]["attacks"] = {"x": {"outcome": "resolved", "troopers": {"b": {"dodge": "PH"}}}}
     p.write_text(yaml.safe_dump(doc, sort_keys=False))
