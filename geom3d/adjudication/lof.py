@@ -231,10 +231,14 @@ def pair_visibility(
 
 
 def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
+    """The pair's visibility, searched in one canonical order (ids sorted), exactly as
+    :func:`lof_matrix` searches it: the witness, its eye and its ``visible_area_mm2``
+    are the same whichever command asks and in whichever order (issue 35)."""
     cache = scene.visibility_cache
     key = tuple(sorted((a.id, b.id)))
     if key not in cache:
-        w, viewer = pair_visibility(scene, a, b, stats=stats)
+        first, second = (a, b) if a.id == key[0] else (b, a)
+        w, viewer = pair_visibility(scene, first, second, stats=stats)
         cache[key] = (w, viewer)
     return cache[key]
 

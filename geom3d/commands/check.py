@@ -112,7 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--allow-warning",
         dest="allow_warnings",
         action="append",
-        default=[],
+        default=None,
         metavar="PATTERN",
         help="under --strict, accept the warnings matching PATTERN (shell-style, over the "
         "whole message, e.g. '*floats*above the surface*'); repeatable; a scenario's own "
@@ -145,7 +145,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--exclude",
         dest="exclude",
         action="append",
-        default=[],
+        default=None,
         metavar="GLOB",
         help="leave out the files whose path (as found) or name matches GLOB "
         "(shell-style, * also crosses /, e.g. 'ci/*' or '*.draft.yaml'); repeatable "
