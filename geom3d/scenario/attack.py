@@ -22,7 +22,8 @@ from geom3d.scenario.shapes import resolve_template
 
 __all__ = ["ARO_RULESET", "PLACEMENT_KEYS", "parse_attacks"]
 
-#: The ruleset whose attacks may be AROs (``aro: true``; ruling A3, SPEC 12.6).
+#: The ruleset whose attacks may be AROs (``aro: true``; ruling A3, SPEC 12.6) and
+#: Intuitive Attacks (``intuitive: true``).
 ARO_RULESET = "infinity"
 
 #: Keys a ``placements[j]`` mapping may give.
@@ -165,6 +166,12 @@ def parse_attacks(
                 "has no ARO",
                 f"{where}.aro",
             )
+        if a.intuitive and (ruleset.name != ARO_RULESET or a.mode != "direct"):
+            raise ctx.error(
+                "intuitive: true is an Infinity Intuitive Attack, made with a direct "
+                f"template (got ruleset {ruleset.name!r}, mode {a.mode!r})",
+                f"{where}.intuitive",
+            )
         placements = _placements(a.placements, burst, trooper_ids, ctx, where)
         attacks.append(
             AttackSpec(
@@ -190,6 +197,7 @@ def parse_attacks(
                 ordnance=a.ordnance,
                 weapon=weapon,
                 problem=_self_target(a, placements, ctx, where),
+                intuitive=a.intuitive,
             )
         )
     return attacks

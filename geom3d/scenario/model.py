@@ -97,6 +97,9 @@ class AttackSpec:
         the keys the file gave: ``heading_deg`` (float or ``"auto"``), ``contact_deg``,
         ``pitch_deg`` (float), ``focus`` (tuple of 2 or 3 floats, mm), ``main_target``
         (a known trooper id). None when the file gave none.
+    intuitive : bool
+        Infinity Intuitive Attack (SPEC 12.6): a direct template that needs no Line of
+        Fire to its main target and makes a WIP roll, opposed face to face.
     problem : ScenarioError or None
         An input error confined to this attack (its ``main_target`` is its attacker,
         SPEC 12.6), with file and field path: resolving it raises the error, and
@@ -126,6 +129,7 @@ class AttackSpec:
     #: Infinity roll data (SPEC 12.4; :mod:`geom3d.scenario.rolls`)
     weapon: Weapon | None = None
     problem: ScenarioError | None = None
+    intuitive: bool = False
 
 
 #: The fields an ``expect.lof`` entry may ask, in check order.

@@ -176,6 +176,7 @@ class _Attack(_Model):
     aro_burst: int | None = None  # Infinity: Burst in ARO when a rule modifies it
     ordnance: bool = False  # 40k: Ordnance weapons cannot make snap shots
     weapon: Any = None  # Infinity roll data (SPEC 12.4), checked by geom3d.scenario.rolls
+    intuitive: bool = False  # Infinity: Intuitive Attack (direct template, no LoF needed)
 
     @field_validator("burst")
     @classmethod

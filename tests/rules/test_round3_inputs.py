@@ -7,6 +7,7 @@ import json
 
 import pytest
 import yaml
+from support import make_scene, trooper
 
 from geom3d.api import load_scene
 from geom3d.cli import main
@@ -79,3 +80,37 @@ def test_ruling_a3_input_errors(tmp_path, ruleset, extra, path, words):
 def test_aro_burst_at_or_below_the_burst_is_accepted(tmp_path):
     att = dict(GOOD, burst=3, aro=True, aro_burst=2)
     assert load_scenario(_write(tmp_path, _doc(attacks=[att]))).attacks[0].aro_burst == 2
+
+
+def test_intuitive_attack_needs_no_lof_to_its_main_target():
+    # a faces west (180 degrees); e stands 100 mm east, behind it: no Line of Fire (out
+    # of arc), so a plain direct template fails (no_lof). An Intuitive Attack needs none:
+    # the teardrop aimed at e touches it (Blast Focus LoF is not limited by the arc), and
+    # e opposes the WIP roll face to face (the roll is made against it: its critical).
+
+    ts = [trooper("a", [100, 100], facing_deg=180), trooper("e", [200, 100], side="red",
+                                                             facing_deg=180)]  # fmt: skip
+    atk = {"attacker": "a", "template": "small_teardrop", "main_target": "e"}
+    s = make_scene(ts, attacks=[{**atk, "id": "plain"}, {**atk, "id": "wip", "intuitive": True}])
+    plain, wip = s.resolve_attack("plain"), s.resolve_attack("wip")
+    assert (plain.outcome, plain.reason) == ("failed", "no_lof")
+    assert (wip.outcome, wip.affected) == ("resolved", ["e"])
+    assert wip.troopers["e"] == {
+        "role": "main",
+        "dodge": "PH",  # e faces a: it has LoF to its attacker
+        "face_to_face": True,
+        "critical_applies": True,
+        "partial_cover_bonus": False,
+        "roll": "WIP",
+    }
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "extra"),
+    [("infinity", {"mode": "impact", "template": "circular"}), ("wh40k-7e", {"template": "flame"})],
+)
+def test_intuitive_needs_an_infinity_direct_template(tmp_path, ruleset, extra):
+    att = dict(GOOD, intuitive=True, **extra)
+    with pytest.raises(ScenarioError, match="Intuitive Attack") as err:
+        load_scenario(_write(tmp_path, _doc(ruleset, [att])))
+    assert err.value.path == "attacks[0].intuitive"
