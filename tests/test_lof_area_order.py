@@ -4,9 +4,8 @@ and the matrix search a pair's witness in one canonical order (ids sorted)."""
 from __future__ import annotations
 
 import pytest
-from support import make_scene, trooper
-
 from geom3d.lof import line_of_fire, lof_matrix
+from support import make_scene, trooper
 
 
 def _scene():

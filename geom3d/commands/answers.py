@@ -94,13 +94,24 @@ def lof_report(scene, pairs=None, progress=None, areas: bool = True) -> dict:
     """
     # asks the scene's ruleset; areas, when asked for, are measured in the matrix's threads
     results = scene.lof_matrix(pairs, progress=progress, areas=areas)
-    return {
+    doc = {
         "units": "mm",
         "scenario": scene.scenario.name,
         "troopers": troopers_list(scene),
         "scan_report": scene.scan_report(),
         "pairs": [r.to_dict(area=areas) for r in results],
     }
+    return _with_zones(scene, doc)
+
+
+def _with_zones(scene, doc: dict) -> dict:
+    """``terrain_zones`` (each zone's affected troopers, SPEC 12.6) when the scenario has
+    any."""
+    if scene.scenario.terrain_zones:
+        from geom3d.scene.terrain_zones import zone_report
+
+        doc["terrain_zones"] = zone_report(scene)
+    return doc
 
 
 def _rich_table(title: str, columns: list[str], rows: list[list], caption: str = "") -> str:
@@ -249,11 +260,12 @@ def attack_report(scene, ids=None, *, odds: bool = False) -> dict:
     """
     attacks = [a.id for a in scene.scenario.attacks] if ids is None else ids
     extra = {"odds": True} if odds else {}
-    return {
+    doc = {
         "units": "mm",
         "scenario": scene.scenario.name,
         "attacks": [_attack_entry(scene, a, extra) for a in attacks],
     }
+    return _with_zones(scene, doc)
 
 
 def _attack_entry(scene, attack_id: str, extra: dict) -> dict:

@@ -184,6 +184,9 @@ class Scenario:
     active : tuple of str
         ``active:``: ids of the active troopers of the order (Infinity ARO, SPEC 11.4);
         troopers with a ``route`` are active too (see :meth:`is_active`).
+    terrain_zones : tuple of TerrainZone
+        Special Terrain zones (:mod:`geom3d.scenario.terrain_zones`, SPEC 12.6); a
+        blocking one is also in ``scenery`` as a closed box ``zone:ID``.
     accept_warnings : tuple of str
         Shell-style patterns (:func:`fnmatch.fnmatchcase`, the whole message) of the
         warnings this scenario expects: ``geom3d check --strict`` does not fail on them.
@@ -205,6 +208,7 @@ class Scenario:
     zones: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     active: tuple[str, ...] = ()
     accept_warnings: tuple[str, ...] = ()
+    terrain_zones: tuple = ()
 
     @property
     def name(self) -> str:

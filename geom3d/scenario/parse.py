@@ -35,6 +35,7 @@ from geom3d.scenario.rolls import (
 )
 from geom3d.scenario.schema import FORMAT, STATES, ScenarioModel
 from geom3d.scenario.shapes import check_overridden, check_override_types, scale_overrides
+from geom3d.scenario.terrain_zones import parse_terrain_zones
 
 __all__ = ["load_scenario", "parse_scenario"]
 
@@ -79,6 +80,8 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
 
     table_size, table_mesh, table_mesh_units, table_item = _table(raw, ctx)
     scenery = _scenery(raw, ctx)
+    terrain_zones, zone_pieces = parse_terrain_zones(raw, {s.id for s in scenery}, ctx)
+    scenery = [*scenery, *zone_pieces]  # blocking zones are solids (SPEC 12.6)
     troopers = _troopers(raw, ruleset, ctx)
     attacks = parse_attacks(raw.attacks, ruleset, troopers, ctx)
     expect_lof, expect_attacks = _expect(raw, troopers, attacks, ctx)
@@ -99,6 +102,7 @@ def parse_scenario(data, *, file: str = "<scenario>", base_dir=None, path=None) 
         zones=_zones(raw, ctx),
         active=_active(raw, troopers, ctx),
         accept_warnings=_accept_warnings(raw, ctx),
+        terrain_zones=terrain_zones,
     )
 
 

@@ -223,6 +223,15 @@ class _Zone(_Model):
         return v
 
 
+class _TerrainZone(_Model):
+    id: str
+    kind: str
+    rect: list[Num] | None = None
+    polygon: list[list[Num]] | None = None
+    height_mm: Num
+    blocks_lof: bool = False
+
+
 class ScenarioModel(_Model):
     """A whole scenario file as written (before references and units are resolved)."""
 
@@ -238,3 +247,4 @@ class ScenarioModel(_Model):
     zones: list[_Zone] = []
     active: list[str] = []  # Infinity: the active troopers of the order (ARO)
     accept_warnings: list[str] = []  # geom3d check --strict: warnings expected here
+    terrain_zones: list[_TerrainZone] = []  # Infinity Special Terrain zones (SPEC 12.6)
