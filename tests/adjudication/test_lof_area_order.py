@@ -4,8 +4,9 @@ and the matrix search a pair's witness in one canonical order (ids sorted)."""
 from __future__ import annotations
 
 import pytest
-from geom3d.adjudication.lof import line_of_fire, lof_matrix
 from support import make_scene, trooper
+
+from geom3d.adjudication.lof import line_of_fire, lof_matrix
 
 
 def _scene():
