@@ -20,9 +20,12 @@ Search:
    cancellation rules) in order of that bound, until no remaining set can beat (B = 1)
    or add to (B > 1) what is found, or ``AUTO_MAX_REAL_EVALS`` placements were judged
    (reported as ``truncated``). Each set is judged over the placements it allows (its
-   widest radial run's middle, its cells, its grid placements, spread out; at most
-   ``AUTO_SET_EVALS``) until one affects every enemy of its bound (defect 3): scenery
-   that hides a trooper from one placement of a set need not hide it from another.
+   widest radial run's middle, then its cells spread out; at most ``AUTO_SET_EVALS``)
+   until one affects every enemy of its bound (defect 3): scenery that hides a trooper
+   from one placement of a set need not hide it from another. When some set was judged
+   without reaching its bound, the sets are judged again with a grid of placements
+   every ``AUTO_GRID_STEP_DEG`` of heading and contact offset added to their cells (on
+   open ground the first pass is the answer and the grid costs nothing).
    Optimality: exact for which troopers can be touched, and for close combat and routes;
    Blast Focus Line of Fire is judged at those sampled placements of each set, so a set
    whose only good placements lie between them (a gap in scenery narrower than the grid)
@@ -159,9 +162,10 @@ def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> lis
     return out
 
 
-def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
-    dmax = max_contact_offset_deg(shape)
-    ps = plan_sets(scene, attacker, shape, dmax, groups)
+def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
+    """Judge the touched sets of ``ps`` in order of their bound (see the module
+    docstring). Returns (judged [(enemies, heading, contact)], evaluated, truncated,
+    short: some set was judged without reaching its bound, sets)."""
     ids = ps.ids
     sides = [scene.troopers[i].side for i in ids]
     enemy = np.array([s not in (attacker.side, "neutral") for s in sides], dtype=bool)
@@ -193,6 +197,7 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
     best = -1
     evaluated = 0
     truncated = False
+    short = False
     enemy_ids = [t for t, e in zip(ids, enemy, strict=True) if e]
     for g in group_order:
         rep = reps[g]
@@ -206,8 +211,9 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
             continue
         key = np.packbits(ps.touched[rep]).tobytes() if ids else b""
         tries = _placements_of_set(ps, members[g], radial.get(key))
+        reached = False
         for h, c in tries[:AUTO_SET_EVALS]:
-            if evaluated >= AUTO_MAX_REAL_EVALS:
+            if evaluated >= budget:
                 truncated = True
                 break
             res = judge(replace(spec, heading_deg=h, contact_deg=c))
@@ -220,13 +226,33 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
             judged.append((got, h, c))
             best = max(best, len(got))
             if len(got) >= bound:
+                reached = True
                 break  # nothing in this set can do better
         if truncated:
             break
+        short |= not reached
+    return judged, evaluated, truncated, short, len(reps)
+
+
+def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
+    dmax = max_contact_offset_deg(shape)
+    ps = plan_sets(scene, attacker, shape, dmax, groups, grid=False)
+    judged, evaluated, truncated, short, n_sets = _judge_sets(
+        scene, attack, shape, attacker, spec, burst, judge, ps, AUTO_MAX_REAL_EVALS
+    )
+    if short and not truncated:
+        # scenery hid a trooper from every cell placement judged in some set: judge the
+        # sets again over the grid placements they allow too (defect 3)
+        ps = plan_sets(scene, attacker, shape, dmax, groups, grid=True)
+        more, n, truncated, _, n_sets = _judge_sets(
+            scene, attack, shape, attacker, spec, burst, judge, ps, AUTO_MAX_REAL_EVALS - evaluated
+        )
+        judged += more
+        evaluated += n
     info = {
         "events": ps.events,
         "examined": len(ps.theta),
-        "groups": len(reps),
+        "groups": n_sets,
         "evaluated": evaluated,
         "truncated": truncated,
     }

@@ -17,8 +17,8 @@ placement can affect (issue 35):
 * **Blast Focus Line of Fire** (defect 3): scenery can hide a touched trooper from one
   placement of a set and not from another, so a set is judged over the placements it
   allows, not at one representative: the exact cells of
-  :func:`geom3d.placement.search.search_placements` plus a grid every
-  ``AUTO_GRID_STEP_DEG`` of heading and contact offset.
+  :func:`geom3d.placement.search.search_placements`, plus (``grid=True``, asked when the
+  cells fell short) a grid every ``AUTO_GRID_STEP_DEG`` of heading and contact offset.
 
 Everything here is plan geometry; the full resolver judges placements
 (:mod:`geom3d.rules.infinity.auto`).
@@ -123,8 +123,9 @@ def _closure(touched: np.ndarray, ids: list[str], groups: dict) -> np.ndarray:
     return closed
 
 
-def plan_sets(scene, attacker, shape, dmax_deg: float, groups: dict) -> PlanSets:
-    """Every placement cell and grid placement, with what it touches and can affect.
+def plan_sets(scene, attacker, shape, dmax_deg: float, groups: dict, *, grid: bool) -> PlanSets:
+    """Every placement cell (and with ``grid`` every grid placement), with what it
+    touches and can affect.
 
     Parameters
     ----------
@@ -140,7 +141,7 @@ def plan_sets(scene, attacker, shape, dmax_deg: float, groups: dict) -> PlanSets
     center = np.asarray(attacker.position[:2], dtype=np.float64)
     R = float(attacker.radius)
     cand = search_placements(shape, center, R, discs, dmax_deg)
-    th = np.radians(np.arange(0.0, 360.0, AUTO_GRID_STEP_DEG))
+    th = np.radians(np.arange(0.0, 360.0, AUTO_GRID_STEP_DEG)) if grid else np.zeros(0)
     nd = max(0, math.floor(dmax_deg / AUTO_GRID_STEP_DEG))
     dl = np.radians(np.arange(-nd, nd + 1) * AUTO_GRID_STEP_DEG)
     gt, gd = (a.ravel() for a in np.meshgrid(th, dl))
