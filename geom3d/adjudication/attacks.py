@@ -81,8 +81,12 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
     UnknownIdError
         No such attack.
     ScenarioError
-        Bad per-placement overrides (``attacks[i].placements[j].key``).
+        Bad per-placement overrides (``attacks[i].placements[j].key``); an attack whose
+        main target is its attacker (``attacks[i].main_target``, SPEC 12.6).
     """
+    problem = scene.attack(attack_id).problem
+    if problem is not None:
+        raise problem
     return scene.ruleset.resolve_attack(scene, attack_id, **kwargs)
 
 

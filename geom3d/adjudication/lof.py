@@ -36,7 +36,14 @@ import numpy as np
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
 from geom3d.core.output import round_point, round_value
-from geom3d.core.tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS, ROUTE_REFINE_MM, ROUTE_STEP_MM
+from geom3d.core.tolerances import (
+    ARC_EPS_MM,
+    CONTACT_EPS_MM,
+    ENGAGED_CONTACT_MM,
+    PROOF_MIN_PAIRS,
+    ROUTE_REFINE_MM,
+    ROUTE_STEP_MM,
+)
 from geom3d.core.validation import xyz
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.scene import Scene, Trooper
@@ -226,10 +233,14 @@ def pair_visibility(
 
 
 def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
+    """The pair's visibility, searched in one canonical order (ids sorted), exactly as
+    :func:`lof_matrix` searches it: the witness, its eye and its ``visible_area_mm2``
+    are the same whichever command asks and in whichever order (issue 35)."""
     cache = scene.visibility_cache
     key = _pair_key(a.id, b.id)
     if key not in cache:
-        w, viewer = pair_visibility(scene, a, b, stats=stats)
+        first, second = (a, b) if a.id == key[0] else (b, a)
+        w, viewer = pair_visibility(scene, first, second, stats=stats)
         cache[key] = (w, viewer)
     return cache[key]
 
@@ -243,7 +254,9 @@ def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
     witness, viewer = vis
     visible = witness is not None
     policy = _policy(scene)
-    touching = cylinders_touch(a.cylinder, b.cylinder)
+    # engaged partners written to 0.01 mm are in contact (SPEC 12.6)
+    eps = ENGAGED_CONTACT_MM if b.id in a.engaged_with else CONTACT_EPS_MM
+    touching = cylinders_touch(a.cylinder, b.cylinder, eps=eps)
     engaged = policy.engaged_sees_only_contact and bool(a.engaged_with)
     # 360 degrees: markers and arc360 (in in_front_arc), troopers on a route, and
     # engaged troopers towards what they touch

@@ -29,7 +29,9 @@ Outcomes and reasons (attack level and per placement)
     friendly), ``no_heading`` (a teardrop with no heading, no contact angle and no main
     target to aim at), ``no_main_target`` (an impact template or 40k blast with neither a
     main target nor a ``focus``), ``no_focus`` (a deployable without ``focus``),
-    ``impact_not_circular`` (an impact template must be circular).
+    ``impact_not_circular`` (an impact template must be circular). ``input_error``
+    (``geom3d attack`` only): the attack has an input error of its own, e.g. its main
+    target is its attacker (SPEC 12.6); the entry holds the error line in ``error``.
 
 Burst: each of the B placements is resolved separately. The attack's ``affected`` is the
 union over the placements that resolved; its outcome is ``resolved`` when at least one
@@ -81,6 +83,7 @@ REASONS: tuple[str, ...] = (
     "no_main_target",
     "no_focus",
     "impact_not_circular",
+    "input_error",
     # exclusions
     "attacker",
     "total_cover",
@@ -143,6 +146,11 @@ class PlacementResult:
         ``target``) when there is one, plus ``position`` for a trooper on a route.
     hits : int or None
         40k: models of the target unit under the template.
+    maximal : bool or None
+        40k, an explicit teardrop placement that resolved: it covers as many models of
+        the target unit as any legal placement (ruling A2, SPEC 12.6); ``most`` is that
+        maximum. None where not judged (the solver's own placements, blasts, Infinity).
+    most : int or None
     """
 
     index: int
@@ -159,6 +167,8 @@ class PlacementResult:
     excluded: dict[str, str] = field(default_factory=dict)
     witnesses: dict[str, dict] = field(default_factory=dict)
     hits: int | None = None
+    maximal: bool | None = None
+    most: int | None = None
 
     @property
     def focus(self) -> tuple[float, float, float] | None:
@@ -184,6 +194,9 @@ class PlacementResult:
         }  # fmt: skip
         if self.hits is not None:
             d["hits"] = self.hits
+        if self.maximal is not None:
+            d["maximal"] = self.maximal
+            d["most_possible"] = self.most
         return d
 
 
@@ -247,6 +260,10 @@ class AttackResult:
         exactly as without odds.
     weapon : dict or None
         The attack's ``weapon`` with its defaults, written beside ``odds``.
+    warnings : list of str
+        Likely mistakes in the attack as written (40k: an explicit placement covering
+        fewer models than the most possible, ruling A2); ``warnings`` in the JSON when
+        any.
     """
 
     id: str
@@ -264,6 +281,7 @@ class AttackResult:
     fields: tuple[str, ...] = ()
     odds: dict | None = None
     weapon: dict | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -293,6 +311,8 @@ class AttackResult:
             d["weapon"] = None if self.weapon is None else dict(self.weapon)
             for tid, odds in self.odds.items():
                 d["troopers"].setdefault(tid, {})["odds"] = odds.to_dict()
+        if self.warnings:
+            d["warnings"] = list(self.warnings)
         return d
 
 

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from geom3d.core.errors import UsageError
 from geom3d.core.output import safe_text
 
-__all__ = ["SCENARIO_SUFFIXES", "ScenarioFile", "expand_paths"]
+__all__ = ["SCENARIO_SUFFIXES", "ScenarioFile", "declares_scenario", "expand_paths"]
+
+#: Bytes read from a file found in a folder to see whether it declares a scenario format.
+_SNIFF_BYTES = 65536
+#: ``format: geom3d/...`` as a top-level YAML key or a JSON member.
+_FORMAT_RE = re.compile(rb"""(?m)(^format[ \t]*:[ \t]*["']?geom3d/|"format"\s*:\s*"geom3d/)""")
 
 #: File name endings a folder is searched for.
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
@@ -60,7 +67,30 @@ def _folder_files(folder: Path) -> list[Path]:
     return out
 
 
-def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[ScenarioFile]:
+def declares_scenario(p: Path) -> bool:
+    """Does the file declare a scenario format (``format: geom3d/...``, the current one or
+    another version) in its first 64 KiB? A CI config, a ``report.json`` of an earlier run
+    (``format: geom3d-check/1``) or a mesh's sidecar does not."""
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return True  # unreadable: taken, its error record says why
+    return bool(_FORMAT_RE.search(head))
+
+
+def _excluded(disp: str, patterns: list[str]) -> bool:
+    name = disp.rsplit("/", 1)[-1]
+    return any(fnmatchcase(disp, p) or fnmatchcase(name, p) for p in patterns)
+
+
+def expand_paths(
+    paths: Iterable[str],
+    *,
+    exclude: Iterable[str] = (),
+    patterns: Iterable[str] = (),
+    notes: list[str] | None = None,
+) -> list[ScenarioFile]:
     """Expand command-line PATHs into scenario files: sorted, deduplicated.
 
     Parameters
@@ -73,6 +103,13 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
         globs are skipped (they could hang the batch), and naming one is a usage error.
     exclude : iterable of str
         Files never to take (the report files being written).
+    patterns : iterable of str
+        ``--exclude`` globs: a file whose path as shown (or whose name) matches one is not
+        taken, whichever way it was named (shell-style; ``*`` also crosses ``/``).
+    notes : list, optional
+        Receives one line per file found in a folder or by a glob that was skipped
+        because it declares no scenario format (``format: geom3d/1``): a CI config or an
+        earlier run's report is not a scenario. Files named one by one are always taken.
 
     Returns
     -------
@@ -86,13 +123,20 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
         matches nothing, a folder with no scenario files.
     """
     skip = {os.path.realpath(e) for e in exclude}
+    globs = list(patterns)
     found: dict[str, str] = {}
+    skipped: dict[str, str] = {}
 
-    def take(p: Path) -> None:
+    def take(p: Path, named: bool = False) -> None:
         real = os.path.realpath(p)
         if real in skip:
             return
         disp = _display(str(p))
+        if _excluded(disp, globs):
+            return
+        if not named and not declares_scenario(p):
+            skipped.setdefault(real, disp)
+            return
         if real not in found or disp < found[real]:
             found[real] = disp
 
@@ -115,7 +159,7 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
         elif p.exists():
             if not _is_regular(p):
                 raise UsageError(f"{shown}: not a regular file (a FIFO, device or socket)")
-            take(p)
+            take(p, named=True)
         elif _GLOB_CHARS & set(arg):
             n = 0
             for m in sorted(glob.glob(arg, recursive=True)):
@@ -132,6 +176,13 @@ def expand_paths(paths: Iterable[str], *, exclude: Iterable[str] = ()) -> list[S
         else:
             raise UsageError(f"{shown}: no such file or folder")
     files = [ScenarioFile(disp, real) for real, disp in found.items()]
+    if notes is not None:
+        notes.extend(
+            f"{safe_text(d)}: skipped, not a scenario (no 'format: geom3d/1')"
+            for r, d in sorted(skipped.items(), key=lambda kv: kv[1])
+            if r not in found
+        )
     if not files:
-        raise UsageError("no scenario files to check")
+        why = f" ({len(skipped)} files without 'format: geom3d/1' skipped)" if skipped else ""
+        raise UsageError(f"no scenario files to check{why}")
     return sorted(files)

@@ -113,11 +113,14 @@ def _check_in_process(f: ScenarioFile, timeout: float | None) -> dict:
     if timeout is None or not _can_alarm():
         return check_scenario(f.path, f.display)
     alarm = _Alarm()
+    stage = ["not started"]
     old = signal.signal(signal.SIGALRM, alarm)
     try:
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
-            rec = check_scenario(f.path, f.display)
+            rec = check_scenario(
+                f.path, f.display, on_stage=lambda text: stage.__setitem__(0, text)
+            )
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _ScenarioTimeout:
@@ -125,22 +128,23 @@ def _check_in_process(f: ScenarioFile, timeout: float | None) -> dict:
     finally:
         signal.signal(signal.SIGALRM, old)
     if alarm.fired:
-        return error_record(f.display, timeout_message(timeout))
+        return error_record(f.display, timeout_message(timeout, stage[0]), stage=stage[0])
     return rec
 
 
 class _Run:
     """The records of one batch as they come in (in file order, None until finished)."""
 
-    def __init__(self, files: Sequence[ScenarioFile], on_result: OnResult, strict: bool):
+    def __init__(self, files: Sequence[ScenarioFile], on_result: OnResult, strict: bool, allow=()):
         self.files = files
         self.records: list[dict | None] = [None] * len(files)
         self.on_result = on_result
         self.strict = strict
+        self.allow = tuple(allow)
 
     def finish(self, index: int, rec: dict) -> None:
         if self.strict:
-            rec = apply_strict(rec)
+            rec = apply_strict(rec, self.allow)
         self.records[index] = rec
         self.on_result(index, rec)
 
@@ -177,6 +181,7 @@ def run_batch(
     on_result: OnResult | None = None,
     timeout: float | None = None,
     strict: bool = False,
+    allow_warnings: Sequence[str] = (),
 ) -> BatchResult:
     """Check scenarios; see the module docstring.
 
@@ -195,6 +200,8 @@ def run_batch(
         ``error`` and the batch goes on.
     strict : bool
         Scene warnings fail a scenario that would pass (see :func:`.record.apply_strict`).
+    allow_warnings : sequence of str
+        ``--allow-warning`` patterns: warnings ``strict`` accepts in every scenario.
 
     Returns
     -------
@@ -216,7 +223,7 @@ def run_batch(
     ]
     if timeout is not None and not timeout > 0:
         raise UsageError(f"--timeout: must be a positive number of seconds (got {timeout})")
-    run = _Run(files, on_result or (lambda i, r: None), strict)
+    run = _Run(files, on_result or (lambda i, r: None), strict, allow_warnings)
     t0 = time.perf_counter()
     executor, n = "in-process", 1
     try:

@@ -45,6 +45,7 @@ __all__ = [
     "check_lof",
     "plain",
     "same",
+    "set_difference",
     "show",
 ]
 
@@ -147,34 +148,53 @@ class Checks:
     """Accumulates check results for one scenario.
 
     ``seconds[k]`` is the time spent answering ``items[k]``: each evaluation (one Line of
-    Fire, one attack) is timed once and shared evenly by the checks it answers.
+    Fire, one attack) is timed once and given to the first check it answers.
     """
 
     items: list[dict] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
+    #: told ``(expectation name, expectations done)`` before each evaluation
+    progress: Callable[[str, int], None] | None = None
+    done: int = 0
+
+    def starting(self, name: str) -> None:
+        """An evaluation (one expectation) begins."""
+        if self.progress is not None:
+            self.progress(name, self.done)
+        self.done += 1
 
     def timed(self, since: int, t0: float) -> None:
-        """Share the time since ``t0`` among the checks added since ``len(items) == since``."""
+        """Time the checks added since ``len(items) == since``: the first carries the time
+        since ``t0`` (the evaluation that answered them all), the others 0 (they read the
+        same answer), so per-check times add up and none repeats the evaluation's."""
         k = len(self.items) - since
         if k > 0:
-            share = (time.perf_counter() - t0) / k
-            self.seconds.extend([share] * k)
+            self.seconds.extend([time.perf_counter() - t0] + [0.0] * (k - 1))
 
-    def compare(self, name: str, expected, actual, equal: Callable | None = None) -> None:
-        """One check: ``expected`` against ``actual`` (by :func:`same` unless ``equal``)."""
+    def compare(
+        self,
+        name: str,
+        expected,
+        actual,
+        equal: Callable | None = None,
+        detail: Callable[[], str] | None = None,
+    ) -> None:
+        """One check: ``expected`` against ``actual`` (by :func:`same` unless ``equal``);
+        ``detail`` says what differs when it fails (``difference`` in the item)."""
         problem = _tolerance_problems(expected)
         if problem:
             self.error(name, problem, expected)
             return
         ok = (equal or same)(expected, actual)
-        self.items.append(
-            {
-                "check": name,
-                "status": "pass" if ok else "fail",
-                "expected": plain(expected),
-                "actual": plain(actual),
-            }
-        )
+        item = {
+            "check": name,
+            "status": "pass" if ok else "fail",
+            "expected": plain(expected),
+            "actual": plain(actual),
+        }
+        if not ok and detail is not None:
+            item["difference"] = detail()
+        self.items.append(item)
 
     def error(self, name: str, message: str, expected=_MISSING) -> None:
         """One check that could not be evaluated."""
@@ -190,14 +210,39 @@ def _ids(values) -> list[str] | None:
     return values
 
 
-def check_affected(checks: Checks, name: str, expected, actual) -> None:
-    """``affected``: the same set of trooper ids."""
+def _ids_text(ids, why: dict | None = None) -> str:
+    why = why or {}
+    return ", ".join(f"{i} (excluded: {why[i]})" if i in why else str(i) for i in sorted(ids))
+
+
+def set_difference(expected, actual, why: dict | None = None) -> str:
+    """``missing: a (excluded: total_cover); unexpected: b``: what a set check lacks and
+    what it has too many of; ``why`` gives the result's reason for a missing id."""
+    missing, extra = set(expected) - set(actual), set(actual) - set(expected)
+    parts = []
+    if missing:
+        parts.append(f"missing: {_ids_text(missing, why)}")
+    if extra:
+        parts.append(f"unexpected: {_ids_text(extra)}")
+    return "; ".join(parts)
+
+
+def check_affected(checks: Checks, name: str, expected, actual, excluded=None) -> None:
+    """``affected``: the same set of trooper ids. ``excluded`` (the result's ``[{id,
+    reason}]``) names why a missing trooper is not affected."""
     ids = _ids(expected)
     if ids is None:
         checks.error(name, "expected a list of trooper ids", expected)
         return
     act = sorted(actual or [])
-    checks.compare(name, sorted(set(ids)), act, lambda e, a: set(e) == set(a))
+    why = {e.get("id"): e.get("reason") for e in excluded or [] if isinstance(e, dict)}
+    checks.compare(
+        name,
+        sorted(set(ids)),
+        act,
+        lambda e, a: set(e) == set(a),
+        detail=lambda: set_difference(ids, act, why),
+    )
 
 
 def check_excluded(checks: Checks, name: str, expected, actual) -> None:
@@ -228,30 +273,43 @@ def check_excluded(checks: Checks, name: str, expected, actual) -> None:
         act_show = [{"id": i, "reason": r} for i, r in sorted(got.items())]
     else:
         exp_show, act_show = sorted(want), sorted(got)
-    checks.compare(name, exp_show, act_show, lambda e, a: ok)
+
+    def detail() -> str:
+        parts = [set_difference(want, got)] if want.keys() != got.keys() else []
+        parts += [
+            f"{i}: reason {got[i]}, expected {r}"
+            for i, r in sorted(want.items())
+            if r is not None and i in got and got[i] != r
+        ]
+        return "; ".join(p for p in parts if p)
+
+    checks.compare(name, exp_show, act_show, lambda e, a: ok, detail=detail)
 
 
 def check_lof(scene, checks: Checks) -> None:
     """Every ``expect.lof`` entry of ``scene``'s scenario."""
     for e in scene.scenario.expect_lof:
         base = f"lof[{e.from_id}->{e.to_id}]"
-        asked = {
-            k: v
-            for k, v in (
-                ("lof", e.lof),
-                ("visible", e.visible),
-                ("in_arc", e.in_arc),
-                ("reason", e.reason),
-                ("visible_area_mm2", getattr(e, "visible_area_mm2", None)),
-            )
-            if v is not None
+        values = {
+            "lof": e.lof,
+            "visible": e.visible,
+            "in_arc": e.in_arc,
+            "reason": e.reason,
+            "visible_area_mm2": getattr(e, "visible_area_mm2", None),
         }
+        written = getattr(e, "asked", None)
+        if written is None:  # built without the written keys: the non-null ones
+            written = tuple(k for k, v in values.items() if v is not None)
+        # a written null asks for null: ``reason: null`` (no reason: LoF holds), and
+        # ``visible_area_mm2: null`` (no witness)
+        asked = {k: values[k] for k in written}
         since, t0 = len(checks.items), time.perf_counter()
+        checks.starting(base)
         if not asked:
             checks.error(
                 base,
-                "this expectation asks nothing (give lof, visible, in_arc, reason or "
-                "visible_area_mm2)",
+                "this expectation asks nothing (give lof, visible, in_arc, reason (null "
+                "included) or visible_area_mm2)",
             )
             checks.timed(since, t0)
             continue
@@ -276,6 +334,7 @@ def check_attacks(scene, checks: Checks) -> None:
     for aid, spec in scene.scenario.expect_attacks.items():
         base = f"attacks.{aid}"
         since, t0 = len(checks.items), time.perf_counter()
+        checks.starting(base)
         try:
             _check_attack(scene, checks, aid, base, spec)
         finally:
@@ -302,7 +361,7 @@ def _check_attack(scene, checks: Checks, aid: str, base: str, spec) -> None:
                 v,
             )
         elif k == "affected":
-            check_affected(checks, name, v, result[k])
+            check_affected(checks, name, v, result[k], result.get("excluded"))
         elif k == "excluded":
             check_excluded(checks, name, v, result[k])
         elif k == "troopers":

@@ -6,7 +6,10 @@ never started) and a stuck task cannot be stopped. Here every worker has its own
 runs one scenario at a time, so the parent always knows which scenario each worker holds:
 
 - a scenario past the time limit: its worker is killed (SIGKILL) and replaced, the
-  scenario is an ``error`` ("timed out after N s"), the batch goes on;
+  scenario is an ``error`` ("timed out after N s ... while evaluating lof[a->b] (2 of 7
+  done)": the worker reports each stage), the batch goes on. The limit times the
+  scenario's own work, from the worker's first stage message: a worker's start-up
+  (imports, numba's cache) is not counted (up to ``WORKER_START_S``);
 - a worker that dies (killed, crashed in native code): exactly the scenario it held is an
   ``error`` ("worker died ..."); a new worker takes the next scenario;
 - the parent interrupted (SIGINT, SIGTERM as :class:`Terminated`): every worker is killed
@@ -30,12 +33,22 @@ from collections.abc import Callable, Sequence
 from geom3d.check.discover import ScenarioFile
 from geom3d.check.record import TerminationRequested, check_scenario, error_record
 
-__all__ = ["PRELOAD", "Terminated", "run_pool", "stop_forkserver", "timeout_message"]
+__all__ = [
+    "PRELOAD",
+    "WORKER_START_S",
+    "Terminated",
+    "run_pool",
+    "stop_forkserver",
+    "timeout_message",
+]
 
 #: Imported once in the fork server instead of once per worker.
 PRELOAD = ("geom3d.check.record", "geom3d.mesh", "trimesh", "scipy.sparse.csgraph")
 #: How often a worker checks that its parent is still alive (s).
 _WATCHDOG_S = 1.0
+#: How long a new worker may take to start (imports, numba's cache) before the time
+#: limit of the scenario it holds starts counting anyway (s).
+WORKER_START_S = 120.0
 #: How long a worker may take to leave after being asked to (s), before it is killed.
 _SHUTDOWN_S = 5.0
 
@@ -44,9 +57,10 @@ class Terminated(TerminationRequested):
     """Raised in the parent by the SIGTERM handler of ``geom3d check``."""
 
 
-def timeout_message(seconds: float) -> str:
-    """The ``error`` of a scenario stopped by the time limit."""
-    return f"timed out after {seconds:g} s (--timeout); the scenario was stopped"
+def timeout_message(seconds: float, stage: str | None = None) -> str:
+    """The ``error`` of a scenario stopped by the time limit (``stage``: how far it got)."""
+    where = f" while {stage}" if stage else ""
+    return f"timed out after {seconds:g} s (--timeout); the scenario was stopped{where}"
 
 
 def _init_worker(environ: dict, cwd: str) -> None:
@@ -86,7 +100,14 @@ def _worker_main(conn, environ: dict, cwd: str, parent_pid: int) -> None:
         if msg is None:
             return
         index, path, display = msg
-        rec = check_scenario(path, display)
+
+        def stage(text: str, index=index) -> None:
+            try:
+                conn.send(("stage", index, text))
+            except (BrokenPipeError, OSError):
+                pass
+
+        rec = check_scenario(path, display, on_stage=stage)
         try:
             conn.send((index, rec))
         except (BrokenPipeError, OSError):
@@ -115,6 +136,15 @@ def stop_forkserver() -> None:
         pass
 
 
+def _deadline(w, timeout: float) -> float:
+    """When ``w``'s scenario is past the time limit: ``timeout`` after its own work began
+    (worker start-up and imports are not the scenario's); before that, a start-up
+    allowance of ``WORKER_START_S`` more."""
+    if w.started is not None:
+        return w.started + timeout
+    return w.sent + timeout + WORKER_START_S
+
+
 def _death(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
         try:
@@ -137,7 +167,9 @@ class _Worker:
         self.proc.start()
         child.close()
         self.task: int | None = None
-        self.started = 0.0
+        self.sent = 0.0  # when the task was handed out
+        self.started: float | None = None  # when the scenario's own work began
+        self.stage: str | None = None
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -184,7 +216,7 @@ def run_pool(
                 if w is None:
                     break
                 i = pending.popleft()
-                w.task, w.started = i, time.monotonic()
+                w.task, w.sent, w.started, w.stage = i, time.monotonic(), None, None
                 try:
                     w.conn.send((i, files[i].path, files[i].display))
                 except OSError:  # died before taking it: the next pass sees it dead
@@ -193,16 +225,22 @@ def run_pool(
             now = time.monotonic()
             wait_s = 1.0
             if timeout is not None and busy:
-                wait_s = min(wait_s, max(0.0, min(w.started + timeout for w in busy) - now))
+                wait_s = min(wait_s, max(0.0, min(_deadline(w, timeout) for w in busy) - now))
             ready = set(wait([w.conn for w in busy] + [w.proc.sentinel for w in pool], wait_s))
             now = time.monotonic()
             for w in list(pool):
                 if w.task is not None and w.conn in ready:
                     try:
-                        i, rec = w.conn.recv()
+                        msg = w.conn.recv()
                     except (EOFError, OSError):
                         pass  # died mid-answer: handled as a death below
                     else:
+                        if msg[0] == "stage":  # the scenario's own work: its timer runs
+                            if w.started is None:
+                                w.started = now
+                            w.stage = msg[2]
+                            continue
+                        i, rec = msg
                         w.task = None
                         finish(i, rec)
                         continue
@@ -212,9 +250,13 @@ def run_pool(
                         finish(w.task, error_record(files[w.task].display, _death(w.proc.exitcode)))
                     w.conn.close()
                     pool.remove(w)
-                elif w.task is not None and timeout is not None and now - w.started > timeout:
+                elif w.task is not None and timeout is not None and now > _deadline(w, timeout):
                     w.kill()
-                    finish(w.task, error_record(files[w.task].display, timeout_message(timeout)))
+                    why = w.stage or "waiting for its worker to start"
+                    rec = error_record(
+                        files[w.task].display, timeout_message(timeout, why), stage=why
+                    )
+                    finish(w.task, rec)
                     pool.remove(w)
         clean = True
     finally:

@@ -14,7 +14,9 @@ Statuses (one per scenario):
     the scenario loads and builds, but asks nothing: no ``expect`` block, or an empty one.
 
 Under ``--strict`` (:func:`apply_strict`), a scenario whose scene has warnings (a buried
-or floating trooper, overlapping bases, ...) and would pass or be skipped is ``fail``.
+or floating trooper, overlapping bases, ...) and would pass or be skipped is ``fail``,
+except for warnings the scenario's ``accept_warnings`` or ``--allow-warning`` accept
+(shell-style patterns over the whole message) and notes (``severity: note``, SPEC 12.2).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import socket
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 
 from geom3d.api import build_scene
 from geom3d.check.expectations import Checks, check_attacks, check_lof
+from geom3d.check.lines import error_line, expectation_lines, line_of
 from geom3d.core.errors import Geom3dError
 from geom3d.scenario import load_scenario
 
@@ -46,10 +50,13 @@ __all__ = [
     "TERMINATION",
     "BatchResult",
     "TerminationRequested",
+    "accepted_by",
     "apply_strict",
     "check_scenario",
     "error_record",
     "exit_code",
+    "is_note",
+    "warning_text",
 ]
 
 STATUSES = ("pass", "fail", "error", "skip")
@@ -104,7 +111,7 @@ def error_record(display: str, message: str, **extra) -> dict:
     return rec
 
 
-def check_scenario(path: str, display: str | None = None) -> dict:
+def check_scenario(path: str, display: str | None = None, on_stage=None) -> dict:
     """Load one scenario, evaluate its ``expect`` block, return its report record.
 
     This is the task every worker runs; it never raises for a bad scenario (that is an
@@ -117,6 +124,10 @@ def check_scenario(path: str, display: str | None = None) -> dict:
         Scenario file (absolute, so that it works whatever the worker's directory).
     display : str, optional
         The name to report it under (default ``path``).
+    on_stage : callable(str), optional
+        Told how far the scenario got: ``loading the scenario``, ``building the scene``,
+        ``evaluating lof[a->b] (2 of 7 expectations done)``, ... The first call marks the
+        start of the scenario's own work (what ``--timeout`` times).
 
     Returns
     -------
@@ -134,9 +145,10 @@ def check_scenario(path: str, display: str | None = None) -> dict:
         answered it), ``worker`` (``host:pid``).
     """
     display = path if display is None else display
+    stage = on_stage or (lambda text: None)
     with _EVAL_LOCK:
         try:
-            return _check_scenario(path, display)
+            return _check_scenario(path, display, stage)
         except Exception as exc:  # an engine bug: report it, keep the batch going
             if TERMINATION.is_set():  # SIGTERM landed inside code that wrapped it (numba's
                 raise TerminationRequested("SIGTERM") from exc  # compiler): not a result
@@ -161,18 +173,22 @@ def _status(results: list[dict], mismatches: list[dict]) -> tuple[str, str | Non
     return ("skip" if not results else "pass"), None
 
 
-def _check_scenario(path: str, display: str) -> dict:
+def _check_scenario(path: str, display: str, stage) -> dict:
     t_start = time.perf_counter()
     t_parsed = None
     try:
+        stage("loading the scenario")
         scenario = load_scenario(path)
         t_parsed = time.perf_counter()
+        stage("building the scene")
         scene = build_scene(scenario)
     except Geom3dError as exc:
         now = time.perf_counter()
+        line = error_line(str(exc))
         return error_record(
             display,
             _relabel(str(exc), path, display),
+            **({"line": line} if line is not None else {}),
             timing=_timing(
                 parse_seconds=(t_parsed or now) - t_start,
                 total_seconds=now - t_start,
@@ -185,12 +201,19 @@ def _check_scenario(path: str, display: str) -> dict:
         if stats.cache_hit
         else sum(1 for _, rep in scene.mesh_reports if not getattr(rep, "cache_hit", False))
     )
-    checks = Checks()
+    total = len(scenario.expect_lof) + len(scenario.expect_attacks)
+    checks = Checks(progress=lambda name, k: stage(f"evaluating {name} ({k} of {total} done)"))
     check_lof(scene, checks)
     check_attacks(scene, checks)
     t_done = time.perf_counter()
 
     results = checks.items
+    if results:  # where each expectation is written (GitHub annotations' line=)
+        lines = expectation_lines(path)
+        for r in results:
+            line = line_of(lines, r["check"])
+            if line is not None:
+                r["line"] = line
     mismatches = [
         {"check": r["check"], "expected": r["expected"], "actual": r["actual"]}
         for r in results
@@ -205,6 +228,7 @@ def _check_scenario(path: str, display: str) -> dict:
         "results": results,
         "error": _relabel(error, path, display) if error else None,
         "warnings": list(scene.warnings),
+        "accept_warnings": list(scenario.accept_warnings),
         "scan_report": scene.scan_report(),
         "timing": _timing(
             parse_seconds=t_parsed - t_start,
@@ -243,6 +267,8 @@ class BatchResult:
     interrupted : str or None
         ``SIGINT`` / ``SIGTERM`` when the batch was stopped before the end (the records
         not finished are ``error`` records saying so).
+    notes : list of str
+        Discovery notes (files skipped: no ``format: geom3d/1``).
     """
 
     records: list[dict]
@@ -251,6 +277,7 @@ class BatchResult:
     workers: int
     scheduler: str | None = None
     interrupted: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Number of scenarios per status (every status present)."""
@@ -260,16 +287,51 @@ class BatchResult:
         return c
 
 
-def apply_strict(rec: dict) -> dict:
-    """``--strict``: a record with scene warnings that would pass (or be skipped) fails.
+def warning_text(w) -> str:
+    """A warning's message: warnings are strings, or mappings with ``message`` (and a
+    ``severity``, SPEC 12.2)."""
+    return w if isinstance(w, str) else str(w.get("message", ""))
 
-    Returns a new record: status ``fail`` and ``strict_failure`` (the reason) set; the
-    warnings themselves stay in ``warnings``.
+
+def is_note(w) -> bool:
+    """A fact rather than a likely mistake (``severity: note``, SPEC 12.2): never fails."""
+    return isinstance(w, dict) and w.get("severity") == "note"
+
+
+def accepted_by(w, patterns) -> str | None:
+    """The first shell-style pattern (:func:`fnmatch.fnmatchcase`, whole message) that
+    accepts warning ``w``, or None."""
+    text = warning_text(w)
+    return next((p for p in patterns if fnmatchcase(text, p)), None)
+
+
+def apply_strict(rec: dict, allow=()) -> dict:
+    """``--strict``: a record whose scene has warnings that would pass (or be skipped)
+    fails, except for notes (SPEC 12.2) and warnings accepted by a pattern: the
+    scenario's ``accept_warnings`` or ``--allow-warning`` (``allow``).
+
+    Returns a new record: ``accepted_warnings`` (the accepted ones, each with its
+    pattern) when any; status ``fail`` and ``strict_failure`` (the reason) when a
+    warning is left; the warnings themselves stay in ``warnings``.
     """
-    if not rec.get("warnings") or rec["status"] not in ("pass", "skip"):
+    warnings = rec.get("warnings") or []
+    if not warnings:
         return rec
-    n = len(rec["warnings"])
+    patterns = [*rec.get("accept_warnings", ()), *allow]
     out = dict(rec)
+    left = []
+    taken = []
+    for w in warnings:
+        pat = accepted_by(w, patterns)
+        if pat is not None:
+            taken.append({"warning": warning_text(w), "pattern": pat})
+        elif not is_note(w):
+            left.append(w)
+    if taken:
+        out["accepted_warnings"] = taken
+    if not left or rec["status"] not in ("pass", "skip"):
+        return out
+    n = len(left)
     out["status"] = "fail"
     out["strict_failure"] = f"{n} scene warning{'s' if n != 1 else ''} (--strict)"
     return out

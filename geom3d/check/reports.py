@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from io import StringIO
 
 from geom3d.check.expectations import show
-from geom3d.check.record import BatchResult, exit_code
+from geom3d.check.record import BatchResult, exit_code, is_note, warning_text
 from geom3d.core.output import safe_text
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "junit_report",
     "problem_lines",
     "summary_text",
+    "totals_line",
     "warning_lines",
 ]
 
@@ -67,6 +68,7 @@ def json_report(result: BatchResult) -> dict:
                 **({"interrupted": result.interrupted} if result.interrupted else {}),
             },
             "records": recs,
+            **({"notes": list(result.notes)} if result.notes else {}),
             "timing": {
                 "wall_seconds": result.wall_seconds,
                 "executor": result.executor,
@@ -83,7 +85,9 @@ def json_report(result: BatchResult) -> dict:
 
 def _failure_text(r: dict) -> str:
     if r["status"] == "fail":
-        return f"expected {show(r['expected'])}, got {show(r['actual'])}"
+        diff = r.get("difference")
+        got = f"expected {show(r['expected'])}, got {show(r['actual'])}"
+        return f"{diff} ({got})" if diff else got
     return r.get("message", "")
 
 
@@ -224,10 +228,23 @@ def problem_lines(rec: dict) -> list[str]:
     return [f"{path}: {safe_text(what)}: {safe_text(msg)}" for what, msg in _problems(rec)]
 
 
+def _accepted(rec: dict) -> dict[str, str]:
+    """Warning text -> the pattern that accepted it (``--strict`` records)."""
+    return {a["warning"]: a["pattern"] for a in rec.get("accepted_warnings", ())}
+
+
 def warning_lines(rec: dict) -> list[str]:
-    """One line per scene warning: ``PATH: warning: TEXT``."""
+    """One line per scene warning: ``PATH: warning: TEXT`` (``note:`` for a note, SPEC
+    12.2), `` (accepted: PATTERN)`` after one a pattern accepted."""
     path = safe_text(rec["path"])
-    return [f"{path}: warning: {safe_text(w)}" for w in rec["warnings"]]
+    taken = _accepted(rec)
+    out = []
+    for w in rec["warnings"]:
+        text = warning_text(w)
+        kind = "note" if is_note(w) else "warning"
+        tail = f" (accepted: {safe_text(taken[text])})" if text in taken else ""
+        out.append(f"{path}: {kind}: {safe_text(text)}{tail}")
+    return out
 
 
 def _gh_data(text: str) -> str:
@@ -239,16 +256,24 @@ def _gh_prop(text: str) -> str:
 
 
 def github_lines(result: BatchResult) -> list[str]:
-    """GitHub Actions workflow annotations: ``::error`` for every problem, ``::warning``
-    for every scene warning (``::error`` under ``--strict``)."""
+    """GitHub Actions workflow annotations: ``::error`` for every problem (with ``line=``
+    where the expectation, or the load error, names one), ``::warning`` for every scene
+    warning (``::error`` under ``--strict``; ``::notice`` for a note or an accepted
+    warning)."""
     lines = []
     for rec in result.records:
         f = _gh_prop(rec["path"])
+        where = {r["check"]: r.get("line") for r in rec["results"]}
         for what, msg in _problems(rec):
-            lines.append(f"::error file={f},title=geom3d check::{_gh_data(f'{what}: {msg}')}")
+            line = where.get(what) if what in where else rec.get("line")
+            at = f",line={line}" if line else ""
+            lines.append(f"::error file={f}{at},title=geom3d check::{_gh_data(f'{what}: {msg}')}")
         level = "error" if rec.get("strict_failure") else "warning"
+        taken = _accepted(rec)
         for w in rec["warnings"]:
-            lines.append(f"::{level} file={f},title=scene warning::{_gh_data(w)}")
+            text = warning_text(w)
+            lvl = "notice" if is_note(w) or text in taken else level
+            lines.append(f"::{lvl} file={f},title=scene warning::{_gh_data(text)}")
     return lines
 
 
@@ -327,7 +352,7 @@ def summary_text(result: BatchResult, *, width: int = 120, color: bool = False) 
             con.print(title, highlight=False)
             for line in lines:
                 con.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
-    con.print(_totals_line(result), highlight=False, markup=False, soft_wrap=True)
+    con.print(totals_line(result), highlight=False, markup=False, soft_wrap=True)
     return buf.getvalue()
 
 
@@ -335,12 +360,14 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
-def _totals_line(result: BatchResult) -> str:
+def totals_line(result: BatchResult) -> str:
     c = result.counts()
     recs = result.records
     n_checks = sum(r["checks"] for r in recs)
     n_bad = sum(len(r["mismatches"]) for r in recs)
     n_warn = sum(len(r["warnings"]) for r in recs)
+    n_ok = sum(len(r.get("accepted_warnings", ())) for r in recs)
+    accepted = f" ({n_ok} accepted)" if n_ok else ""
     where = {
         "in-process": "in-process",
         "processes": f"{result.workers} worker processes",
@@ -351,6 +378,6 @@ def _totals_line(result: BatchResult) -> str:
     return (
         f"{_plural(len(recs), 'scenario')}: {c['pass']} pass, {c['fail']} fail, "
         f"{c['error']} error, {c['skip']} skip; {_plural(n_checks, 'check')}, "
-        f"{_plural(n_bad, 'mismatch', 'mismatches')}, {_plural(n_warn, 'warning')}; "
+        f"{_plural(n_bad, 'mismatch', 'mismatches')}, {_plural(n_warn, 'warning')}{accepted}; "
         f"{result.wall_seconds:.2f} s ({where}){stopped}"
     )

@@ -15,6 +15,7 @@ from geom3d.core.output import round_point, round_value
 
 __all__ = [
     "MATRIX_CODES",
+    "attack_errors",
     "attack_report",
     "attack_table",
     "lof_matrix_text",
@@ -93,13 +94,24 @@ def lof_report(scene, pairs=None, progress=None, areas: bool = True) -> dict:
     """
     # asks the scene's ruleset; areas, when asked for, are measured in the matrix's threads
     results = scene.lof_matrix(pairs, progress=progress, areas=areas)
-    return {
+    doc = {
         "units": "mm",
         "scenario": scene.scenario.name,
         "troopers": troopers_list(scene),
         "scan_report": scene.scan_report(),
         "pairs": [r.to_dict(area=areas) for r in results],
     }
+    return _with_zones(scene, doc)
+
+
+def _with_zones(scene, doc: dict) -> dict:
+    """``terrain_zones`` (each zone's affected troopers, SPEC 12.6) when the scenario has
+    any."""
+    if scene.scenario.terrain_zones:
+        from geom3d.scene.terrain_zones import zone_report
+
+        doc["terrain_zones"] = zone_report(scene)
+    return doc
 
 
 def _rich_table(title: str, columns: list[str], rows: list[list], caption: str = "") -> str:
@@ -248,11 +260,27 @@ def attack_report(scene, ids=None, *, odds: bool = False) -> dict:
     """
     attacks = [a.id for a in scene.scenario.attacks] if ids is None else ids
     extra = {"odds": True} if odds else {}
-    return {
+    doc = {
         "units": "mm",
         "scenario": scene.scenario.name,
-        "attacks": [scene.resolve_attack(a, **extra).to_dict() for a in attacks],
+        "attacks": [_attack_entry(scene, a, extra) for a in attacks],
     }
+    return _with_zones(scene, doc)
+
+
+def _attack_entry(scene, attack_id: str, extra: dict) -> dict:
+    """One attack's result, or, for an attack with an input error of its own (SPEC 12.6),
+    an ``invalid``/``input_error`` entry holding the error line: the file's other attacks
+    are still reported, and ``geom3d attack`` exits with the error (code 2) after them."""
+    problem = scene.attack(attack_id).problem
+    if problem is None:
+        return scene.resolve_attack(attack_id, **extra).to_dict()
+    return {"id": attack_id, "outcome": "invalid", "reason": "input_error", "error": str(problem)}
+
+
+def attack_errors(doc: dict) -> list[str]:
+    """The input errors of an :func:`attack_report` document, one line each."""
+    return [a["error"] for a in doc["attacks"] if "error" in a]
 
 
 def attack_table(doc: dict) -> str:

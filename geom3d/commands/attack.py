@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from geom3d.commands._common import (
+    EXIT_BAD_INPUT,
     EXIT_OK,
     add_quiet,
     add_scenario_arg,
@@ -57,7 +59,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Answer ``geom3d attack``: the document on stdout in the chosen format."""
-    from geom3d.commands.answers import attack_report, attack_table
+    from geom3d.commands.answers import attack_errors, attack_report, attack_table
     from geom3d.core.output import dumps_json
 
     scene = load_for_command(args.scenario, quiet=args.quiet)
@@ -73,4 +75,7 @@ def run(args: argparse.Namespace) -> int:
         ids = [args.id]
     doc = attack_report(scene, ids, odds=args.odds)
     write_stdout(dumps_json(doc) if args.format == "json" else attack_table(doc))
-    return EXIT_OK
+    errors = attack_errors(doc)  # attacks with an input error of their own (SPEC 12.6)
+    for line in errors:
+        print(f"geom3d: error: {line}", file=sys.stderr)
+    return EXIT_BAD_INPUT if errors else EXIT_OK

@@ -105,7 +105,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strict",
         action="store_true",
         help="scene warnings (buried or floating troopers, overlapping bases, ...) fail "
-        "the scenario (default: off, warnings are only reported)",
+        "the scenario, except notes and accepted warnings (default: off, warnings are "
+        "only reported)",
+    )
+    parser.add_argument(
+        "--allow-warning",
+        dest="allow_warnings",
+        action="append",
+        default=None,
+        metavar="PATTERN",
+        help="under --strict, accept the warnings matching PATTERN (shell-style, over the "
+        "whole message, e.g. '*floats*above the surface*'); repeatable; a scenario's own "
+        "accept_warnings key does the same for that scenario (default: none)",
     )
     parser.add_argument(
         "--timeout",
@@ -131,9 +142,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "needs the dask extra (default: none, local processes)",
     )
     parser.add_argument(
+        "--exclude",
+        dest="exclude",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help="leave out the files whose path (as found) or name matches GLOB "
+        "(shell-style, * also crosses /, e.g. 'ci/*' or '*.draft.yaml'); repeatable "
+        "(default: none). Files in folders that declare no 'format: geom3d/1' are skipped "
+        "with a note anyway",
+    )
+    parser.add_argument(
         "--quiet",
         action="store_true",
-        help="print only the problem lines (or annotations): no table, no progress (default: off)",
+        help="print only the problem lines (or annotations) and one totals line: no table, "
+        "no progress (default: off)",
     )
 
 
@@ -144,10 +167,30 @@ def _same_file(a: Path, b: str) -> bool:
         return False
 
 
+def _future_target(path: str) -> Path | None:
+    """Where a report in a folder that does not exist yet will go (its folders are created
+    when the reports are written, like ``render --out``), or None when the folder exists
+    or cannot be created (then :func:`check_writable` says why)."""
+    p = Path(path)
+    parent = p.parent
+    if not p.name or p.name in (".", "..") or parent.exists() or parent.is_symlink():
+        return None
+    missing = []
+    anc = parent
+    while not anc.exists() and not anc.is_symlink() and anc != anc.parent:
+        missing.append(anc.name)
+        anc = anc.parent
+    if not anc.is_dir() or not os.access(anc, os.W_OK | os.X_OK) or ".." in missing:
+        return None
+    return Path(os.path.realpath(anc)).joinpath(*reversed(missing), p.name)
+
+
 def report_targets(reports: dict[str, str]) -> dict[str, Path]:
     """Where each report goes (links resolved), or :class:`UsageError` if it may not be
     written there: a non-regular file (folder, device, FIFO, socket, or a link to one), a
-    folder that does not exist, or both reports naming the same file.
+    folder that cannot be created, or both reports naming the same file. A folder that
+    does not exist yet is created when the reports are written (nothing is created
+    before the batch has run).
 
     Parameters
     ----------
@@ -157,7 +200,7 @@ def report_targets(reports: dict[str, str]) -> dict[str, Path]:
     targets = {}
     for opt, path in reports.items():
         try:
-            targets[opt] = check_writable(path)
+            targets[opt] = _future_target(path) or check_writable(path)
         except UsageError as exc:
             raise UsageError(f"{opt}: {exc}") from None
     if len(targets) == 2:
@@ -245,6 +288,11 @@ def _write_reports(result, reports: dict[str, str]) -> None:
     from geom3d.core.output import atomic_write, dumps_json
 
     # by the names the user gave (messages name them); atomic_write checks them again
+    for path in reports.values():
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the folder of {safe_text(path)}: {exc}") from None
     if "--json" in reports:
         atomic_write(reports["--json"], dumps_json(json_report(result)))
     if "--junit" in reports:
@@ -252,7 +300,7 @@ def _write_reports(result, reports: dict[str, str]) -> None:
 
 
 def _terminal(result, *, quiet: bool, fmt: str) -> str:
-    from geom3d.check.reports import github_lines, problem_lines, summary_text
+    from geom3d.check.reports import github_lines, problem_lines, summary_text, totals_line
 
     out = []
     if fmt == "github":
@@ -260,6 +308,7 @@ def _terminal(result, *, quiet: bool, fmt: str) -> str:
     if quiet:
         if fmt != "github":
             out += [line for r in result.records for line in problem_lines(r)]
+        out.append(totals_line(result))  # a CI log still says what ran
         return "".join(line + "\n" for line in out)
     try:
         color = sys.stdout.isatty()
@@ -330,9 +379,15 @@ def run(args: argparse.Namespace) -> int:
         if p is not None
     }
     targets = report_targets(reports)
+    notes: list[str] = []
     files = expand_paths(
-        args.paths, exclude=[str(t) for t in targets.values() if previous_report(t)]
+        args.paths,
+        exclude=[str(t) for t in targets.values() if previous_report(t)],
+        patterns=list(getattr(args, "exclude", None) or ()),
+        notes=notes,
     )
+    for line in notes:
+        print(f"geom3d: note: {line}", file=sys.stderr)
     check_not_inputs(reports, targets, [f.path for f in files])
     mode = progress_mode(quiet, when_piped="lines")
     main_thread = threading.current_thread() is threading.main_thread()
@@ -353,12 +408,14 @@ def run(args: argparse.Namespace) -> int:
                 on_result=_Tally(bar, len(files), STATUSES),
                 timeout=timeout,
                 strict=bool(getattr(args, "strict", False)),
+                allow_warnings=list(getattr(args, "allow_warnings", None) or ()),
             )
     except BatchInterrupted as exc:
         result, interrupted = exc.result, exc.signal_name
     finally:
         if main_thread:  # (None: a handler not set from Python; put back the default)
             signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
+    result.notes = notes
     _write_reports(result, reports)
     _emit(_terminal(result, quiet=quiet, fmt=fmt))
     if interrupted:

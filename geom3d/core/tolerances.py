@@ -11,7 +11,10 @@ __all__ = [
     "APPARENT_DEPTH_EPS_MM",
     "ARC_EPS_MM",
     "ARO_BURST",
+    "AUTO_GRID_STEP_DEG",
     "AUTO_MAX_REAL_EVALS",
+    "AUTO_ROUTE_STEP_MM",
+    "AUTO_SET_EVALS",
     "CHECK_NUMBER_TOL",
     "CLEAR_BISECT_MM",
     "COINCIDENT_EPS_MM",
@@ -24,6 +27,7 @@ __all__ = [
     "DROP_PROBE_HEIGHT_MM",
     "DROP_REFINE_MAX_MM",
     "DROP_STEEP_REL_EPS",
+    "ENGAGED_CONTACT_MM",
     "EYE_SPACING_MM",
     "FAR_OFF_TABLE_MM",
     "FOOTPRINT_MAX_ERROR_MM",
@@ -108,6 +112,7 @@ __all__ = [
     "TABLE_CAP_MARGIN_MM",
     "TABLE_FLOOR_DEPTH_MM",
     "UPWARD_NORMAL_MIN_Z",
+    "WH40K_MAX_CONTACT_OFFSET_DEG",
 ]
 
 #: Side of the minimum visible patch (Infinity: "a minimum size of 3x3mm"), apparent size.
@@ -168,6 +173,16 @@ RAY_EPS_MM: float = 1e-3
 
 #: Two bodies closer than this count as touching (silhouette contact, template contact).
 CONTACT_EPS_MM: float = 1e-6
+
+#: 40k: largest angle between a teardrop's heading and its contact direction. Ruling A1
+#: (SPEC 12.6): the template may lie over the firer's own base (004 forbids touching
+#: *other* friendly models), so every heading is admissible at every contact point.
+WH40K_MAX_CONTACT_OFFSET_DEG: float = 180.0
+
+#: Troopers declared ``engaged_with`` each other are in silhouette contact when their bases
+#: are within this distance (SPEC 12.6: users write diagonal contacts to 0.01 mm); further
+#: apart, loading warns with the pair and the gap.
+ENGAGED_CONTACT_MM: float = 0.01
 
 #: General geometric zero for lengths (degenerate triangles, zero-length directions).
 GEOM_EPS_MM: float = 1e-9
@@ -252,6 +267,18 @@ SOLVER_TIE_DECIMALS: int = 9
 #: Infinity ``heading_deg: auto``: most placements judged by the full engine (Blast Focus
 #: Line of Fire included) per search; the search reports when it stopped there.
 AUTO_MAX_REAL_EVALS: int = 200
+
+#: Infinity ``auto``: most placements of one touched set judged by the full engine; a set
+#: is judged until one placement affects every enemy it can (issue 35 defect 3).
+AUTO_SET_EVALS: int = 24
+
+#: Infinity ``auto``: grid of extra placements (heading and contact offset, degrees) beside
+#: the exact cells, so a touched set is judged over the placements it allows.
+AUTO_GRID_STEP_DEG: float = 1.0
+
+#: Infinity ``auto``: a trooper on a route is covered in plan by discs this far apart along
+#: the route (radius grown to cover the capsule between them).
+AUTO_ROUTE_STEP_MM: float = 10.0
 
 #: Two plan points closer than this have no direction between them: the heading from one
 #: to the other is taken as 0 (mm).

@@ -309,6 +309,7 @@ def solve_heading(
     friends,
     *,
     eps: float = CONTACT_EPS_MM,
+    dmax_deg: float | None = None,
 ) -> SolverResult:
     """Find the direct-template placement covering the most target models (40k, plan).
 
@@ -333,6 +334,10 @@ def solve_heading(
     targets, friends : (k, 3) float, mm
         Discs ``[x, y, radius]`` of the target models and of the friendly models (the
         firer itself excluded).
+    dmax_deg : float, optional
+        Largest admissible contact offset; default :func:`max_contact_offset_deg` (the
+        template stays off the base). 40k passes 180 (ruling A1: the template may lie
+        over the firer's own base).
 
     Returns
     -------
@@ -342,7 +347,7 @@ def solve_heading(
     g = np.asarray(friends, dtype=np.float64).reshape(-1, 3)
     discs = np.vstack((t, g))
     nt = len(t)
-    dmax = max_contact_offset_deg(shape)
+    dmax = max_contact_offset_deg(shape) if dmax_deg is None else float(dmax_deg)
     cand = search_placements(shape, center_xy, radius, discs, dmax)
     rth, rhit, _ = radial_sweep(shape, center_xy, radius, discs)
     examined = len(cand.theta) + len(rth)

@@ -51,13 +51,16 @@ class StandardRuleset(Ruleset):
         UnknownIdError
             No such attack.
         ScenarioError
-            Bad per-placement overrides (``attacks[i].placements[j].key``).
+            Bad per-placement overrides (``attacks[i].placements[j].key``); an attack
+            whose main target is its attacker (its ``problem``, SPEC 12.6).
 
         ``odds=True`` adds the exact odds of every affected trooper (SPEC 12.4,
         ``AttackResult.odds``, from :meth:`attack_odds`) when the attack gives a
         ``weapon``, and the weapon with its defaults (``AttackResult.weapon``).
         """
         attack = scene.attack(attack_id)
+        if attack.problem is not None:
+            raise attack.problem
         result = self.adjudicate(scene, attack, placement_specs(scene, attack), **kwargs)
         if odds:
             result.odds = self.attack_odds(scene, attack, result)

@@ -15,9 +15,13 @@ circles are centred)
   (:func:`geom3d.placement.direct.solve_heading`): the most models of the target unit under the
   template without touching a friendly model, deterministic; the choice, the runner-up
   count and the interval of optimal headings are reported under ``solver``. With only a
-  ``focus``: aimed at the main target's base centre. A template cutting into the firer's
-  base is ``invalid``/``through_attacker``; an explicit ``focus`` must touch the base
-  within ``PLACEMENT_TOL_MM`` (``not_touching_attacker``).
+  ``focus``: aimed at the main target's base centre. Ruling A1 (SPEC 12.6): the
+  template may lie over the firer's own base (every heading at every contact point,
+  ``WH40K_MAX_CONTACT_OFFSET_DEG``); an explicit ``focus`` must touch the base within
+  ``PLACEMENT_TOL_MM`` (``not_touching_attacker``). ``auto`` with a ``focus`` keeps the
+  narrow end there and chooses the heading (:func:`geom3d.placement.focus.
+  solve_heading_at`). Ruling A2: an explicit teardrop placement is compared with the
+  solver's maximum (``maximal``, ``most``; a warning when below it).
 * Blast (circle): centred on ``focus`` or on the main target's base centre.
 * Any friendly model (same side as the firer, the firer's unit included) under the
   template -> ``invalid``/``touches_friendly``. The firer itself is exempt for teardrops
@@ -47,8 +51,9 @@ import math
 import numpy as np
 
 from geom3d.adjudication.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
-from geom3d.core.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM
+from geom3d.core.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM, WH40K_MAX_CONTACT_OFFSET_DEG
 from geom3d.placement.direct import base_edge_point, default_heading, solve_heading
+from geom3d.placement.focus import solve_heading_at
 from geom3d.rules.base import StandardRuleset
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
 
@@ -174,13 +179,28 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
     else:
         heading = spec.heading_deg
         contact = spec.contact_deg
-        if heading == "auto" or (heading is None and contact is None and spec.focus is None):
+        if heading == "auto" and spec.focus is not None:
+            # the narrow end stays at the user's focus; only the heading is chosen there
+            sol = solve_heading_at(
+                shape,
+                firer.position[:2],
+                spec.focus[:2],
+                _discs(scene, targets),
+                _discs(scene, friends),
+                dmax_deg=WH40K_MAX_CONTACT_OFFSET_DEG,
+            )
+            solver_log.append(_solver_entry(spec.index, sol))
+            if not sol.found:
+                return invalid_placement(spec, "no_valid_placement", pitch_deg=0.0)
+            heading, contact = sol.heading_deg, sol.contact_deg
+        elif heading == "auto" or (heading is None and contact is None and spec.focus is None):
             sol = solve_heading(
                 shape,
                 firer.position[:2],
                 firer.radius,
                 _discs(scene, targets),
                 _discs(scene, friends),
+                dmax_deg=WH40K_MAX_CONTACT_OFFSET_DEG,
             )
             solver_log.append(_solver_entry(spec.index, sol))
             if not sol.found:
@@ -210,10 +230,7 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
             return invalid_placement(
                 spec, "not_touching_attacker", volume, heading, contact, pitch_deg=0.0
             )
-        if sd_firer < firer.radius - CONTACT_EPS_MM:
-            return invalid_placement(
-                spec, "through_attacker", volume, heading, contact, pitch_deg=0.0
-            )
+        # ruling A1 (SPEC 12.6): the template may lie over the firer's own base
     others = [t.id for t in scene.troopers.values() if t.id != firer.id]
     under = set()
     if others:
@@ -247,7 +264,29 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         res.outcome, res.reason = "invalid", "touches_friendly"
         return res
     res.affected = list(in_area)
+    if not is_circle and not _solver_chose(solver_log, spec.index):
+        res.maximal, res.most = _maximal(scene, shape, firer, targets, friends, res.hits)
     return res
+
+
+def _solver_chose(log: list[dict], index: int) -> bool:
+    """The solver chose placement ``index`` (it is maximal by construction)."""
+    return any(e["placement"] == index for e in log)
+
+
+def _maximal(scene, shape, firer, targets, friends, hits: int) -> tuple[bool, int]:
+    """Ruling A2 (SPEC 12.6): does an explicit teardrop placement cover as many models of
+    the target unit as any legal placement? (maximal, the most possible)."""
+    sol = solve_heading(
+        shape,
+        firer.position[:2],
+        firer.radius,
+        _discs(scene, targets),
+        _discs(scene, friends),
+        dmax_deg=WH40K_MAX_CONTACT_OFFSET_DEG,
+    )
+    most = max(sol.count if sol.found else 0, hits)
+    return hits >= most, most
 
 
 def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
@@ -292,6 +331,12 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
                     "in_target_unit": tid in tsets[p.index],
                 }
     hits = [p.hits if (p.outcome == "resolved" and p.hits is not None) else 0 for p in placements]
+    warnings = [
+        f"attack {attack.id!r} placement {p.index}: the template covers {p.hits} models of "
+        f"the target unit where {p.most} is the most possible (heading_deg: auto finds it)"
+        for p in placements
+        if p.maximal is False
+    ]
     return combine(
         scene,
         attack,
@@ -300,6 +345,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
         hits=hits,
         wall_of_death=None,
         solver=log,
+        warnings=warnings,
         fields=RESULT_FIELDS,
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from geom3d.core.errors import UnknownIdError
+from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.core.tolerances import MAX_BURST
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
@@ -20,7 +20,11 @@ from geom3d.scenario.model import AttackSpec, TrooperSpec
 from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst
 from geom3d.scenario.shapes import resolve_template
 
-__all__ = ["PLACEMENT_KEYS", "parse_attacks"]
+__all__ = ["ARO_RULESET", "PLACEMENT_KEYS", "parse_attacks"]
+
+#: The ruleset whose attacks may be AROs (``aro: true``; ruling A3, SPEC 12.6) and
+#: Intuitive Attacks (``intuitive: true``).
+ARO_RULESET = "infinity"
 
 #: Keys a ``placements[j]`` mapping may give.
 PLACEMENT_KEYS: tuple[str, ...] = (
@@ -84,6 +88,25 @@ def _placements(raw, burst: int, trooper_ids: set[str], ctx: ParseContext, where
     )
 
 
+def _self_target(a, placements, ctx: ParseContext, where: str) -> ScenarioError | None:
+    """SPEC 12.6: a main target equal to the attacker is an input error of this attack
+    (the attack's own or a placement's ``main_target``), kept with its field path so the
+    file's other attacks are still resolved."""
+    found = []
+    if a.main_target is not None and a.main_target == a.attacker:
+        found.append(f"{where}.main_target")
+    for j, p in enumerate(placements or ()):
+        if p.get("main_target") == a.attacker:
+            found.append(f"{where}.placements[{j}].main_target")
+    if not found:
+        return None
+    return ctx.error(
+        f"the main target is the attacker {a.attacker!r} (an attack cannot target its own "
+        "attacker)",
+        found[0],
+    )
+
+
 def parse_attacks(
     raw_attacks, ruleset: RulesetData, troopers: list[TrooperSpec], ctx: ParseContext
 ) -> list[AttackSpec]:
@@ -130,6 +153,26 @@ def parse_attacks(
         check_infinity_only(a, ("weapon",), ruleset, ctx, where)
         weapon = parse_weapon(a.weapon, ctx, f"{where}.weapon", harmless=a.harmless)
         burst = weapon_burst(a, weapon, ctx, where)
+        # ruling A3 (SPEC 12.6): a rule may lower the Burst in ARO, never raise it above
+        # the weapon's; ARO is Infinity's (40k has no reactive template fire)
+        if a.aro_burst is not None and a.aro_burst > burst:
+            raise ctx.error(
+                f"aro_burst {a.aro_burst} is above the weapon's burst {burst}",
+                f"{where}.aro_burst",
+            )
+        if a.aro and ruleset.name != ARO_RULESET:
+            raise ctx.error(
+                f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset.name!r} "
+                "has no ARO",
+                f"{where}.aro",
+            )
+        if a.intuitive and (ruleset.name != ARO_RULESET or a.mode != "direct"):
+            raise ctx.error(
+                "intuitive: true is an Infinity Intuitive Attack, made with a direct "
+                f"template (got ruleset {ruleset.name!r}, mode {a.mode!r})",
+                f"{where}.intuitive",
+            )
+        placements = _placements(a.placements, burst, trooper_ids, ctx, where)
         attacks.append(
             AttackSpec(
                 id=a.id,
@@ -148,11 +191,13 @@ def parse_attacks(
                 target_unit=a.target_unit,
                 snap_shot=a.snap_shot,
                 charging=a.charging,
-                placements=_placements(a.placements, burst, trooper_ids, ctx, where),
+                placements=placements,
                 aro=a.aro,
                 aro_burst=a.aro_burst,
                 ordnance=a.ordnance,
                 weapon=weapon,
+                problem=_self_target(a, placements, ctx, where),
+                intuitive=a.intuitive,
             )
         )
     return attacks

@@ -5,11 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from geom3d.core.errors import UnknownIdError
+from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.rolls import Reaction, Stats, Weapon
 
-__all__ = ["AttackSpec", "LofExpectation", "Scenario", "SceneryItem", "TrooperSpec"]
+__all__ = [
+    "LOF_EXPECT_KEYS",
+    "AttackSpec",
+    "LofExpectation",
+    "Scenario",
+    "SceneryItem",
+    "TrooperSpec",
+]
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,13 @@ class AttackSpec:
         the keys the file gave: ``heading_deg`` (float or ``"auto"``), ``contact_deg``,
         ``pitch_deg`` (float), ``focus`` (tuple of 2 or 3 floats, mm), ``main_target``
         (a known trooper id). None when the file gave none.
+    intuitive : bool
+        Infinity Intuitive Attack (SPEC 12.6): a direct template that needs no Line of
+        Fire to its main target and makes a WIP roll, opposed face to face.
+    problem : ScenarioError or None
+        An input error confined to this attack (its ``main_target`` is its attacker,
+        SPEC 12.6), with file and field path: resolving it raises the error, and
+        ``geom3d attack`` reports the file's other attacks before exiting with it.
     """
 
     id: str
@@ -114,11 +128,22 @@ class AttackSpec:
     ordnance: bool = False
     #: Infinity roll data (SPEC 12.4; :mod:`geom3d.scenario.rolls`)
     weapon: Weapon | None = None
+    problem: ScenarioError | None = None
+    intuitive: bool = False
+
+
+#: The fields an ``expect.lof`` entry may ask, in check order.
+LOF_EXPECT_KEYS: tuple[str, ...] = ("lof", "visible", "in_arc", "reason", "visible_area_mm2")
 
 
 @dataclass(frozen=True)
 class LofExpectation:
-    """One ``expect.lof`` entry."""
+    """One ``expect.lof`` entry.
+
+    ``asked`` lists the fields the file wrote (:data:`LOF_EXPECT_KEYS` order), ``null``
+    values included: ``reason: null`` asks that there be no reason (LoF holds). None when
+    built without it (then the fields that are not None are asked).
+    """
 
     from_id: str
     to_id: str
@@ -128,6 +153,7 @@ class LofExpectation:
     reason: str | None
     #: a number, or a tolerance mapping {min, max} / {approx, tol} (mm²)
     visible_area_mm2: float | dict | None = None
+    asked: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +184,12 @@ class Scenario:
     active : tuple of str
         ``active:``: ids of the active troopers of the order (Infinity ARO, SPEC 11.4);
         troopers with a ``route`` are active too (see :meth:`is_active`).
+    terrain_zones : tuple of TerrainZone
+        Special Terrain zones (:mod:`geom3d.scenario.terrain_zones`, SPEC 12.6); a
+        blocking one is also in ``scenery`` as a closed box ``zone:ID``.
+    accept_warnings : tuple of str
+        Shell-style patterns (:func:`fnmatch.fnmatchcase`, the whole message) of the
+        warnings this scenario expects: ``geom3d check --strict`` does not fail on them.
     """
 
     path: Path | None
@@ -175,6 +207,8 @@ class Scenario:
     table_item: SceneryItem | None = None
     zones: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     active: tuple[str, ...] = ()
+    accept_warnings: tuple[str, ...] = ()
+    terrain_zones: tuple = ()
 
     @property
     def name(self) -> str:

@@ -20,7 +20,14 @@ from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext, check_finite, first_error
-from geom3d.scenario.model import AttackSpec, LofExpectation, Scenario, SceneryItem, TrooperSpec
+from geom3d.scenario.model import (
+    LOF_EXPECT_KEYS,
+    AttackSpec,
+    LofExpectation,
+    Scenario,
+    SceneryItem,
+    TrooperSpec,
+)
 from geom3d.scenario.reader import read_scenario_data
 from geom3d.scenario.rolls import (
     check_infinity_only,
@@ -30,6 +37,7 @@ from geom3d.scenario.rolls import (
 )
 from geom3d.scenario.schema import FORMAT, STATES, ScenarioModel
 from geom3d.scenario.shapes import check_overridden, check_override_types, scale_overrides
+from geom3d.scenario.terrain_zones import parse_terrain_zones
 
 __all__ = ["load_scenario", "parse_scenario"]
 
@@ -80,6 +88,8 @@ def parse_scenario(
 
     table_size, table_mesh, table_mesh_units, table_item = _table(raw, ctx)
     scenery = _scenery(raw, ctx)
+    terrain_zones, zone_pieces = parse_terrain_zones(raw, {s.id for s in scenery}, ctx)
+    scenery = [*scenery, *zone_pieces]  # blocking zones are solids (SPEC 12.6)
     troopers = _troopers(raw, ruleset, ctx)
     attacks = parse_attacks(raw.attacks, ruleset, troopers, ctx)
     expect_lof, expect_attacks = _expect(raw, troopers, attacks, ctx)
@@ -99,7 +109,17 @@ def parse_scenario(
         table_item=table_item,
         zones=_zones(raw, ctx),
         active=_active(raw, troopers, ctx),
+        accept_warnings=_accept_warnings(raw, ctx),
+        terrain_zones=terrain_zones,
     )
+
+
+def _accept_warnings(raw: ScenarioModel, ctx: ParseContext) -> tuple[str, ...]:
+    """``accept_warnings``: shell-style patterns of warnings ``check --strict`` accepts."""
+    for i, pat in enumerate(raw.accept_warnings):
+        if not pat.strip():
+            raise ctx.error("an empty pattern would accept nothing", f"accept_warnings[{i}]")
+    return tuple(raw.accept_warnings)
 
 
 def _active(raw: ScenarioModel, troopers: list[TrooperSpec], ctx: ParseContext) -> tuple:
@@ -298,8 +318,12 @@ def _expect(
                 raise UnknownIdError(
                     f"unknown trooper {ref!r}", file=ctx.file, path=f"expect.lof[{i}].{key}"
                 )
+        # the keys written, ``null`` included: ``reason: null`` asks for "no reason"
+        asked = tuple(k for k in LOF_EXPECT_KEYS if k in e.model_fields_set)
         expect_lof.append(
-            LofExpectation(e.from_, e.to, e.lof, e.visible, e.in_arc, e.reason, e.visible_area_mm2)
+            LofExpectation(
+                e.from_, e.to, e.lof, e.visible, e.in_arc, e.reason, e.visible_area_mm2, asked
+            )
         )
     for aid, spec in raw.expect.attacks.items():
         if aid not in attack_ids:

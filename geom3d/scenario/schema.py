@@ -176,6 +176,7 @@ class _Attack(_Model):
     aro_burst: int | None = None  # Infinity: Burst in ARO when a rule modifies it
     ordnance: bool = False  # 40k: Ordnance weapons cannot make snap shots
     weapon: Any = None  # Infinity roll data (SPEC 12.4), checked by geom3d.scenario.rolls
+    intuitive: bool = False  # Infinity: Intuitive Attack (direct template, no LoF needed)
 
     @field_validator("burst")
     @classmethod
@@ -222,6 +223,15 @@ class _Zone(_Model):
         return v
 
 
+class _TerrainZone(_Model):
+    id: str
+    kind: str
+    rect: list[Num] | None = None
+    polygon: list[list[Num]] | None = None
+    height_mm: Num
+    blocks_lof: bool = False
+
+
 class ScenarioModel(_Model):
     """A whole scenario file as written (before references and units are resolved)."""
 
@@ -236,3 +246,5 @@ class ScenarioModel(_Model):
     expect: _Expect | None = None
     zones: list[_Zone] = []
     active: list[str] = []  # Infinity: the active troopers of the order (ARO)
+    accept_warnings: list[str] = []  # geom3d check --strict: warnings expected here
+    terrain_zones: list[_TerrainZone] = []  # Infinity Special Terrain zones (SPEC 12.6)

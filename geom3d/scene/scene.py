@@ -26,13 +26,16 @@ from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
-from geom3d.core.tolerances import CONTACT_EPS_MM, FAR_OFF_TABLE_MM
+from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
+from geom3d.raycast import RayEngine
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
+from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene.interface import Ruleset
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from geom3d.scene.standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
+from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
@@ -217,6 +220,8 @@ class Scene:
         self._built = built
         self._surface_engine = built.all_engine
         if built.surface is None:  # shared by scenes on the same cached scenery
+            built.surface = self._zone_free_surface()
+        if built.surface is None:
             same = built.all_engine is built.engine
             built.surface = Surface(
                 built.all_engine,
@@ -304,6 +309,34 @@ class Scene:
         """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
         return [p.as_dict() for p in self.pieces]
 
+    def _in_blocking_zone(self, ts) -> set[str]:
+        """Troopers inside a blocking terrain zone (not "embedded in scenery": in smoke)."""
+        zones = [z for z in self.scenario.terrain_zones if z.blocks_lof]
+        return {
+            t.id
+            for t in ts
+            for z in zones
+            if t.position[2] < z.height_mm
+            and disc_meets_polygon(t.position[0], t.position[1], t.radius, z.polygon)
+        }
+
+    def _zone_free_surface(self) -> Surface | None:
+        """The standing surface without blocking terrain zones (SPEC 12.6: smoke is not
+        ground; a trooper in it stands on what is under it), or None without any."""
+        names = self.scenery.names
+        zone = np.array([n.startswith(ZONE_PIECE_PREFIX) for n in names], dtype=bool)
+        if not zone.any():
+            return None
+        keep = ~zone[self.scenery.element]
+        sub = self.scenery.subset(keep)
+        return Surface(
+            RayEngine(sub.vertices, sub.faces),
+            sub.vertices,
+            sub.faces,
+            ~self.closing_mask[keep],
+            self._built.has_table_mesh,
+        )
+
     def _check_warnings(self) -> None:
         ts = list(self.troopers.values())
         for i, a in enumerate(ts):
@@ -317,12 +350,19 @@ class Scene:
                 )
                 if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
                     self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
+                gap = d - a.radius - b.radius
+                if b.id in a.engaged_with and (gap > ENGAGED_CONTACT_MM or not overlap_z):
+                    self.warnings.append(
+                        f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
+                        f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
+                    )
         closing = self.closing_mask[self.blocking_mask]
         reasons = embedded_reasons(
             ts, self.engine, self.blocking, closing, self._built.solid_of_element
         )
+        in_zone = self._in_blocking_zone(ts)
         for t, why in zip(ts, reasons, strict=True):
-            if why and not t.is_marker:
+            if why and not t.is_marker and t.id not in in_zone:
                 self.warnings.append(
                     f"trooper {t.id!r} is embedded in scenery: {why} "
                     f"(base at z = {t.position[2]:.1f} mm)"

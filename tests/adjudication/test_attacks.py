@@ -132,6 +132,7 @@ def test_json_shape_is_the_contract_and_deterministic():
             "face_to_face",
             "critical_applies",
             "partial_cover_bonus",
+            "roll",
         }
 
 

@@ -60,7 +60,20 @@ def test_excluded_ids_or_id_reason_pairs():
         "status": "fail",
         "expected": ["beta"],
         "actual": ["beta", "t3"],
+        "difference": "unexpected: t3",
     }
+    assert c.items[2]["difference"] == "t3: reason total_cover, expected attacker"
+
+
+def test_mismatches_read_as_set_differences():
+    # issue 35: "missing: t-cover (excluded: total_cover)" - the result's own reason for a
+    # trooper the expectation wanted affected
+    c = Checks()
+    excluded = [{"id": "t-cover", "reason": "total_cover"}, {"id": "a", "reason": "attacker"}]
+    check_affected(c, "attacks.x.affected", ["e1", "t-cover"], ["e1", "e9"], excluded)
+    assert c.items[0]["difference"] == ("missing: t-cover (excluded: total_cover); unexpected: e9")
+    check_excluded(c, "attacks.x.excluded", ["a", "q"], excluded)
+    assert c.items[1]["difference"] == "missing: q; unexpected: t-cover"
 
 
 def test_tolerance_bounds_are_inclusive():

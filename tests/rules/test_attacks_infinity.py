@@ -218,6 +218,7 @@ def test_impact_needs_lof_unless_speculative():
         "face_to_face": True,
         "critical_applies": True,
         "partial_cover_bonus": False,
+        "roll": "BS",
     }
 
 

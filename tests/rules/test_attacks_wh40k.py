@@ -204,10 +204,15 @@ def test_solver_respects_the_firers_base():
     assert abs(diff) <= dmax + 1e-9
 
 
-def test_through_the_firers_base_is_invalid():
+def test_over_the_firers_own_base_is_legal():
+    # ruling A1 (SPEC 12.6): "a Template weapon never hits the model firing it" and only
+    # *other* friendly models may not be touched: a flame whose narrow end touches the
+    # base at 100 degrees and points along 0 lies over the firer's base, legally
     atk = {"id": "f", "attacker": "firer", "template": "flame", "heading_deg": 0}
     s = scene40k([firer(), model("o", (250, 100))], [{**atk, "contact_deg": 100}])
-    assert s.resolve_attack("f").reason == "through_attacker"
+    r = s.resolve_attack("f")
+    assert (r.outcome, r.affected) == ("resolved", ["o"])
+    assert dict(r.excluded)["firer"] == "attacker"
 
 
 def test_blasts_and_multiple_templates():

@@ -7,20 +7,29 @@ distinct enemies.
 
 Search:
 
-1. *Plan candidates, exact.* A level direct teardrop touches a standing trooper exactly
-   when their plan footprints meet and their heights overlap, so which troopers it
-   touches is a step function of (heading, contact point) on the attacker's base edge:
-   :func:`geom3d.placement.search.search_placements` visits every cell of it (troopers on
-   a route are left to step 2). Placements are grouped by the set of troopers touched;
-   each group is represented by its placement inside a cell nearest the radial one.
-2. *Judged by the engine.* A group's enemies in plan bound what it can affect (Blast
-   Focus Line of Fire only removes troopers; it also lets an ally in Total Cover stay
-   unaffected). Groups are judged by the full resolver (placement legality, Blast Focus
-   Line of Fire, close combat, routes, the main-target and cancellation rules) in order
-   of that bound, until no remaining group can beat (B = 1) or add to (B > 1) what is
-   found, or ``AUTO_MAX_REAL_EVALS`` groups were judged (reported as ``truncated``).
-   Decision: Line of Fire is judged at each group's representative placement, not
-   across the whole cell.
+1. *Plan sets.* :func:`~geom3d.rules.infinity.autoplan.plan_sets`: every cell of the
+   exact placement arrangement (:func:`geom3d.placement.search.search_placements`) and a
+   grid of placements, each with the troopers it touches in plan (troopers on a route
+   included, defect 2 of issue 35) and the *closure* of that set under the engaged
+   groups (a trooper engaged with a touched one joins the area untouched, defect 1).
+   Placements are grouped by the set of troopers touched.
+2. *Judged by the engine.* A set's enemies in the closure bound what any of its
+   placements can affect (Blast Focus Line of Fire only removes troopers; it also lets an
+   ally in Total Cover stay unaffected). Sets are judged by the full resolver (placement
+   legality, Blast Focus Line of Fire, close combat, routes, the main-target and
+   cancellation rules) in order of that bound, until no remaining set can beat (B = 1)
+   or add to (B > 1) what is found, or ``AUTO_MAX_REAL_EVALS`` placements were judged
+   (reported as ``truncated``). Each set is judged over the placements it allows (its
+   widest radial run's middle, then its cells spread out; at most ``AUTO_SET_EVALS``)
+   until one affects every enemy of its bound (defect 3): scenery that hides a trooper
+   from one placement of a set need not hide it from another. When some set was judged
+   without reaching its bound, the sets are judged again with a grid of placements
+   every ``AUTO_GRID_STEP_DEG`` of heading and contact offset added to their cells (on
+   open ground the first pass is the answer and the grid costs nothing).
+   Optimality: exact for which troopers can be touched, and for close combat and routes;
+   Blast Focus Line of Fire is judged at those sampled placements of each set, so a set
+   whose only good placements lie between them (a gap in scenery narrower than the grid)
+   can be missed.
 3. With B > 1, the best combination of B judged placements (most distinct enemies; ties
    to the earlier-judged ones) is chosen; a placement may be repeated.
 
@@ -37,9 +46,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, SOLVER_TIE_DECIMALS
+from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, AUTO_SET_EVALS, SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import max_contact_offset_deg
-from geom3d.placement.search import radial_sweep, search_placements
+from geom3d.placement.search import radial_sweep
+from geom3d.rules.infinity.autoplan import plan_sets, spread_order, to_troopers
 from geom3d.rules.infinity.validity import target_problem
 from geom3d.templates import TeardropShape
 
@@ -58,7 +68,7 @@ def _is_auto(attack, shape, spec) -> bool:
     )
 
 
-def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache):
+def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups):
     """Replace the ``auto`` placements of ``specs`` by chosen headings and contacts.
 
     Parameters
@@ -69,6 +79,8 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache):
         PlacementSpec -> PlacementResult (the full resolver for one placement).
     lof_cache : dict
         Shared Line of Fire cache of the resolver.
+    groups : dict
+        The engaged groups (:func:`~geom3d.rules.infinity.groups.engaged_groups`).
 
     Returns
     -------
@@ -90,7 +102,9 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache):
         problem = target_problem(scene, attack, attacker, main, lof_cache)
         chosen = None
         if problem is None:
-            chosen, info = _search(scene, attack, shape, attacker, out[idx[0]], len(idx), judge)
+            chosen, info = _search(
+                scene, attack, shape, attacker, out[idx[0]], len(idx), judge, groups
+            )
             entry.update(info)
         else:
             entry["reason"] = problem
@@ -105,27 +119,13 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache):
     return out, log
 
 
-def _static_discs(scene, attacker, shape):
-    """Troopers the level template can touch in plan: (ids, discs (n, 3))."""
-    z0 = attacker.position[2]
-    z1 = z0 + shape.height
-    ids, discs = [], []
-    for t in scene.troopers.values():
-        if t.id == attacker.id or t.route is not None:
-            continue
-        if t.position[2] > z1 or t.position[2] + t.height < z0:
-            continue
-        ids.append(t.id)
-        discs.append((t.position[0], t.position[1], t.radius))
-    return ids, np.asarray(discs, dtype=np.float64).reshape(-1, 3)
-
-
-def _radial_middles(shape, attacker, discs) -> dict[bytes, float]:
+def _radial_middles(shape, attacker, ps) -> dict[bytes, float]:
     """Touched set (packed) -> heading (degrees) in the middle of the widest run of radial
     placements touching exactly that set: the preferred representative of a group."""
-    if len(discs) == 0:
+    if len(ps.discs) == 0:
         return {}
-    th, hit, _ = radial_sweep(shape, attacker.position[:2], attacker.radius, discs)
+    th, hit, _ = radial_sweep(shape, attacker.position[:2], attacker.radius, ps.discs)
+    hit = to_troopers(hit, ps.owner, len(ps.ids))
     keys = [np.packbits(row).tobytes() for row in hit]
     n = len(th)
     runs: dict[bytes, tuple[float, float]] = {}
@@ -149,67 +149,110 @@ def _radial_middles(shape, attacker, discs) -> dict[bytes, float]:
     return {key: math.degrees(0.5 * (lo + hi)) % 360.0 for key, (lo, hi) in runs.items()}
 
 
-def _search(scene, attack, shape, attacker, spec, burst: int, judge):
-    ids, discs = _static_discs(scene, attacker, shape)
-    dmax = max_contact_offset_deg(shape)
-    cand = search_placements(shape, attacker.position[:2], attacker.radius, discs, dmax)
+def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> list:
+    """(heading, contact) in degrees to judge for one touched set, in order: the middle
+    of its widest radial run (when it has one), its representative, then its other
+    placements spread over contact angles and headings (:func:`spread_order`)."""
+    out = [] if radial_deg is None else [(radial_deg, radial_deg)]
+    for k in spread_order(ps.theta[members], ps.delta[members], AUTO_SET_EVALS):
+        m = members[k]
+        h = math.degrees(ps.theta[m]) % 360.0
+        c = math.degrees(ps.theta[m] + ps.delta[m]) % 360.0
+        out.append((h, c))
+    return out
+
+
+def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
+    """Judge the touched sets of ``ps`` in order of their bound (see the module
+    docstring). Returns (judged [(enemies, heading, contact)], evaluated, truncated,
+    short: some set was judged without reaching its bound, sets)."""
+    ids = ps.ids
     sides = [scene.troopers[i].side for i in ids]
     enemy = np.array([s not in (attacker.side, "neutral") for s in sides], dtype=bool)
     friend = ~enemy if not attack.harmless else np.zeros(len(ids), dtype=bool)
-    hit = cand.hit
-    keep = np.ones(len(hit), dtype=bool)
+    keep = np.ones(len(ps.theta), dtype=bool)
     if spec.main_target in ids and not attack.aro:
-        keep &= hit[:, ids.index(spec.main_target)]
-    # representatives: inside a cell first, then nearest the radial placement, then heading
+        keep &= ps.closed[:, ids.index(spec.main_target)]
+    # a set's placements: exact cells first (inside a cell, nearest the radial placement),
+    # then grid samples; its representative is the first
     order = np.lexsort(
         (
-            np.round(np.degrees(cand.theta), SOLVER_TIE_DECIMALS),
-            np.round(np.abs(np.degrees(cand.delta)), SOLVER_TIE_DECIMALS),
-            ~cand.interior,
+            np.round(np.degrees(ps.theta), SOLVER_TIE_DECIMALS),
+            np.round(np.abs(np.degrees(ps.delta)), SOLVER_TIE_DECIMALS),
+            ~ps.interior,
+            ~ps.exact,
         )
     )
     order = order[keep[order]]
-    packed = np.packbits(hit[order], axis=1) if len(ids) else np.zeros((len(order), 0), np.uint8)
-    _, first = np.unique(packed, axis=0, return_index=True)
-    reps = order[np.sort(first)]
-    ub = (hit[reps] & enemy).sum(axis=1)
-    nf = (hit[reps] & friend).sum(axis=1)
-    groups = reps[np.lexsort((np.arange(len(reps)), nf, -ub))]
-    radial = _radial_middles(shape, attacker, discs)
+    packed = np.packbits(ps.touched[order], axis=1) if ids else np.zeros((len(order), 0), np.uint8)
+    _, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    members = [order[inverse == g] for g in range(len(first))]
+    reps = order[first]
+    ub = (ps.closed[reps] & enemy).sum(axis=1)
+    nf = (ps.closed[reps] & friend).sum(axis=1)
+    group_order = np.lexsort((first, nf, -ub))
+    radial = _radial_middles(shape, attacker, ps)
     judged: list[tuple[frozenset, float, float]] = []
     best = -1
     evaluated = 0
     truncated = False
-    enemy_ids = np.array(ids, dtype=object)[enemy] if len(ids) else np.array([], dtype=object)
-    for g in groups:
-        bound = int((hit[g] & enemy).sum())
-        plan_set = frozenset(enemy_ids[hit[g][enemy]]) if len(ids) else frozenset()
+    short = False
+    enemy_ids = [t for t, e in zip(ids, enemy, strict=True) if e]
+    for g in group_order:
+        rep = reps[g]
+        bound = int(ub[g])
+        plan_set = frozenset(t for t, c in zip(ids, ps.closed[rep], strict=True) if c) & set(
+            enemy_ids
+        )
         if burst == 1 and bound <= best:
             break
         if burst > 1 and ((bound == 0 and best >= 0) or any(plan_set <= s for s, _, _ in judged)):
             continue
-        if evaluated >= AUTO_MAX_REAL_EVALS:
-            truncated = True
+        key = np.packbits(ps.touched[rep]).tobytes() if ids else b""
+        tries = _placements_of_set(ps, members[g], radial.get(key))
+        reached = False
+        for h, c in tries[:AUTO_SET_EVALS]:
+            if evaluated >= budget:
+                truncated = True
+                break
+            res = judge(replace(spec, heading_deg=h, contact_deg=c))
+            evaluated += 1
+            if res.outcome != "resolved":
+                continue
+            got = frozenset(
+                t for t in res.affected if scene.troopers[t].side not in (attacker.side, "neutral")
+            )
+            judged.append((got, h, c))
+            best = max(best, len(got))
+            if len(got) >= bound:
+                reached = True
+                break  # nothing in this set can do better
+        if truncated:
             break
-        key = np.packbits(hit[g]).tobytes() if len(ids) else b""
-        if key in radial:
-            h = c = radial[key]
-        else:
-            h = math.degrees(cand.theta[g]) % 360.0
-            c = math.degrees(cand.theta[g] + cand.delta[g]) % 360.0
-        res = judge(replace(spec, heading_deg=h, contact_deg=c))
-        evaluated += 1
-        if res.outcome != "resolved":
-            continue
-        got = frozenset(
-            t for t in res.affected if scene.troopers[t].side not in (attacker.side, "neutral")
+        short |= not reached
+    return judged, evaluated, truncated, short, len(reps)
+
+
+def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
+    dmax = max_contact_offset_deg(shape)
+    ps = plan_sets(scene, attacker, shape, dmax, groups, grid=False)
+    judged, evaluated, truncated, short, n_sets = _judge_sets(
+        scene, attack, shape, attacker, spec, burst, judge, ps, AUTO_MAX_REAL_EVALS
+    )
+    if short and not truncated:
+        # scenery hid a trooper from every cell placement judged in some set: judge the
+        # sets again over the grid placements they allow too (defect 3)
+        ps = plan_sets(scene, attacker, shape, dmax, groups, grid=True)
+        more, n, truncated, _, n_sets = _judge_sets(
+            scene, attack, shape, attacker, spec, burst, judge, ps, AUTO_MAX_REAL_EVALS - evaluated
         )
-        judged.append((got, h, c))
-        best = max(best, len(got))
+        judged += more
+        evaluated += n
     info = {
-        "events": cand.events,
-        "examined": len(cand.theta),
-        "groups": len(groups),
+        "events": ps.events,
+        "examined": len(ps.theta),
+        "groups": n_sets,
         "evaluated": evaluated,
         "truncated": truncated,
     }

@@ -109,7 +109,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
     def judge(spec):
         return _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats)
 
-    specs, log = choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache)
+    specs, log = choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     placements = [judge(s) for s in specs]
     mains = {p.main_target for p in placements if p.outcome == "resolved" and p.main_target}
     dodge_cache: dict[str, bool] = {}
@@ -124,19 +124,31 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
                 q.outcome == "resolved" and q.main_target == tid and tid in q.affected
                 for q in placements
             )
+            roll = _roll(attack)
             troopers[tid] = {
                 "role": "main" if is_main else "secondary",
                 "dodge": _dodge(scene, attack, tid, attacker.id, dodge_cache),
-                # a roll exists only for impact templates: against the main target (its
-                # critical), opposed face to face by each affected enemy; an ally under a
-                # harmless template rolls nothing
-                "face_to_face": attack.mode == "impact" and _is_enemy(scene, attacker, tid),
-                "critical_applies": attack.mode == "impact" and is_main,
+                # a roll exists only for impact templates (BS) and Intuitive Attacks
+                # (WIP): against the main target (its critical), opposed face to face by
+                # each affected enemy; an ally under a harmless template rolls nothing
+                "face_to_face": roll is not None and _is_enemy(scene, attacker, tid),
+                "critical_applies": roll is not None and is_main,
                 "partial_cover_bonus": False,
+                "roll": roll,
             }
     if log:
         return combine(scene, attack, placements, troopers, solver=log, fields=("solver",))
     return combine(scene, attack, placements, troopers)
+
+
+def _roll(attack) -> str | None:
+    """The attacker's roll: ``BS`` (impact template), ``WIP`` (Intuitive Attack, SPEC
+    12.6), None (direct and deployable templates make no roll)."""
+    if attack.mode == "impact":
+        return "BS"
+    if getattr(attack, "intuitive", False):
+        return "WIP"
+    return None
 
 
 def _is_enemy(scene, attacker, tid: str) -> bool:

@@ -12,14 +12,17 @@ def target_problem(scene, attack, attacker, main: str | None, lof_cache: dict) -
 
     ``engaged``: the attacker is engaged and ``main`` is not one it is engaged with;
     ``no_lof``: a direct or (non-speculative) impact template whose attacker has no Line
-    of Fire to ``main`` (arc included; ``engaged`` when the Line of Fire engine says so).
-    Deployables and attacks without a main target: None.
+    of Fire to ``main`` (arc included; ``engaged`` when the Line of Fire engine says so),
+    except an Intuitive Attack (``intuitive: true``), which needs none. Deployables and
+    attacks without a main target: None.
     """
     if main is None or attack.mode == "deployable":
         return None
     if attacker.engaged_with and main not in attacker.engaged_with:
         return "engaged"
     if attack.mode == "impact" and attack.speculative:
+        return None
+    if getattr(attack, "intuitive", False):  # Intuitive Attack: no LoF needed (SPEC 12.6)
         return None
     if main not in lof_cache:
         lof_cache[main] = scene.line_of_fire(attacker.id, main)
