@@ -265,7 +265,8 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         return res
     res.affected = list(in_area)
     if not is_circle and not _solver_chose(solver_log, spec.index):
-        res.maximal, res.most = _maximal(scene, shape, firer, targets, friends, res.hits)
+        hits = res.hits if res.hits is not None else 0  # set above: every model in the area
+        res.maximal, res.most = _maximal(scene, shape, firer, targets, friends, hits)
     return res
 
 

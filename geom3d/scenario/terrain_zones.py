@@ -85,7 +85,12 @@ def parse_terrain_zones(raw, scenery_ids: set[str], ctx: ParseContext):
                 raise ctx.error(
                     "expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1", f"{where}.rect"
                 )
-            poly = ((r[0], r[1]), (r[2], r[1]), (r[2], r[3]), (r[0], r[3]))
+            poly: tuple[tuple[float, float], ...] = (
+                (r[0], r[1]),
+                (r[2], r[1]),
+                (r[2], r[3]),
+                (r[0], r[3]),
+            )
         else:
             if z.blocks_lof:
                 raise ctx.error(
@@ -94,9 +99,8 @@ def parse_terrain_zones(raw, scenery_ids: set[str], ctx: ParseContext):
                 )
             if len(z.polygon) < 3 or any(len(p) != 2 for p in z.polygon):
                 raise ctx.error("expected at least 3 points [x, y]", f"{where}.polygon")
-            poly = tuple(
-                tuple(ctx.lengths(p, f"{where}.polygon[{j}]")) for j, p in enumerate(z.polygon)
-            )
+            points = [ctx.lengths(p, f"{where}.polygon[{j}]") for j, p in enumerate(z.polygon)]
+            poly = tuple((float(p[0]), float(p[1])) for p in points)
             if abs(_area2(poly)) < 1e-9:
                 raise ctx.error("the polygon has no area", f"{where}.polygon")
         h = float(z.height_mm)
