@@ -21,7 +21,6 @@ markers and troopers moving along a route.
 
 from __future__ import annotations
 
-import math
 import operator
 import os
 import threading
@@ -33,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from geom3d.adjudication.routepath import RoutePath, scan_windows
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
 from geom3d.core.output import round_point, round_value
@@ -41,8 +41,6 @@ from geom3d.core.tolerances import (
     CONTACT_EPS_MM,
     ENGAGED_CONTACT_MM,
     PROOF_MIN_PAIRS,
-    ROUTE_REFINE_MM,
-    ROUTE_STEP_MM,
 )
 from geom3d.core.validation import xyz
 from geom3d.scene.interface import LofPolicy
@@ -52,6 +50,7 @@ from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_ar
 __all__ = [
     "LofResult",
     "RouteResult",
+    "RouteWindow",
     "in_front_arc",
     "line_of_fire",
     "lof_matrix",
@@ -74,13 +73,44 @@ class RouteResult:
         Base-centre position of the moving trooper where LoF first exists (refined to
         ``ROUTE_REFINE_MM`` of travel).
     mover : str
-        Id of the trooper whose route is evaluated.
+        Id of the trooper whose route is evaluated (when both troopers move, they
+        advance together, the same fraction of their routes; arc lengths are this one's).
+    windows : tuple of RouteWindow
+        Every stretch of the route with LoF, in route order (SPEC 12.5).
     """
 
     any: bool
     first_index: int | None
     first_position: tuple[float, float, float] | None
     mover: str
+    windows: tuple[RouteWindow, ...] = ()
+
+
+@dataclass(frozen=True)
+class RouteWindow:
+    """A stretch of a route where LoF exists (SPEC 12.5).
+
+    Attributes
+    ----------
+    from_mm, to_mm : float, mm
+        Arc length from the route's start to the stretch's ends (``ROUTE_REFINE_MM``
+        resolution; LoF exists at both ends, which lie on the route).
+    from_position, to_position : (3,) tuple of float, mm
+        The mover's base centre at the ends.
+    """
+
+    from_mm: float
+    to_mm: float
+    from_position: tuple[float, float, float]
+    to_position: tuple[float, float, float]
+
+    def to_dict(self) -> dict:
+        return {
+            "from_mm": round_value(self.from_mm),
+            "to_mm": round_value(self.to_mm),
+            "from_position": round_point(self.from_position),
+            "to_position": round_point(self.to_position),
+        }
 
 
 @dataclass(frozen=True)
@@ -145,6 +175,7 @@ class LofResult:
                 "first_index": self.route.first_index,
                 "first_position": round_point(self.route.first_position),
                 "mover": self.route.mover,
+                "windows": [w.to_dict() for w in self.route.windows],
             }
         return d
 
@@ -295,69 +326,64 @@ def line_of_fire(
     return _route_lof(scene, a, b, stats)
 
 
-def _route_polyline(t: Trooper) -> tuple[np.ndarray, np.ndarray]:
-    pts = np.array(t.route, dtype=np.float64)
-    seg = np.linalg.norm(np.diff(pts, axis=0), axis=1) if len(pts) > 1 else np.zeros(0)
-    return pts, np.concatenate([[0.0], np.cumsum(seg)])
-
-
-def _at(pts: np.ndarray, cum: np.ndarray, s: float) -> tuple[np.ndarray, int]:
-    """Point at travel distance s along the polyline, and its segment index."""
-    if len(pts) == 1 or s <= 0:
-        return pts[0], 0
-    if s >= cum[-1]:
-        return pts[-1], len(pts) - 1
-    i = int(np.searchsorted(cum, s, side="right") - 1)
-    seg_len = cum[i + 1] - cum[i]
-    f = 0.0 if seg_len == 0 else (s - cum[i]) / seg_len
-    return pts[i] + f * (pts[i + 1] - pts[i]), i
-
-
 def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
+    """LoF along the route(s) of ``a`` and/or ``b``: both movers advance together, the
+    same fraction of their routes; windows are measured along the first mover's route."""
     movers = [t for t in (a, b) if t.route is not None]
-    lines = {t.id: _route_polyline(t) for t in movers}
-    lengths = {t.id: lines[t.id][1][-1] for t in movers}
-    total = max(lengths.values())
+    paths = {t.id: RoutePath.of(t.route) for t in movers}
+    total = max(p.length for p in paths.values())
     main = movers[0]
+    seen: dict[float, tuple] = {}
 
     def evaluate(frac: float):
+        if frac in seen:
+            return seen[frac]
         placed = {}
         idx = 0
         for t in movers:
-            pts, cum = lines[t.id]
-            p, i = _at(pts, cum, frac * lengths[t.id])
+            p, i = paths[t.id].at(frac * paths[t.id].length)
             placed[t.id] = t.moved_to(p)
             if t.id == main.id:
                 idx = i
         aa = placed.get(a.id, a)
         bb = placed.get(b.id, b)
-        vis = pair_visibility(scene, aa, bb, stats=stats)
-        return _static_lof(scene, aa, bb, vis), idx, placed[main.id].position
+        vis = _route_visibility(scene, aa, bb, stats)
+        seen[frac] = got = (_static_lof(scene, aa, bb, vis), idx, placed[main.id].position)
+        return got
 
-    n = max(1, math.ceil(total / ROUTE_STEP_MM)) if total > 0 else 0
-    prev = None
-    for k in range(n + 1):
-        frac = k / n if n else 0.0
-        res, idx, pos = evaluate(frac)
-        if res.lof:
-            if k > 0:
-                lo, hi = (k - 1) / n, frac
-                best = (res, idx, pos)
-                while (hi - lo) * total > ROUTE_REFINE_MM:
-                    mid = 0.5 * (lo + hi)
-                    r2 = evaluate(mid)
-                    if r2[0].lof:
-                        hi, best = mid, r2
-                    else:
-                        lo = mid
-                res, idx, pos = best
-            route = RouteResult(True, idx, xyz(float(v) for v in pos), main.id)
-            return _with_route(res, route)
-        if prev is None:
-            prev = res
-    assert prev is not None  # set on the first step (k = 0) unless it returned
-    route = RouteResult(False, None, None, main.id)
-    return _with_route(prev, route)
+    spans = scan_windows(lambda f: evaluate(f)[0].lof, total)
+    length = paths[main.id].length
+    windows = tuple(
+        RouteWindow(
+            lo * length,
+            hi * length,
+            xyz(float(v) for v in evaluate(lo)[2]),
+            xyz(float(v) for v in evaluate(hi)[2]),
+        )
+        for lo, hi in spans
+    )
+    if spans:
+        res, idx, pos = evaluate(spans[0][0])
+        route = RouteResult(True, idx, xyz(float(v) for v in pos), main.id, windows)
+        return _with_route(res, route)
+    return _with_route(evaluate(0.0)[0], RouteResult(False, None, None, main.id, ()))
+
+
+#: Per scene: visibility of two troopers at given positions on routes, so that both
+#: ordered pairs of a moving trooper (A -> B and B -> A) cast each position once.
+_ROUTE_VIS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _route_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
+    key = tuple(sorted(((a.id, a.position), (b.id, b.position))))
+    with _BLOCKING_LOCK:
+        cache = _ROUTE_VIS.setdefault(scene, {})
+        got = cache.get(key)
+    if got is None:
+        got = pair_visibility(scene, a, b, stats=stats)
+        with _BLOCKING_LOCK:
+            cache[key] = got
+    return got
 
 
 def _with_route(res: LofResult, route: RouteResult) -> LofResult:

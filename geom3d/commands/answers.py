@@ -150,6 +150,9 @@ def _route_note(p: dict | None) -> str:
     if r["any"]:
         at = ", ".join(f"{v:g}" for v in r["first_position"])
         where = f"first on route segment {r['first_index']}, {r['mover']} at [{at}]"
+        spans = ", ".join(f"{w['from_mm']:g}-{w['to_mm']:g}" for w in r.get("windows", ()))
+        if spans:
+            where += f"; along {r['mover']}'s route (mm from its start): {spans}"
     else:
         where = "at no point of the route"
     return f"{p['from']} -> {p['to']}: Line of Fire {where}"

@@ -11,6 +11,7 @@ from geom3d.bodies.cylinder import ray_cylinder_entry
 from geom3d.core.tolerances import COINCIDENT_EPS_MM
 from viewer import palette as pal
 from viewer import shapes as sh
+from viewer.layers.route_windows import route_window_actors
 from viewer.model import ActorSpec, Drawing
 
 __all__ = [
@@ -136,7 +137,21 @@ def lof_pair_actors(scene, pair: dict, *, blocked_fan: bool = True) -> Drawing:
         )
         d.notes.append(f"{int(blocked.sum())} of {len(blocked)} sample rays blocked")
         d.notes.append("(no eye point sees a 3x3 mm patch)")
+    _add_route_windows(d, scene, [pair])
     return d
+
+
+def _add_route_windows(d: Drawing, scene, pairs) -> None:
+    """The exposed stretches of the routes in ``pairs``, with their legend and notes."""
+    part = route_window_actors(scene, pairs)
+    d.actors.extend(part.actors)
+    for e in part.legend:
+        d.add_legend(e.label, e.color, e.face)
+    for p in pairs:
+        r = p.get("route")
+        if r and r.get("windows"):
+            spans = ", ".join(f"{w['from_mm']:.0f}-{w['to_mm']:.0f}" for w in r["windows"])
+            d.notes.append(f"{p['from']} -> {p['to']}: LoF along {r['mover']}'s route {spans} mm")
 
 
 def matrix_actors(scene, pairs: Sequence[dict], *, max_notes: int = 14) -> Drawing:
@@ -214,6 +229,10 @@ def matrix_actors(scene, pairs: Sequence[dict], *, max_notes: int = 14) -> Drawi
             break
         seen = [b for b in ids if lof.get((a, b))]
         d.notes.append(f"  {a}: " + (", ".join(seen) if seen else "-"))
+    part = route_window_actors(scene, pairs)
+    d.actors.extend(part.actors)
+    for e in part.legend:
+        d.add_legend(e.label, e.color, e.face)
     return d
 
 
