@@ -53,6 +53,7 @@ __all__ = [
     "RouteWindow",
     "in_front_arc",
     "line_of_fire",
+    "line_of_fire_from",
     "lof_matrix",
     "pair_visibility",
 ]
@@ -324,6 +325,18 @@ def line_of_fire(
     if a.route is None and b.route is None:
         return _static_lof(scene, a, b, _cached_visibility(scene, a, b, stats))
     return _route_lof(scene, a, b, stats)
+
+
+def line_of_fire_from(scene: Scene, a: Trooper, to_id: str) -> LofResult:
+    """Line of Fire from ``a``, a trooper of the scene that may stand elsewhere than the
+    scene says (a moving attacker at its firing point: a one-point route there), to
+    ``to_id`` (along its route when it has one)."""
+    b = scene.trooper(to_id)
+    if a.id == b.id:
+        raise InputError(f"Line of Fire from {a.id!r} to itself")
+    if a.route is None and b.route is None:
+        return _static_lof(scene, a, b, _route_visibility(scene, a, b, None))
+    return _route_lof(scene, a, b, None)
 
 
 def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:

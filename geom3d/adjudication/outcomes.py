@@ -264,6 +264,9 @@ class AttackResult:
         Likely mistakes in the attack as written (40k: an explicit placement covering
         fewer models than the most possible, ruling A2); ``warnings`` in the JSON when
         any.
+    fire_at : dict or None
+        A moving attacker's firing point (SPEC 12.5): ``{at_mm, index, position}``, plus
+        ``best: {enemies, candidates}`` for ``fire_at: best``; written when not None.
     """
 
     id: str
@@ -282,6 +285,7 @@ class AttackResult:
     odds: dict | None = None
     weapon: dict | None = None
     warnings: list[str] = field(default_factory=list)
+    fire_at: dict | None = None
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -313,6 +317,8 @@ class AttackResult:
                 d["troopers"].setdefault(tid, {})["odds"] = odds.to_dict()
         if self.warnings:
             d["warnings"] = list(self.warnings)
+        if self.fire_at is not None:
+            d["fire_at"] = dict(self.fire_at)
         return d
 
 
@@ -341,7 +347,7 @@ def combine(
         Per-trooper details from the ruleset, kept for the affected troopers.
     **extra
         Further :class:`AttackResult` fields (``hits``, ``wall_of_death``, ``solver``,
-        ``fields``).
+        ``fields``, ``fire_at``).
     """
     order = list(scene.troopers)
     resolved = [p for p in placements if p.outcome == "resolved"]

@@ -10,6 +10,7 @@ values.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from geom3d.core.errors import ScenarioError, UnknownIdError
@@ -74,6 +75,43 @@ def _placement(p: dict, trooper_ids: set[str], ctx: ParseContext, pw: str) -> di
     return out
 
 
+def _fire_at(v, attacker: TrooperSpec, ctx: ParseContext, path: str):
+    """``attacks[i].fire_at``: None, an arc length in mm, ``{"index": i}`` or ``"best"``.
+
+    The attacker needs a route. An arc length lies between 0 and the route's length as
+    written (in plan for ``[x, y]`` points; the placed route, with heights, is never
+    shorter); an index names one of the route's points."""
+    if v is None:
+        return None
+    route = attacker.route
+    if route is None:
+        raise ctx.error(f"the attacker {attacker.id!r} has no route to fire from", path)
+    if v == "best":
+        return "best"
+    if isinstance(v, dict):
+        if set(v) != {"index"}:
+            raise ctx.error(f"expected {{index: N}} (got keys {sorted(v)})", path)
+        i = v["index"]
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(route):
+            raise ctx.error(
+                f"index must be a route point, 0 to {len(route) - 1} (got {i!r})", f"{path}.index"
+            )
+        return {"index": int(i)}
+    if not _is_number(v):
+        raise ctx.error(
+            f"expected an arc length along the route, {{index: N}} or 'best' (got {v!r})", path
+        )
+    s = ctx.length(v, path)
+    n = min(len(p) for p in route)
+    pts = [p[:n] for p in route]
+    length = sum(math.dist(a, b) for a, b in itertools.pairwise(pts))
+    if not 0.0 <= s <= length + 1e-9:
+        raise ctx.error(
+            f"arc length {s:g} mm is off the route (0 to {length:g} mm as written)", path
+        )
+    return float(s)
+
+
 def _placements(raw, burst: int, trooper_ids: set[str], ctx: ParseContext, where: str):
     """``attacks[i].placements``: None, or one normalised mapping per template."""
     if not raw:
@@ -120,6 +158,7 @@ def parse_attacks(
         An attacker, main target (also per placement) or target unit that does not exist.
     """
     trooper_ids = {t.id for t in troopers}
+    by_id = {t.id: t for t in troopers}
     units = {t.unit for t in troopers}
     attacks = []
     attack_ids: set[str] = set()
@@ -198,6 +237,7 @@ def parse_attacks(
                 weapon=weapon,
                 problem=_self_target(a, placements, ctx, where),
                 intuitive=a.intuitive,
+                fire_at=_fire_at(a.fire_at, by_id[a.attacker], ctx, f"{where}.fire_at"),
             )
         )
     return attacks

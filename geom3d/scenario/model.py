@@ -104,6 +104,9 @@ class AttackSpec:
         An input error confined to this attack (its ``main_target`` is its attacker,
         SPEC 12.6), with file and field path: resolving it raises the error, and
         ``geom3d attack`` reports the file's other attacks before exiting with it.
+    fire_at : float, dict or str, or None
+        Where a moving attacker fires from (SPEC 12.5): an arc length along its route
+        (float, mm), ``{"index": i}`` (a route point) or ``"best"``.
     """
 
     id: str
@@ -130,6 +133,7 @@ class AttackSpec:
     weapon: Weapon | None = None
     problem: ScenarioError | None = None
     intuitive: bool = False
+    fire_at: float | dict | str | None = None
 
 
 #: The fields an ``expect.lof`` entry may ask, in check order.

@@ -177,6 +177,7 @@ class _Attack(_Model):
     ordnance: bool = False  # 40k: Ordnance weapons cannot make snap shots
     weapon: Any = None  # Infinity roll data (SPEC 12.4), checked by geom3d.scenario.rolls
     intuitive: bool = False  # Infinity: Intuitive Attack (direct template, no LoF needed)
+    fire_at: Any = None  # a route point of a moving attacker (checked in scenario.attack)
 
     @field_validator("burst")
     @classmethod

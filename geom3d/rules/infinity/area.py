@@ -26,6 +26,8 @@ def area_status(scene, attack, attacker, volume, stats):
     vb = volume.bounds()
     status: dict[str, tuple] = {}
     for t in scene.troopers.values():
+        if t.id == attacker.id:
+            t = attacker  # where it fires from (a moving attacker: its firing point)
         if t.route is not None:
             rp = np.asarray(t.route, dtype=np.float64)
             lo = rp.min(axis=0) - [t.radius, t.radius, 0.0]

@@ -9,6 +9,7 @@ from geom3d.adjudication.outcomes import PlacementResult, PlacementSpec, combine
 from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.infinity.area import area_status
 from geom3d.rules.infinity.auto import choose_auto
+from geom3d.rules.infinity.fire_at import resolve_moving
 from geom3d.rules.infinity.groups import engaged_groups
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.validity import target_problem
@@ -101,8 +102,15 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
     geom3d.adjudication.outcomes.AttackResult
     """
     stats = stats if stats is not None else FocusStats()
-    shape = shape_from_spec(attack.template)
     attacker = scene.trooper(attack.attacker)
+    return resolve_moving(
+        scene, attack, attacker, lambda who: _resolve_from(scene, attack, specs, who, stats)
+    )
+
+
+def _resolve_from(scene, attack, specs, attacker, stats):
+    """The attack with ``attacker`` standing where it fires from."""
+    shape = shape_from_spec(attack.template)
     groups = engaged_groups(scene)
     lof_cache: dict = {}
 

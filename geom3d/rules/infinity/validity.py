@@ -4,6 +4,8 @@ target "must be able [to be] designated as a valid target for the BS Attack").
 
 from __future__ import annotations
 
+from geom3d.adjudication.lof import line_of_fire_from
+
 __all__ = ["target_problem"]
 
 
@@ -15,6 +17,8 @@ def target_problem(scene, attack, attacker, main: str | None, lof_cache: dict) -
     of Fire to ``main`` (arc included; ``engaged`` when the Line of Fire engine says so),
     except an Intuitive Attack (``intuitive: true``), which needs none. Deployables and
     attacks without a main target: None.
+    ``attacker`` stands where it fires from (a moving attacker: its firing point,
+    :mod:`.fire_at`), and Line of Fire is checked from there.
     """
     if main is None or attack.mode == "deployable":
         return None
@@ -25,7 +29,10 @@ def target_problem(scene, attack, attacker, main: str | None, lof_cache: dict) -
     if getattr(attack, "intuitive", False):  # Intuitive Attack: no LoF needed (SPEC 12.6)
         return None
     if main not in lof_cache:
-        lof_cache[main] = scene.line_of_fire(attacker.id, main)
+        if attacker is scene.troopers.get(attacker.id):
+            lof_cache[main] = scene.line_of_fire(attacker.id, main)
+        else:  # a moving attacker at its firing point: Line of Fire from there
+            lof_cache[main] = line_of_fire_from(scene, attacker, main)
     lof = lof_cache[main]
     if lof.lof:
         return None
