@@ -34,6 +34,7 @@ from geom3d.core.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing
+from .exposure import render_exposure  # the exposure map (geom3d exposure), via this plugin
 from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
@@ -50,6 +51,7 @@ __all__ = [
     "demo_diagrams",
     "open_viewer",
     "render",
+    "render_exposure",
     "render_survey",
     "render_to_file",
 ]

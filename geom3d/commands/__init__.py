@@ -28,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "view",
     "check",
     "survey",
+    "exposure",
     "doctor",
 )
 

@@ -1,0 +1,322 @@
+"""The visibility questions of an exposure map, spread over processes or Dask.
+
+A *task* is one (cell, observer) pair that :func:`.decide.screen` left to visibility.
+Each is decided by :func:`geom3d.visibility.pair_patch` from the observer to the probe
+standing on the cell, with the ruleset's patch size and the cylinders of the troopers
+that block Line of Fire but the observer (the probe is not one of the scene's troopers),
+exactly as :func:`geom3d.lof.pair_visibility` decides a pair, with the same blocking
+proofs (which skip segments without changing any answer). Tasks are numbered and cut
+into contiguous chunks; a chunk's answers do not depend on where it ran, so the map is
+the same for any number of workers and on Dask.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.errors import UsageError
+from geom3d.core.scheduler_address import connect
+from geom3d.raycast import RayEngine
+from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
+from geom3d.visibility.interior_cache import cached_interior
+
+__all__ = ["ExposureJob", "chunk_bounds", "visible_tasks"]
+
+#: Counters summed over every chunk (the search's :class:`~geom3d.visibility.VisibilityStats`).
+COUNTERS = ("rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved")
+
+
+@dataclass(frozen=True, eq=False)
+class ExposureJob:
+    """Everything a worker needs (picklable).
+
+    Attributes
+    ----------
+    vertices : (v, 3) float64, mm
+    faces : (f, 3) int64
+        Blocking scenery.
+    label : (f,) int64 or None
+    closed : (s,) bool or None
+        Solids for the blocking proofs (None: no proofs, same answers).
+    map_key : str
+        Disk cache key of the proof map the scene built ("" : build it).
+    observers : (k, 4) float64, mm
+        Observer cylinders: base centre x, y, z and radius, and
+    observer_height : (k,) float64, mm
+    occluders : tuple of (m_j, 5) float64
+        Per observer: :func:`geom3d.visibility.cylinder_array` rows of the troopers that
+        block, but that observer.
+    cells : (n, 3) float64, mm
+        Probe base centres.
+    radius, height : float, mm
+        The probe cylinder.
+    patch_mm : float, mm
+    tasks : (t, 2) int64
+        ``(cell, observer)`` of every question.
+    key : str
+        Digest of the scenery and solids (workers cache their BVH and prover by it).
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    label: np.ndarray | None
+    closed: np.ndarray | None
+    map_key: str
+    observers: np.ndarray
+    observer_height: np.ndarray
+    occluders: tuple
+    cells: np.ndarray
+    radius: float
+    height: float
+    patch_mm: float
+    tasks: np.ndarray
+    key: str = ""
+
+    @classmethod
+    def make(
+        cls,
+        vertices,
+        faces,
+        label,
+        closed,
+        map_key,
+        observers,
+        occluders,
+        cells,
+        radius,
+        height,
+        patch_mm,
+        tasks,
+    ) -> ExposureJob:
+        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`."""
+        v = np.ascontiguousarray(vertices, dtype=np.float64)
+        f = np.ascontiguousarray(faces, dtype=np.int64)
+        h = hashlib.sha256()
+        for a in (v, f):
+            h.update(a.tobytes())
+        if label is not None:
+            label = np.ascontiguousarray(label, dtype=np.int64)
+            closed = np.ascontiguousarray(closed, dtype=np.bool_)
+            h.update(np.array([len(label), len(closed)], dtype=np.int64).tobytes())
+            h.update(label.tobytes())
+            h.update(closed.tobytes())
+        else:
+            h.update(b"no proofs")
+        obs = np.array([[*c.base, c.radius] for c in observers], dtype=np.float64).reshape(-1, 4)
+        oh = np.array([c.height for c in observers], dtype=np.float64)
+        return cls(
+            v,
+            f,
+            label,
+            closed,
+            map_key if label is not None else "",
+            obs,
+            oh,
+            tuple(np.ascontiguousarray(o, dtype=np.float64).reshape(-1, 5) for o in occluders),
+            np.ascontiguousarray(cells, dtype=np.float64).reshape(-1, 3),
+            float(radius),
+            float(height),
+            float(patch_mm),
+            np.ascontiguousarray(tasks, dtype=np.int64).reshape(-1, 2),
+            h.hexdigest(),
+        )
+
+    @property
+    def proofs(self) -> bool:
+        return self.label is not None
+
+
+def chunk_bounds(n: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous ``[start, stop)`` chunks: about 16 per worker, 16 to 1,000 tasks each."""
+    if n == 0:
+        return []
+    size = int(np.clip(n // max(1, 16 * workers), 16, 1000))
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
+
+
+# Per-process cache: scenery key -> (engine, prover); workers reuse their BVH and prover.
+_WORKER: dict[str, tuple] = {}
+
+
+def _setup(job: ExposureJob, engine=None, prover=None) -> tuple:
+    got = _WORKER.get(job.key)
+    if got is None:
+        _WORKER.clear()
+        eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
+        prv = None
+        if job.proofs:
+            if engine is not None and prover is not None:
+                prv = prover() if callable(prover) else prover
+            elif job.map_key:
+                interior, _ = cached_interior(
+                    job.map_key, job.vertices, job.faces, lambda: (job.label, job.closed)
+                )
+                prv = Prover(interior, eng)
+            else:
+                prv = Prover(InteriorMap(job.vertices, job.faces, job.label, job.closed), eng)
+        got = (eng, prv)
+        _WORKER[job.key] = got
+    return got
+
+
+def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
+    """Visibility of tasks ``start .. stop - 1`` ((stop - start,) bool) and counters."""
+    eng, prv = state
+    stats = VisibilityStats()
+    out = np.zeros(stop - start, dtype=bool)
+    obs_cyl = [
+        Cylinder(tuple(o[:3]), float(o[3]), float(h))
+        for o, h in zip(job.observers, job.observer_height, strict=True)
+    ]
+    for k in range(start, stop):
+        c, j = job.tasks[k]
+        probe = Cylinder(tuple(job.cells[c]), job.radius, job.height)
+        w, _ = pair_patch(
+            obs_cyl[j],
+            probe,
+            eng,
+            job.occluders[j],
+            prover=prv,
+            patch_mm=job.patch_mm,
+            stats=stats,
+        )
+        out[k - start] = w is not None
+    return out, np.array([getattr(stats, f) for f in COUNTERS], dtype=np.int64)
+
+
+_JOB: list = []  # the pool worker's job (set by the initializer)
+
+
+def _init_pool(job: ExposureJob) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _JOB[:] = [job]
+    _setup(job)
+
+
+def _pool_task(start: int, stop: int):
+    job = _JOB[0]
+    return start, *_run_chunk(job, _setup(job), start, stop)
+
+
+def _dask_task(job: ExposureJob, start: int, stop: int):
+    return start, *_run_chunk(job, _setup(job), start, stop)
+
+
+def _mp_context():
+    import multiprocessing as mp
+
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["geom3d.exposure.jobs"])
+        return ctx
+    return mp.get_context("spawn")
+
+
+def _run_pool(job, chunks, workers, out, counters, progress) -> None:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    ex = ProcessPoolExecutor(
+        max_workers=workers, mp_context=_mp_context(), initializer=_init_pool, initargs=(job,)
+    )
+    try:
+        futs = [ex.submit(_pool_task, s, e) for s, e in chunks]
+        done = 0
+        for fut in as_completed(futs):
+            start, vis, cnt = fut.result()
+            out[start : start + len(vis)] = vis
+            counters += cnt
+            done += len(vis)
+            progress(done, len(out))
+    except BaseException:  # Ctrl-C or a failed chunk: stop the workers now
+        for proc in list(getattr(ex, "_processes", {}).values()):
+            proc.terminate()
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _run_dask(job, chunks, address, out, counters, progress) -> int:
+    client = connect(address)  # first: a clear usage error when Dask is not installed
+    from distributed import as_completed
+
+    try:
+        n_workers = len(client.scheduler_info().get("workers", {}))
+        remote = client.scatter(job, broadcast=True)
+        futs = [client.submit(_dask_task, remote, s, e, pure=False) for s, e in chunks]
+        done = 0
+        for fut in as_completed(futs, loop=client.loop):
+            start, vis, cnt = fut.result()
+            fut.release()
+            out[start : start + len(vis)] = vis
+            counters += cnt
+            done += len(vis)
+            progress(done, len(out))
+    finally:
+        client.close()
+    return n_workers
+
+
+def visible_tasks(
+    job: ExposureJob,
+    *,
+    engine=None,
+    prover: Prover | Callable[[], Prover] | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, dict]:
+    """Visibility of every task of ``job``.
+
+    ``workers=1`` runs in-process on ``engine`` / ``prover`` (the scene's; built when
+    absent), ``workers=N`` on a local process pool (default: the CPU count),
+    ``scheduler`` on that Dask cluster.
+
+    Returns
+    -------
+    visible : (t,) bool
+        In task order.
+    info : dict
+        ``{"executor", "workers", "counters": {name: int}}``.
+    """
+    cb = progress or (lambda done, total: None)
+    n = len(job.tasks)
+    out = np.zeros(n, dtype=bool)
+    cnt = np.zeros(len(COUNTERS), dtype=np.int64)
+
+    def info(executor: str, k: int) -> dict:
+        return {
+            "executor": executor,
+            "workers": k,
+            "counters": {c: int(v) for c, v in zip(COUNTERS, cnt, strict=True)},
+        }
+
+    if scheduler is not None:
+        k = _run_dask(job, chunk_bounds(n, 8), scheduler, out, cnt, cb)
+        return out, info("dask", k)
+    k = workers if workers is not None else (os.cpu_count() or 1)
+    if k < 1:
+        raise UsageError(f"--workers: must be at least 1 (got {k})")
+    chunks = chunk_bounds(n, k)
+    k = max(1, min(k, len(chunks)))
+    if k == 1:
+        state = _setup(job, engine, prover)
+        try:
+            done = 0
+            for s, e in chunks:
+                out[s:e], c = _run_chunk(job, state, s, e)
+                cnt += c
+                done += e - s
+                cb(done, n)
+        finally:
+            _WORKER.clear()  # do not keep the caller's BVH and prover alive
+        return out, info("in-process", 1)
+    _run_pool(job, chunks, k, out, cnt, cb)
+    return out, info("processes", k)

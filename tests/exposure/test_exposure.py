@@ -1,0 +1,114 @@
+"""Exposure maps (SPEC 12.5): hand-checked shadows, ``geom3d lof`` as the reference on
+sampled cells, the same document for any number of workers and on Dask."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support import box, make_scene, trooper
+
+from geom3d.adjudication.lof import line_of_fire
+from geom3d.core.errors import UsageError
+from geom3d.exposure import exposure, observers_for, run_exposure
+
+WALL = box("wall", [20, 100, 80], [200, 200])  # x 190..210, y 150..250, 80 mm tall
+OBS = trooper("o", [50, 200], side="red", facing_deg=0)
+
+
+def _doc_cells(doc):
+    return {tuple(c["position"][:2]): c["seen_by"] for c in doc["cells"]}
+
+
+def _without_timing(doc):
+    return {k: v for k, v in doc.items() if k != "timing"}
+
+
+def test_a_walls_shadow_is_safe_and_open_ground_is_not():
+    # o at (50, 200) facing +x, the wall 140 mm in front of it. A probe (25 mm base) at
+    # (300, 200) is hidden: every line from o's base (y 187.5..212.5) to the probe's
+    # (287.5..312.5) crosses x 190..210 within y 150..250. (300, 50) is in the open; a
+    # probe at (20, 200) is behind o's arc plane (x < 37.5: its base is wholly behind)
+    scene = make_scene([OBS], [WALL], table={"size": [400, 400]})
+    doc = exposure(scene, observers="red", spacing_mm=50, workers=1)
+    cells = _doc_cells(doc)
+    assert cells[(325.0, 225.0)] == [] and cells[(275.0, 175.0)] == []
+    assert cells[(325.0, 25.0)] == ["o"] and cells[(125.0, 375.0)] == ["o"]
+    assert cells[(25.0, 225.0)] == []  # out of arc (base x 12.5..37.5, all behind)
+    assert doc["observers"] == ["o"]
+    assert 0 < doc["safe_share"] < 1
+    assert doc["counts"]["pairs_decided_without_rays"] >= 8  # the column x = 25 at least
+    # the same with arcs ignored: the cell behind o is seen, the shadow still safe
+    vis = _doc_cells(exposure(scene, observers="o", spacing_mm=50, workers=1, ignore_arcs=True))
+    assert vis[(25.0, 225.0)] == ["o"] and vis[(325.0, 225.0)] == []
+
+
+def _busy_scene(extra=()):
+    """Two observers (one engaged, one with a 180° arc), a blue trooper that blocks, a
+    wall and a raised block to stand on."""
+    ts = [
+        trooper("o1", [60, 60], side="red", facing_deg=45),
+        trooper("o2", [340, 300], side="red", facing_deg=200),
+        trooper("e", [360, 80], side="red", facing_deg=90, engaged_with=["b2"]),
+        trooper("b2", [385, 80], side="blue"),
+        trooper("b1", [200, 120], side="blue"),
+        *extra,
+    ]
+    scenery = [WALL, box("block", [60, 60, 30], [100, 300])]
+    return make_scene(ts, scenery, table={"size": [400, 400]})
+
+
+def test_answers_are_those_of_lof_for_a_trooper_standing_on_the_cell():
+    res = run_exposure(_busy_scene(), observers="red", spacing_mm=20, workers=1)
+    doc = res.document
+    cells = doc["cells"]
+    rng = np.random.default_rng(37)
+    seen_any = [i for i, c in enumerate(cells) if c["seen_by"]]
+    safe = [i for i, c in enumerate(cells) if not c["seen_by"]]
+    raised = [i for i, c in enumerate(cells) if c["position"][2] > 1.0]
+    assert seen_any and safe and raised
+    pick = sorted(
+        {
+            *rng.choice(seen_any, 8, replace=False).tolist(),
+            *rng.choice(safe, 6, replace=False).tolist(),
+            *rng.choice(raised, 2, replace=False).tolist(),
+        }
+    )
+    for i in pick:
+        pos = cells[i]["position"]
+        scene = _busy_scene([trooper("p", pos, side="green")])
+        want = [o for o in doc["observers"] if line_of_fire(scene, o, "p").lof]
+        assert cells[i]["seen_by"] == want, (pos, cells[i]["seen_by"], want)
+    # the engaged observer sees only probes in base contact (centres 25 mm apart at most)
+    near = [np.hypot(c["position"][0] - 360, c["position"][1] - 80) for c in cells]
+    assert all(d <= 25.0 + 1e-6 for c, d in zip(cells, near, strict=True) if "e" in c["seen_by"])
+
+
+def test_observers_by_side_and_by_ids():
+    scene = _busy_scene()
+    assert [t.id for t in observers_for(scene, "red")] == ["o1", "o2", "e"]
+    assert [t.id for t in observers_for(scene, "o2,o1,o2")] == ["o2", "o1"]
+    with pytest.raises(UsageError, match="no trooper or side 'x'"):
+        observers_for(scene, "o1,x")
+    with pytest.raises(UsageError, match="empty name"):
+        observers_for(scene, "o1,")
+
+
+def test_same_document_for_one_and_two_workers():
+    one = exposure(_busy_scene(), observers="red", spacing_mm=40, workers=1)
+    two = exposure(_busy_scene(), observers="red", spacing_mm=40, workers=2)
+    assert two["timing"]["executor"] == "processes" and two["timing"]["workers"] == 2
+    assert _without_timing(one) == _without_timing(two)
+
+
+@pytest.mark.dask
+def test_same_document_on_a_dask_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    one = exposure(_busy_scene(), observers="red", spacing_mm=40, workers=1)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
+        doc = exposure(
+            _busy_scene(), observers="red", spacing_mm=40, scheduler=cluster.scheduler_address
+        )
+    assert doc["timing"]["executor"] == "dask" and doc["timing"]["workers"] == 2
+    assert _without_timing(doc) == _without_timing(one)

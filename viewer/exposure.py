@@ -1,0 +1,231 @@
+"""The exposure map (``geom3d exposure``): ``exposure.png`` and ``exposure.svg``.
+
+A plan view of the table. Each standable spot of the lowest level is a cell coloured by
+how many observers have Line of Fire to a probe there (a discrete colour bar gives the
+counts); **safe** spots (seen by none) are drawn in green with a hatch, so safe ground
+reads at a glance even in greyscale. Spots on higher levels (roofs, floors) are drawn as
+markers in the same colours, shifted by ``0.25 k`` cells for level k. Observers are drawn
+as their bases with an id, a facing arrow and their front arc (the boundary line of the
+180° half-plane and a shaded half-disc on the front side; none for a 360° observer or
+with ``--ignore-arcs``). The background is the survey heat map's (scenery tops or a
+hillshade). The same input gives the same SVG bytes and PNG pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from io import BytesIO
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Circle, Patch, Rectangle, Wedge
+
+from .survey import _background
+
+__all__ = ["SAFE_COLOR", "exposure_figure", "render_exposure"]
+
+SAFE_COLOR = "#1a9850"
+_SEEN_RAMP = ("#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026", "#67001f")
+_RC = {"svg.hashsalt": "geom3d-exposure", "svg.fonttype": "none", "font.family": "DejaVu Sans"}
+_ARC_RADIUS_SHARE = 0.08  # shaded front half-disc radius, share of the table's span
+
+
+def _extent(scene, cells) -> tuple[float, float, float, float]:
+    size = scene.scenario.table_size
+    if size:
+        return 0.0, 0.0, float(size[0]), float(size[1])
+    pts = cells[:, :2] if len(cells) else np.zeros((1, 2))
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
+def _cmap(k: int):
+    colors = [SAFE_COLOR] + [_SEEN_RAMP[min(i, len(_SEEN_RAMP) - 1)] for i in range(k)]
+    if k > len(_SEEN_RAMP):
+        colors = [SAFE_COLOR, *matplotlib.colormaps["YlOrRd"](np.linspace(0.2, 1.0, k))]
+    cmap = ListedColormap(colors)
+    return cmap, BoundaryNorm(np.arange(-0.5, k + 1.5), cmap.N)
+
+
+def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) -> Figure:
+    """The exposure map of an ``exposure.json`` document (a Figure, no pyplot state)."""
+    cells = np.array([c["position"] for c in doc["cells"]], dtype=float).reshape(-1, 3)
+    count = np.array([len(c["seen_by"]) for c in doc["cells"]], dtype=int)
+    level = np.array([c["level"] for c in doc["cells"]], dtype=int)
+    obs = doc["observers"]
+    k = len(obs)
+    sp = float(doc["spacing_mm"])
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=size_in, dpi=dpi)
+        FigureCanvasAgg(fig)
+        ax = fig.add_axes((0.07, 0.1, 0.74, 0.82))
+        cax = fig.add_axes((0.85, 0.1, 0.025, 0.82))
+        extent = _extent(scene, cells)
+        x0, y0, x1, y1 = extent
+        span = max(x1 - x0, y1 - y0, 1.0)
+        ax.add_patch(
+            Rectangle(
+                (x0, y0),
+                x1 - x0,
+                y1 - y0,
+                facecolor="#f4f1ea",
+                edgecolor="#444444",
+                linewidth=1.0,
+                zorder=-1,
+            )
+        )
+        _background(ax, scene, extent)
+        cmap, norm = _cmap(k)
+        base = level == 0
+        if base.any():  # the lowest level: one raster cell per spot
+            gx0, gy0 = cells[base, 0].min(), cells[base, 1].min()
+            ix = np.rint((cells[base, 0] - gx0) / sp).astype(int)
+            iy = np.rint((cells[base, 1] - gy0) / sp).astype(int)
+            img = np.full((iy.max() + 1, ix.max() + 1), np.nan)
+            img[iy, ix] = count[base]
+            box = (
+                gx0 - sp / 2,
+                gx0 + sp * (ix.max() + 0.5),
+                gy0 - sp / 2,
+                gy0 + sp * (iy.max() + 0.5),
+            )
+            ax.imshow(
+                img,
+                extent=box,
+                origin="lower",
+                cmap=cmap,
+                norm=norm,
+                alpha=0.85,
+                interpolation="nearest",
+                zorder=2,
+            )
+            safe = np.where(np.isnan(img), np.nan, (img == 0).astype(float))
+            ax.contourf(
+                gx0 + sp * np.arange(img.shape[1]),
+                gy0 + sp * np.arange(img.shape[0]),
+                np.nan_to_num(safe, nan=0.0),
+                levels=[0.5, 1.5],
+                colors="none",
+                hatches=["////"],
+                zorder=3,
+            )
+        up = ~base
+        if up.any():
+            shift = 0.25 * sp * level[up]
+            ax.scatter(
+                cells[up, 0] + shift,
+                cells[up, 1] + shift,
+                c=count[up],
+                cmap=cmap,
+                norm=norm,
+                marker="s",
+                s=max(4.0, 0.5 * sp / span * 720),
+                edgecolors="#222222",
+                linewidths=0.3,
+                zorder=4,
+            )
+        r_arc = _ARC_RADIUS_SHARE * span
+        for o in doc["observer_positions"]:
+            t = scene.troopers.get(o["id"])
+            r = t.radius if t is not None else 12.5
+            x, y = o["position"][:2]
+            f = math.radians(o["facing_deg"])
+            full = t is not None and (t.has_360 or t.is_moving)
+            if not doc.get("ignore_arcs") and not full:
+                a0 = o["facing_deg"] - 90.0
+                ax.add_patch(
+                    Wedge(
+                        (x, y),
+                        r_arc,
+                        a0,
+                        a0 + 180.0,
+                        facecolor="#2166ac",
+                        alpha=0.18,
+                        edgecolor="none",
+                        zorder=5,
+                    )
+                )
+                dx, dy = -math.sin(f) * 2 * span, math.cos(f) * 2 * span
+                ax.plot(
+                    [x - dx, x + dx], [y - dy, y + dy], color="#2166ac", lw=0.8, ls="--", zorder=5
+                )
+            ax.add_patch(
+                Circle((x, y), r, facecolor="#2166ac", edgecolor="black", lw=1.0, zorder=6)
+            )
+            ax.annotate(
+                "",
+                xy=(x + 2.2 * r * math.cos(f), y + 2.2 * r * math.sin(f)),
+                xytext=(x, y),
+                zorder=7,
+                arrowprops={"arrowstyle": "->", "color": "white", "lw": 1.4},
+            )
+            ax.text(
+                x + 1.2 * r,
+                y + 1.2 * r,
+                o["id"],
+                fontsize=8,
+                zorder=8,
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1},
+            )
+        ax.set_xlim(x0 - 0.02 * span, x1 + 0.02 * span)
+        ax.set_ylim(y0 - 0.02 * span, y1 + 0.02 * span)
+        ax.set_aspect("equal")
+        ax.set_xlabel("x (mm)")
+        ax.set_ylabel("y (mm)")
+        what = "visibility, arcs ignored" if doc.get("ignore_arcs") else "Line of Fire"
+        ax.set_title(
+            f"{doc.get('scenario', '')}: exposure to {', '.join(obs)} ({what}); silhouette "
+            f"{doc['probe']['silhouette']} probe every {sp:g} mm - "
+            f"{doc['safe_share']:.1%} of {len(cells)} spots safe",
+            fontsize=9,
+        )
+        handles = [
+            Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label="safe: no LoF"),
+            Line2D([], [], lw=0, marker="o", mfc="#2166ac", mec="black", label="observer"),
+            Patch(facecolor="#2166ac", alpha=0.18, label="observer's front arc"),
+        ]
+        if up.any():
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    lw=0,
+                    marker="s",
+                    mfc="#cccccc",
+                    mec="#222222",
+                    label="upper level spot (shifted)",
+                )
+            )
+        ax.legend(
+            handles=handles,
+            loc="upper left",
+            bbox_to_anchor=(0.0, -0.06),
+            ncol=4,
+            fontsize=8,
+            frameon=False,
+        )
+        cb = fig.colorbar(
+            matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, ticks=range(k + 1)
+        )
+        cb.solids.set_rasterized(False)
+        cb.set_label("observers with Line of Fire")
+    return fig
+
+
+def render_exposure(scene, doc: dict) -> dict[str, bytes]:
+    """``{"exposure.png": bytes, "exposure.svg": bytes}`` for an exposure document."""
+    fig = exposure_figure(scene, doc)
+    out = {}
+    with matplotlib.rc_context(_RC):
+        for name, fmt, meta in (
+            ("exposure.png", "png", {"Software": None}),
+            ("exposure.svg", "svg", {"Date": None, "Creator": None}),
+        ):
+            buf = BytesIO()
+            fig.savefig(buf, format=fmt, metadata=meta)
+            out[name] = buf.getvalue()
+    return out
