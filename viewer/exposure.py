@@ -103,11 +103,19 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
                 interpolation="nearest",
                 zorder=2,
             )
-            safe = np.where(np.isnan(img), np.nan, (img == 0).astype(float))
+            # hatch exactly the safe cells: each cell sampled just inside its two edges
+            # on both axes, so the 0.5 contour runs along the cell boundaries
+            safe = np.kron((img == 0).astype(float), np.ones((2, 2)))
+            e = 1e-3 * sp
+
+            def edges(c0: float, n: int) -> np.ndarray:
+                c = c0 + sp * np.arange(n)
+                return np.column_stack([c - sp / 2 + e, c + sp / 2 - e]).ravel()
+
             ax.contourf(
-                gx0 + sp * np.arange(img.shape[1]),
-                gy0 + sp * np.arange(img.shape[0]),
-                np.nan_to_num(safe, nan=0.0),
+                edges(gx0, img.shape[1]),
+                edges(gy0, img.shape[0]),
+                safe,
                 levels=[0.5, 1.5],
                 colors="none",
                 hatches=["////"],
