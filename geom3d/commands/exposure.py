@@ -28,8 +28,10 @@ _OUTPUTS = ("exposure.json", "exposure.png", "exposure.svg")
 def add_parser(sub) -> argparse.ArgumentParser:
     """Register ``exposure`` on the CLI's subparsers (``sub.add_parser``)."""
     examples = [
-        "geom3d exposure meshes/demo/table.yaml --observers red --spacing 25 --out exposure",
-        "geom3d exposure meshes/demo/table.yaml --observers fus,beta --ignore-arcs --quiet",
+        "geom3d exposure meshes/scenarios/wall_blocks.yaml --observers red --spacing 50 "
+        "--out exposure-out --quiet",
+        "geom3d exposure meshes/scenarios/wall_blocks.yaml --observers a,c --spacing 100 "
+        "--ignore-arcs --out exposure-out --workers 1 --quiet",
     ]
     p = sub.add_parser(
         "exposure",

@@ -31,7 +31,7 @@ from geom3d.cli import build_parser, main
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\s*$")
-SLOW = {"demo", "survey"}  # whole-table runs
+SLOW = {"demo", "survey", "exposure"}  # whole-table runs
 VIEWER = {"render"}
 
 
