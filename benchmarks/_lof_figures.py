@@ -203,7 +203,7 @@ def _run_cli(path: Path, extra: tuple[str, ...] = ()) -> tuple[float, float]:
 
 def cli_diff(
     table: Path, folder: Path, n_big: int, n_small: int, solid: str, raw_seconds,
-    repeats: int = 4, extra: tuple[str, ...] = (),
+    repeats: int = 4, extra: tuple[str, ...] = (), data_fn=None,
 ) -> float:  # fmt: skip
     """Whole ``geom3d lof --format json`` runs on ``n_big`` and on ``n_small`` troopers of
     the same table, interleaved, best of ``repeats``; returns the pair time
@@ -211,7 +211,7 @@ def cli_diff(
     segment queries in this process; it is measured between the runs (best taken too), so
     the target sees the same machine load. Each round's ratio (its own two runs against
     its own raw time) is printed too, with their median."""
-    data = scenario_data(table, n_big, solid=solid)
+    data = (data_fn or scenario_data)(table, n_big, solid=solid)
     small = dict(data, troopers=data["troopers"][:n_small])
     paths = {}
     for n, d in ((n_big, data), (n_small, small)):

@@ -29,6 +29,7 @@ Usage::
     python benchmarks/bench_lof.py --cli-diff --cli-repeats 12   # a machine whose speed drifts
     python benchmarks/bench_lof.py --proofs off    # per-pair figures without proofs only
     python benchmarks/bench_lof.py --scaling       # 50k / 1M / 5M and 10 / 20 / 40
+    python benchmarks/bench_lof.py --table waving --cli-diff   # the second table (_waving.py)
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _lof_figures as fig
 from _raw import scene_raw_seconds
+from _waving import waving_scenario, write_waving_table
 
 from geom3d import terrain
 from geom3d.api import build_scene
@@ -66,8 +68,20 @@ from geom3d.visibility import (
     lattice,
 )
 
+#: The table the run uses (``--table``): ``scan``, the synthetic scanned table with the
+#: demo's pieces; ``waving``, a gently waving heightfield with 30 raised blocks
+#: (``_waving.py``). Set once by :func:`main`.
+TABLE = {"kind": "scan"}
+
+
+def scenario_fn():
+    """The scenario builder of the table in use: ``f(table, n, seed=0, solid=...)``."""
+    return waving_scenario if TABLE["kind"] == "waving" else fig.scenario_data
+
 
 def write_table(n_triangles: int, folder: Path) -> Path:
+    if TABLE["kind"] == "waving":
+        return write_waving_table(n_triangles, folder)
     mesh = terrain.synthetic_scanned_table(n_triangles, seed=0)
     path = folder / f"table_{n_triangles}.stl"
     mesh.export(path)
@@ -75,7 +89,7 @@ def write_table(n_triangles: int, folder: Path) -> Path:
 
 
 def make_scene(table: Path, n_troopers: int, seed: int = 0, solid: str = "auto") -> Scene:
-    data = fig.scenario_data(table, n_troopers, seed, solid)
+    data = scenario_fn()(table, n_troopers, seed, solid)
     return build_scene(parse_scenario(data, file="bench.yaml", base_dir=table.parent))
 
 
@@ -121,6 +135,13 @@ def matrix(scene: Scene, threads: int | None = 1):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--triangles", type=int, default=1_000_000)
+    ap.add_argument(
+        "--table",
+        choices=("scan", "waving"),
+        default="scan",
+        help="scan: the synthetic scanned table (default); waving: a gently waving "
+        "heightfield with 30 raised blocks 30-120 mm and troopers of silhouettes 1-6",
+    )
     ap.add_argument("--troopers", type=int, default=40)
     ap.add_argument("--naive-pairs", type=int, default=4)
     ap.add_argument("--scaling", action="store_true")
@@ -163,6 +184,7 @@ def main(argv=None) -> int:
         help="matrix and pair time, proof share per trooper count (e.g. 10,20,40,80)",
     )
     args = ap.parse_args(argv)
+    TABLE["kind"] = args.table
 
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
         os.environ["GEOM3D_CACHE_DIR"] = cache
@@ -225,7 +247,8 @@ def main(argv=None) -> int:
         print(f"first matrix (numba compile or cache load, not counted): {first_s:.2f} s")
         print(
             f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s on one thread, "
-            f"{mt_s:.3f} s on {min(4, os.cpu_count() or 1)} threads ({n_lof} LoF, {n_vis} visible)"
+            f"{mt_s:.3f} s on {min(4, os.cpu_count() or 1)} threads ({n_lof} LoF, {n_vis} visible, "
+            f"{1 - n_vis / max(1, n_pairs):.1%} of pairs blocked)"
         )
         print(
             f"  segments cast by the engine: {stats.cast:,}, settled by proofs: "
@@ -266,12 +289,16 @@ def main(argv=None) -> int:
         if args.cli_diff:
             print()
             raw = functools.partial(raw_embree_seconds, scene)
-            fig.cli_diff(table, tmp, args.troopers, 2, args.solid, raw, args.cli_repeats)
+            fig.cli_diff(
+                table, tmp, args.troopers, 2, args.solid, raw, args.cli_repeats,
+                data_fn=scenario_fn(),
+            )  # fmt: skip
             if args.cli_areas:
                 print()
                 fig.cli_diff(
-                    table, tmp, args.troopers, 2, args.solid, raw, args.cli_repeats, ("--areas",)
-                )
+                    table, tmp, args.troopers, 2, args.solid, raw, args.cli_repeats, ("--areas",),
+                    data_fn=scenario_fn(),
+                )  # fmt: skip
 
         if args.scaling_troopers:
             counts = [int(k) for k in args.scaling_troopers.split(",") if k.strip()]

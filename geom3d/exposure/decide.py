@@ -15,6 +15,7 @@ import numpy as np
 
 from geom3d.adjudication.lof import _static_lof
 from geom3d.core.errors import UsageError
+from geom3d.core.tolerances import ARC_EPS_MM
 from geom3d.exposure.cells import Probe
 from geom3d.scene.scene import Scene, Trooper
 
@@ -22,6 +23,9 @@ __all__ = ["PROBE_ID", "observers_for", "probe_trooper", "screen"]
 
 #: Id and side of the probe trooper (never a scenario id: those are checked names).
 PROBE_ID = "<probe>"
+#: Cells whose arc test lies this close to the arc's edge (mm) are decided by
+#: ``geom3d.lof``'s own scalar function rather than the vectorised one.
+ARC_TIE_MM = 1e-6
 
 
 def observers_for(scene: Scene, spec: str) -> list[Trooper]:
@@ -79,13 +83,24 @@ def screen(
     n, k = len(cells), len(observers)
     if ignore_arcs:
         return np.ones((n, k), dtype=bool)
+    policy = scene.ruleset.lof_policy
     out = np.zeros((n, k), dtype=bool)
     for j, o in enumerate(observers):
-        if o.has_360 or o.is_moving:  # 360°: only engagement can forbid
-            if not o.engaged_with:
-                out[:, j] = True
-                continue
-        for i in range(n):
+        if policy.engaged_sees_only_contact and o.engaged_with:
+            exact = range(n)  # engaged: only what it touches (rare; asked cell by cell)
+        elif o.has_360 or o.is_moving or policy.arc_deg >= 360.0:
+            out[:, j] = True
+            continue
+        else:
+            # in_front_arc's test, rel . facing + probe radius > ARC_EPS_MM, for all cells
+            # at once; cells within ARC_TIE_MM of the edge are asked of lof's own function
+            # (the sum's rounding may differ from a scalar dot product by an ulp)
+            f = o.facing_vector
+            rel = cells[:, :2] - np.array(o.position[:2])
+            v = rel[:, 0] * f[0] + rel[:, 1] * f[1] + probe.radius - ARC_EPS_MM
+            out[:, j] = v > 0.0
+            exact = np.flatnonzero(np.abs(v) <= ARC_TIE_MM)
+        for i in exact:
             res = _static_lof(scene, o, probe_trooper(probe, cells[i]), (None, None))
             out[i, j] = res.reason == "blocked"
     return out

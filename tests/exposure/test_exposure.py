@@ -112,3 +112,31 @@ def test_same_document_on_a_dask_local_cluster():
         )
     assert doc["timing"]["executor"] == "dask" and doc["timing"]["workers"] == 2
     assert _without_timing(doc) == _without_timing(one)
+
+
+def test_the_screen_is_lofs_own_rule_on_every_cell():
+    # every cell of a 10 mm grid, each observer (an engaged one, 180° arcs, a 360° one):
+    # the vectorised screen against geom3d.lof's scalar function, cell by cell
+    from geom3d.adjudication.lof import _static_lof
+    from geom3d.exposure import probe_trooper, screen
+    from geom3d.exposure.cells import probe_for, standing_cells
+
+    scene = _busy_scene([trooper("m", [300, 200], side="red", state=["arc360"])])
+    obs = observers_for(scene, "red")
+    probe = probe_for(scene, 2)
+    cells = standing_cells(scene, probe, 10.0).positions
+    # cells on o1's arc edge too (o1 at (60, 60) faces 45°: rel . f + 12.5 = ARC_EPS_MM
+    # there), a hair either side and 2e-6 mm either side
+    f = np.array([np.sqrt(0.5), np.sqrt(0.5)])
+    edge = np.array(
+        [[*(np.array([60.0, 60.0]) + (1e-6 - 12.5 + d) * f), 0.0]
+         for d in (-2e-6, -1e-9, 0.0, 1e-9, 2e-6)]
+    )  # fmt: skip
+    cells = np.vstack([cells, edge])
+    got = screen(scene, obs, probe, cells, False)
+    for j, o in enumerate(obs):
+        want = [
+            _static_lof(scene, o, probe_trooper(probe, c), (None, None)).reason == "blocked"
+            for c in cells
+        ]
+        assert got[:, j].tolist() == want, o.id
