@@ -2,7 +2,7 @@
 
 A 1200 x 1200 mm heightfield (a DEM-like table mesh, the top of a solid) of about
 ``n_triangles`` triangles, waving by at most about 9 mm, with 30 raised box blocks 30 to
-120 mm tall (30 to 120 mm across, any yaw) dropped onto it, and 40 troopers of
+120 mm tall (35 to 125 mm across, any yaw) dropped onto it, and 40 troopers of
 silhouettes 1 to 6 on the open ground between them, facing anywhere. Everything is made
 in code from one seed. Issue 37: on such a table the Line of Fire matrix measured 2.0x
 its target while the scanned table of ``bench_lof.py`` measured 0.97x; tune on both.
@@ -51,7 +51,7 @@ def _blocks(rng) -> list[dict]:
     out: list[dict] = []
     while len(out) < N_BLOCKS:
         c = rng.uniform(100.0, 1100.0, 2)
-        size = [float(rng.uniform(30, 120)), float(rng.uniform(30, 120))]
+        size = [float(rng.uniform(35, 125)), float(rng.uniform(35, 125))]
         if any(np.hypot(*(c - b["_c"])) < 0.5 * (max(size) + b["_r"]) + 40 for b in out):
             continue
         out.append(
