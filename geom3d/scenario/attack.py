@@ -75,7 +75,7 @@ def _placement(p: dict, trooper_ids: set[str], ctx: ParseContext, pw: str) -> di
     return out
 
 
-def _fire_at(v, attacker: TrooperSpec, ctx: ParseContext, path: str):
+def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: str):
     """``attacks[i].fire_at``: None, an arc length in mm, ``{"index": i}`` or ``"best"``.
 
     The attacker needs a route. An arc length lies between 0 and the route's length as
@@ -83,6 +83,8 @@ def _fire_at(v, attacker: TrooperSpec, ctx: ParseContext, path: str):
     shorter); an index names one of the route's points."""
     if v is None:
         return None
+    if ruleset != "infinity":
+        raise ctx.error(f"Infinity only (the ruleset is {ruleset})", path)
     route = attacker.route
     if route is None:
         raise ctx.error(f"the attacker {attacker.id!r} has no route to fire from", path)
@@ -237,7 +239,9 @@ def parse_attacks(
                 weapon=weapon,
                 problem=_self_target(a, placements, ctx, where),
                 intuitive=a.intuitive,
-                fire_at=_fire_at(a.fire_at, by_id[a.attacker], ctx, f"{where}.fire_at"),
+                fire_at=_fire_at(
+                    a.fire_at, by_id[a.attacker], ruleset.name, ctx, f"{where}.fire_at"
+                ),
             )
         )
     return attacks

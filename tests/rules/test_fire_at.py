@@ -131,3 +131,11 @@ def test_best_firing_point_against_a_brute_force_scan_of_route_points():
     assert r.fire_at["at_mm"] == pytest.approx(first, abs=1e-3)
     assert len([t for t in r.affected if t != "m"]) == most
     assert r.fire_at["position"][:2] == pytest.approx(point(first), abs=1e-3)
+
+
+def test_fire_at_is_infinity_only():
+    ts = [trooper("m", [100, 100], route=[[100, 100], [100, 300]]),
+          trooper("t", [250, 100], side="red")]  # fmt: skip
+    with pytest.raises(ScenarioError, match=r"attacks\[0\]\.fire_at: Infinity only"):
+        make_scene(ts, ruleset="wh40k-7e",
+                   attacks=[attack("i", "m", "blast", main_target="t", fire_at=10)])  # fmt: skip
