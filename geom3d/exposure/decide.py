@@ -1,7 +1,7 @@
 """Which observers have Line of Fire to a probe: the rules part, decided without rays.
 
 For observer O and a probe P standing on a cell, ``geom3d lof``'s rule
-(:func:`geom3d.lof._static_lof`) is: O engaged and not touching P -> no (``engaged``);
+(:func:`geom3d.adjudication.lof._static_lof`) is: O engaged and not touching P -> no (``engaged``);
 P outside O's front arc -> no (``out_of_arc``); else LoF exactly when O and P see each
 other (the 3 x 3 mm rule, either direction, the other troopers blocking). :func:`screen`
 asks the first two questions of that same function (with no visibility given, its
@@ -24,7 +24,7 @@ __all__ = ["PROBE_ID", "observers_for", "probe_trooper", "screen"]
 #: Id and side of the probe trooper (never a scenario id: those are checked names).
 PROBE_ID = "<probe>"
 #: Cells whose arc test lies this close to the arc's edge (mm) are decided by
-#: ``geom3d.lof``'s own scalar function rather than the vectorised one.
+#: ``geom3d.adjudication.lof``'s own scalar function rather than the vectorised one.
 ARC_TIE_MM = 1e-6
 
 

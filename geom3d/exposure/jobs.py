@@ -4,7 +4,7 @@ A *task* is one (cell, observer) pair that :func:`.decide.screen` left to visibi
 Each is decided by :func:`geom3d.visibility.pair_patch` from the observer to the probe
 standing on the cell, with the ruleset's patch size and the cylinders of the troopers
 that block Line of Fire but the observer (the probe is not one of the scene's troopers),
-exactly as :func:`geom3d.lof.pair_visibility` decides a pair, with the same blocking
+exactly as :func:`geom3d.adjudication.lof.pair_visibility` decides a pair, with the same blocking
 proofs (which skip segments without changing any answer). Tasks are numbered and cut
 into contiguous chunks; a chunk's answers do not depend on where it ran, so the map is
 the same for any number of workers and on Dask.
