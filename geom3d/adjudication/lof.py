@@ -341,11 +341,13 @@ def line_of_fire_from(scene: Scene, a: Trooper, to_id: str) -> LofResult:
 
 def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
     """LoF along the route(s) of ``a`` and/or ``b``: both movers advance together, the
-    same fraction of their routes; windows are measured along the first mover's route."""
+    same fraction of their routes; windows are measured along the first mover's route
+    (the other's when the first has a one-point route)."""
     movers = [t for t in (a, b) if t.route is not None]
     paths = {t.id: RoutePath.of(t.route) for t in movers}
     total = max(p.length for p in paths.values())
-    main = movers[0]
+    # the windows' route: the first mover's, unless it stands still (a one-point route)
+    main = movers[0] if paths[movers[0].id].length > 0 or len(movers) == 1 else movers[1]
     seen: dict[float, tuple] = {}
 
     def evaluate(frac: float):
