@@ -51,7 +51,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--observers",
         required=True,
         metavar="SIDE|ID[,ID...]",
-        help="a side (all its troopers) or comma-separated trooper ids",
+        help="a side (all its troopers) or comma-separated trooper ids (required)",
     )
     p.add_argument(
         "--probe", type=int, default=2, metavar="S", help="probe silhouette (default: 2)"

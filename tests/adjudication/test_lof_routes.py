@@ -105,3 +105,21 @@ def test_lof_table_lists_the_windows_of_the_json():
     text = lof_table(doc)
     spans = ", ".join(f"{x['from_mm']:g}-{x['to_mm']:g}" for x in w)
     assert f"along m's route (mm from its start): {spans}" in text
+
+
+def test_windows_follow_the_moving_route_when_the_first_route_is_one_point():
+    # a has a one-point route (it stands still, 360° LoF): the windows of a -> m are
+    # measured along m's route, the same as those of a standing a without a route
+    still = make_scene(
+        [trooper("a", [0, 150]), trooper("m", [200, 0], side="red", route=ROUTE)], [WALL]
+    )
+    one = make_scene(
+        [
+            trooper("a", [0, 150], route=[[0, 150]]),
+            trooper("m", [200, 0], side="red", route=ROUTE),
+        ],
+        [WALL],
+    )
+    r, want = lof(one, "a", "m").route, lof(still, "a", "m").route
+    assert r.mover == "m"
+    assert [(w.from_mm, w.to_mm) for w in r.windows] == [(w.from_mm, w.to_mm) for w in want.windows]
