@@ -16,6 +16,7 @@ import numpy as np
 from geom3d.adjudication.lof import _static_lof
 from geom3d.core.errors import UsageError
 from geom3d.core.tolerances import ARC_EPS_MM
+from geom3d.core.validation import xyz
 from geom3d.exposure.cells import Probe
 from geom3d.scene.scene import Scene, Trooper
 
@@ -55,7 +56,7 @@ def probe_trooper(probe: Probe, position) -> Trooper:
     return Trooper(
         id=PROBE_ID,
         side=PROBE_ID,
-        position=tuple(float(v) for v in position),
+        position=xyz(float(v) for v in position),
         facing_deg=0.0,
         silhouette=probe.silhouette,
         diameter=probe.diameter,
@@ -86,8 +87,9 @@ def screen(
     policy = scene.ruleset.lof_policy
     out = np.zeros((n, k), dtype=bool)
     for j, o in enumerate(observers):
+        exact: np.ndarray
         if policy.engaged_sees_only_contact and o.engaged_with:
-            exact = range(n)  # engaged: only what it touches (rare; asked cell by cell)
+            exact = np.arange(n)  # engaged: only what it touches (rare; asked cell by cell)
         elif o.has_360 or o.is_moving or policy.arc_deg >= 360.0:
             out[:, j] = True
             continue

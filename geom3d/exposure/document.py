@@ -120,7 +120,7 @@ def run_exposure(
     seen = np.zeros(maybe.shape, dtype=bool)
     seen[ci, oj] = vis
     ids = [o.id for o in obs]
-    n, k = seen.shape
+    n, k = len(cells), len(obs)
     safe = int(np.count_nonzero(~seen.any(axis=1))) if n else 0
     doc = {
         "units": "mm",

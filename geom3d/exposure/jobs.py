@@ -153,9 +153,11 @@ def _setup(job: ExposureJob, engine=None, prover=None) -> tuple:
         if job.proofs:
             if engine is not None and prover is not None:
                 prv = prover() if callable(prover) else prover
-            elif job.map_key:
+            elif job.map_key:  # the map the scene built, from the disk cache
+                label, closed = job.label, job.closed
+                assert label is not None and closed is not None  # given with map_key
                 interior, _ = cached_interior(
-                    job.map_key, job.vertices, job.faces, lambda: (job.label, job.closed)
+                    job.map_key, job.vertices, job.faces, lambda: (label, closed)
                 )
                 prv = Prover(interior, eng)
             else:

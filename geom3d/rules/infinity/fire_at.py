@@ -76,6 +76,7 @@ def resolve_moving(scene, attack, attacker, resolve_from: Callable):
             n = len(enemies_affected(scene, attacker, res))
             if best is None or n > best[0]:
                 best = (n, s, res)
+        assert best is not None  # a route has at least its start to try
         n, s, res = best
         res.fire_at = {**_info(path, s), "best": {"enemies": n, "candidates": len(cands)}}
         return res
