@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.adjudication.outcomes import PlacementSpec
 from geom3d.placement.blast_focus import FocusStats
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.rules.infinity.groups import engaged_groups
 from geom3d.rules.infinity.resolve import _resolve_placement
+from geom3d.scene.outcomes import PlacementSpec
 from geom3d.templates import shape_from_spec
 
 

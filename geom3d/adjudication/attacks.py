@@ -6,7 +6,7 @@ the scene's ruleset object, the one dispatcher of attacks
 into :class:`PlacementSpec` s (:func:`placement_specs`, here) and adjudicates it by its
 game's rules (``ruleset.adjudicate``: :mod:`geom3d.rules.infinity`, SPEC 4.1;
 :mod:`geom3d.rules.wh40k`, SPEC 4.2), which returns an :class:`AttackResult`
-(:mod:`geom3d.adjudication.outcomes`: outcomes, reasons, the SPEC section 6 JSON).
+(:mod:`geom3d.scene.outcomes`: outcomes, reasons, the SPEC section 6 JSON).
 
 Per-placement overrides (``placements``, one mapping per template, as many as ``burst``):
 ``heading_deg`` (number or ``auto``), ``contact_deg``, ``focus`` ([x, y] or [x, y, z], in
@@ -16,8 +16,8 @@ between targets). Keys left out take the attack's own values.
 
 from __future__ import annotations
 
-from geom3d.adjudication.outcomes import AttackResult, PlacementSpec
 from geom3d.scenario import AttackSpec
+from geom3d.scene.outcomes import AttackResult, PlacementSpec
 
 __all__ = ["effective_burst", "placement_specs", "resolve_attack", "weapon_dict"]
 

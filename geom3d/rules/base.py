@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from geom3d.adjudication.attacks import placement_specs, weapon_dict
 from geom3d.adjudication.lof import LofResult, line_of_fire, lof_matrix
-from geom3d.adjudication.outcomes import AttackResult
 from geom3d.scene.interface import Ruleset
+from geom3d.scene.outcomes import AttackResult
 from geom3d.survey import survey
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class StandardRuleset(Ruleset):
         self, scene: Scene, attack_id: str, *, odds: bool = False, **kwargs: Any
     ) -> AttackResult:
         """Look the attack up, merge its per-placement overrides into
-        :class:`~geom3d.adjudication.outcomes.PlacementSpec` s
+        :class:`~geom3d.scene.outcomes.PlacementSpec` s
         (:func:`geom3d.adjudication.attacks.placement_specs`) and :meth:`adjudicate` it.
 
         Raises

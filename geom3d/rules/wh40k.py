@@ -50,11 +50,11 @@ import math
 
 import numpy as np
 
-from geom3d.adjudication.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
 from geom3d.core.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM, WH40K_MAX_CONTACT_OFFSET_DEG
 from geom3d.placement.direct import base_edge_point, default_heading, solve_heading
 from geom3d.placement.focus import solve_heading_at
 from geom3d.rules.base import StandardRuleset
+from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
 
 __all__ = [
@@ -71,7 +71,7 @@ __all__ = [
 WALL_OF_DEATH_RANGE_MM: float = 8 * 25.4
 
 #: The optional sections of a 40k attack result (``hits``/``hits_total``,
-#: ``wall_of_death``, ``solver``; see :class:`geom3d.adjudication.outcomes.AttackResult`).
+#: ``wall_of_death``, ``solver``; see :class:`geom3d.scene.outcomes.AttackResult`).
 RESULT_FIELDS: tuple[str, ...] = ("hits", "wall_of_death", "solver")
 
 

@@ -24,10 +24,15 @@ from typing import TYPE_CHECKING, Any
 from geom3d.ruledata import RulesetData
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
-    from geom3d.adjudication.lof import LofResult
-    from geom3d.adjudication.outcomes import AttackResult, PlacementSpec
     from geom3d.scenario import AttackSpec
-    from geom3d.scene.scene import Scene
+    from geom3d.scene.outcomes import AttackResult, PlacementSpec
+    from geom3d.scene.results import LofResult
+
+
+#: The scene a ruleset is asked about (a :class:`geom3d.scene.scene.Scene`). Typed loosely
+#: because that module imports this one: the interface names the scene without importing
+#: it, so the scene's floor has no import cycle, even one only type checkers follow.
+SceneRef = Any
 
 __all__ = ["LofPolicy", "Ruleset"]
 
@@ -111,22 +116,22 @@ class Ruleset(ABC):
 
     # ------------------------------------------------------------------ questions
     @abstractmethod
-    def line_of_fire(self, scene: Scene, from_id: str, to_id: str, **kwargs: Any) -> LofResult:
+    def line_of_fire(self, scene: SceneRef, from_id: str, to_id: str, **kwargs: Any) -> LofResult:
         """Line of Fire from ``from_id`` to ``to_id`` in ``scene`` (a ``LofResult``)."""
 
     @abstractmethod
     def lof_matrix(
-        self, scene: Scene, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+        self, scene: SceneRef, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
     ) -> list[LofResult]:
         """Line of Fire for ``pairs`` (default: all ordered pairs), a list of ``LofResult``."""
 
     @abstractmethod
-    def resolve_attack(self, scene: Scene, attack_id: str, **kwargs: Any) -> AttackResult:
+    def resolve_attack(self, scene: SceneRef, attack_id: str, **kwargs: Any) -> AttackResult:
         """Resolve the attack ``attack_id`` of ``scene`` (an ``AttackResult``): the one
         dispatcher every attack goes through (``Scene.resolve_attack`` and
         :func:`geom3d.adjudication.attacks.resolve_attack` call it)."""
 
-    def survey(self, scene: Scene, **kwargs: Any) -> dict[str, Any]:
+    def survey(self, scene: SceneRef, **kwargs: Any) -> dict[str, Any]:
         """Survey the whole table of ``scene`` (SPEC 11.6; :func:`geom3d.survey.survey`).
 
         Rulesets using the standard visibility core get it from
@@ -154,7 +159,7 @@ class Ruleset(ABC):
 
     @abstractmethod
     def adjudicate(
-        self, scene: Scene, attack: AttackSpec, specs: list[PlacementSpec], *, stats: Any = None
+        self, scene: SceneRef, attack: AttackSpec, specs: list[PlacementSpec], *, stats: Any = None
     ) -> AttackResult:
         """Adjudicate one attack whose placements are merged (the game's own rules).
 
@@ -162,12 +167,12 @@ class Ruleset(ABC):
         ----------
         scene : geom3d.scene.scene.Scene
         attack : geom3d.scenario.AttackSpec
-        specs : list of geom3d.adjudication.outcomes.PlacementSpec
+        specs : list of geom3d.scene.outcomes.PlacementSpec
             One per template placement (burst).
         stats : optional
             The resolver's counters, for benchmarks (a ruleset may have none).
 
         Returns
         -------
-        geom3d.adjudication.outcomes.AttackResult
+        geom3d.scene.outcomes.AttackResult
         """

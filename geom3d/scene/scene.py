@@ -41,8 +41,8 @@ from geom3d.visibility import InteriorMap, Prover, warm_kernels
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
-    from geom3d.adjudication.lof import LofResult
-    from geom3d.adjudication.outcomes import AttackResult
+    from geom3d.scene.outcomes import AttackResult
+    from geom3d.scene.results import LofResult
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 

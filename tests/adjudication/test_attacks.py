@@ -12,9 +12,9 @@ from support import REPO, make_scene, trooper
 
 from geom3d import load_scene
 from geom3d.adjudication.attacks import placement_specs, resolve_attack
-from geom3d.adjudication.outcomes import OUTCOMES, REASONS, RESULT_FIELDS, PlacementSpec
 from geom3d.cli import main as cli_main
 from geom3d.core.errors import UnknownIdError
+from geom3d.scene.outcomes import OUTCOMES, REASONS, RESULT_FIELDS, PlacementSpec
 
 SCEN = REPO / "meshes" / "scenarios" / "attacks"
 

@@ -8,7 +8,6 @@ from typing import ClassVar
 import pytest
 from support import make_scene, trooper
 
-from geom3d.adjudication.outcomes import combine, invalid_placement
 from geom3d.api import build_scene
 from geom3d.core.errors import ScenarioError
 from geom3d.ruledata import RULESETS, load_ruleset
@@ -18,6 +17,7 @@ from geom3d.rules.registry import REGISTRY, ruleset_for
 from geom3d.rules.wh40k import Wh40k7eRuleset
 from geom3d.scenario import parse_scenario
 from geom3d.scene.interface import LofPolicy
+from geom3d.scene.outcomes import combine, invalid_placement
 
 FLAME = {"id": "burn", "attacker": "f", "template": "flame", "heading_deg": 0}
 FORTY_K = [

@@ -309,7 +309,7 @@ def attack_odds(scene, attack, result) -> dict[str, Odds]:
     ----------
     scene : geom3d.scene.Scene
     attack : geom3d.scenario.AttackSpec
-    result : geom3d.adjudication.outcomes.AttackResult
+    result : geom3d.scene.outcomes.AttackResult
         ``attack`` resolved.
 
     Returns

@@ -1,13 +1,12 @@
 """Where an Infinity template goes: direct, impact and deployable placement (SPEC 4.1).
 
 See :mod:`geom3d.rules.infinity` for the rules; :func:`place` returns the template volume
-or the ``invalid`` :class:`~geom3d.adjudication.outcomes.PlacementResult` that explains why there is
+or the ``invalid`` :class:`~geom3d.scene.outcomes.PlacementResult` that explains why there is
 none.
 """
 
 from __future__ import annotations
 
-from geom3d.adjudication.outcomes import PlacementSpec, invalid_placement
 from geom3d.core.tolerances import PLACEMENT_TOL_MM
 from geom3d.placement.blast_focus import t3 as _t3
 from geom3d.placement.direct import (
@@ -17,6 +16,7 @@ from geom3d.placement.direct import (
     passes_through,
     touches_within,
 )
+from geom3d.scene.outcomes import PlacementSpec, invalid_placement
 from geom3d.templates import CircleShape, TemplateVolume
 
 __all__ = ["place"]

@@ -5,7 +5,6 @@ See :mod:`geom3d.rules.infinity` for the rules and their precedence.
 
 from __future__ import annotations
 
-from geom3d.adjudication.outcomes import PlacementResult, PlacementSpec, combine
 from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.infinity.area import area_status
 from geom3d.rules.infinity.auto import choose_auto
@@ -13,6 +12,7 @@ from geom3d.rules.infinity.fire_at import resolve_moving
 from geom3d.rules.infinity.groups import engaged_groups
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.validity import target_problem
+from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine
 from geom3d.templates import shape_from_spec
 
 __all__ = ["resolve"]
@@ -99,7 +99,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
 
     Returns
     -------
-    geom3d.adjudication.outcomes.AttackResult
+    geom3d.scene.outcomes.AttackResult
     """
     stats = stats if stats is not None else FocusStats()
     attacker = scene.trooper(attack.attacker)
