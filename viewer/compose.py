@@ -279,6 +279,7 @@ def build_drawing(
         extra = [np.asarray(act.mesh.points) for act in lof_part.actors]
         if pair.get("reason") == "out_of_arc":
             lof_part.notes.append(f"{b} is outside {a}'s front 180° arc")
+    eye = eye_part(scene, pa, pb) if kind == "eye" else None
     if attack is not None:
         spec = scene.attack(attack)
         doc, volumes = (
@@ -314,8 +315,8 @@ def build_drawing(
         extra = extra + [v.bounds() for v in volumes]
     elif lof_part is not None:
         part = lof_part
-    elif kind == "eye":
-        part = eye_part(scene, pa, pb)
+    elif eye is not None:
+        part = eye
     elif kind == "from":
         part = lof_from_trooper(scene, eye_id, lof_doc)
     else:
@@ -336,8 +337,10 @@ def build_drawing(
     d.actors.extend(ta)
     d.labels.extend(tl)
     _merge_into(d, part)
-    if kind == "eye":
-        d.camera.update(part.camera)
+    if eye is not None:  # the eye view's shading and camera, with --lof / --attack too
+        if part is not eye:
+            _merge_into(d, eye)
+        d.camera.update(eye.camera)
     elif kind == "side":
         side = side_part(scene, pa, pb)
         _merge_into(d, side)
