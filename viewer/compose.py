@@ -186,7 +186,7 @@ def _merge_into(d: Drawing, part: Drawing) -> None:
     d.labels.extend(part.labels)
     for e in part.legend:
         d.add_legend(e.label, e.color, e.face)
-    d.notes.extend(part.notes)
+    d.notes.extend(n for n in part.notes if n not in d.notes)
 
 
 def _odds_text(doc: dict, suffix: dict[str, str], notes: list[str]) -> None:

@@ -72,7 +72,9 @@ def _overlaps(box, boxes: list) -> bool:
     return False
 
 
-def place_labels(anchors, sizes, region, *, pad: float = 2.0) -> list[Placement]:
+def place_labels(
+    anchors, sizes, region, *, pad: float = 2.0, obstacles=()
+) -> list[Placement]:
     """Greedy placement of label boxes next to their anchors.
 
     Parameters
@@ -85,6 +87,9 @@ def place_labels(anchors, sizes, region, *, pad: float = 2.0) -> list[Placement]
         The part of the image labels may occupy.
     pad : float, px
         Gap kept between boxes.
+    obstacles : sequence of (x0, y0, x1, y1) float, px
+        Boxes no label may cover (troopers, the deciding patch); a label whose anchor
+        lies in one is moved out of it, with a leader line when it is not touching.
 
     Returns
     -------
@@ -94,7 +99,7 @@ def place_labels(anchors, sizes, region, *, pad: float = 2.0) -> list[Placement]
     a = np.asarray(anchors, dtype=float).reshape(-1, 2)
     s = np.asarray(sizes, dtype=float).reshape(-1, 2)
     rx0, rx1, ry0, ry1 = (float(v) for v in region)
-    placed: list = []
+    placed: list = [tuple(float(v) for v in b) for b in obstacles]
     out: list[Placement] = []
     for (ax, ay), (w, h) in zip(a, s, strict=True):
         anchor = (float(ax), float(ay))

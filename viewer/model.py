@@ -73,12 +73,13 @@ class ActorSpec:
 
 @dataclass
 class Label:
-    """A text label anchored at a world point (mm)."""
+    """A text label anchored at a world point (mm); ``trooper``: the trooper it names."""
 
     layer: str
     point: tuple[float, float, float]
     text: str
     color: str = pal.TEXT
+    trooper: str | None = None
 
 
 @dataclass

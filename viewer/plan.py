@@ -348,8 +348,11 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def plan_pixels(fig: Figure) -> tuple[np.ndarray, np.ndarray]:
+def plan_pixels(fig: Figure, matrix: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The figure rasterised (Agg, at its dpi) and its world -> clip matrix.
+
+    ``matrix`` given (a figure of :mod:`viewer.figure2d`) is returned as it is; else the
+    plan's matrix is read from the figure's axes.
 
     Returns
     -------
@@ -361,6 +364,8 @@ def plan_pixels(fig: Figure) -> tuple[np.ndarray, np.ndarray]:
     with matplotlib.rc_context(RC):
         fig.canvas.draw()
         image = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    if matrix is not None:
+        return image, matrix
     h, w = image.shape[:2]
     ax = fig.axes[0]
     (x0, y0), (x1, _), (_, y1) = ax.transData.transform([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)])

@@ -35,6 +35,7 @@ from geom3d.core.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing
 from .exposure import render_exposure  # the exposure map (geom3d exposure), via this plugin
+from .figure2d import projected_figure
 from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
@@ -231,6 +232,13 @@ def render(
         data = html_bytes(drawing, size)
         atomic_write(path, data)
         return RenderResult(path, size, view, np.zeros((0, 0, 3), np.uint8), np.eye(4), drawing)
+    if kind in ("side", "eye"):  # 2D drawings: one matplotlib figure for every format
+        fig, matrix, drawing = projected_figure(scene, drawing, size, dpi)
+        image, _ = plan_pixels(fig, matrix)
+        if path is not None:
+            data = _png_bytes(image, dpi) if ext == ".png" else figure_bytes(fig, ext[1:])
+            atomic_write(path, data)
+        return RenderResult(path, size, view, image, matrix, drawing)
     if kind == "top" and ext in (".svg", ".pdf"):  # true vector plan (viewer.plan)
         fig = plan_figure(scene, drawing, size, dpi)
         atomic_write(path, figure_bytes(fig, ext[1:]))

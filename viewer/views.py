@@ -18,6 +18,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import pyvista as pv
 
 from geom3d.visibility import (
     ApparentView,
@@ -35,15 +36,19 @@ from . import shapes as sh
 from .model import ActorSpec, Drawing
 
 __all__ = [
+    "GHOST_OUTLINE",
     "PATCH_OUTLINE",
     "VISIBLE_REGION",
     "eye_part",
     "hidden_labels",
     "hide_occluded_labels",
+    "hidden_trooper_labels",
 ]
 
 #: Outline of the witness patch in an eye view (used nowhere else in that view).
 PATCH_OUTLINE = pal.OKABE_ITO["vermillion"]
+#: The target's outline in an eye view, dashed and drawn over scenery (a hidden target).
+GHOST_OUTLINE = pal.TEXT
 #: Shading of the target's visible region in an eye view.
 VISIBLE_REGION = pal.OKABE_ITO["yellow"]
 #: Clear samples are drawn this fraction of the way from the eye to the target surface,
@@ -149,13 +154,90 @@ def eye_part(scene, a: str, b: str) -> Drawing:
             else f"no eye point of {a} sees a {lat.patch_mm:g} x {lat.patch_mm:g} mm patch"
         )
         d.notes.append(why + f"; view from {a}'s top eye point")
+    d.actors.append(_ghost(tb, eye, a, b))
+    d.add_legend(f"{b}'s outline (dashed: through scenery)", GHOST_OUTLINE, "dashed")
     ext = max(abs(s0), abs(s1), abs(t0), abs(t1))
     d.camera = {
+        "target_id": b,
         "eye": eye.tolist(),
         "target": c.tolist(),
         "half_angle_deg": math.degrees(math.atan2(ext, dist)),
     }
     return d
+
+
+def _ghost(t, eye: np.ndarray, a: str, b: str) -> ActorSpec:
+    """Trooper ``t``'s outline seen from ``eye``: its base and top circles and the two
+    vertical edges of its silhouette, dashed, drawn over everything in an eye view."""
+    c = np.asarray(t.position, dtype=float)
+    flat = c[:2] - eye[:2]
+    n = float(np.hypot(*flat))
+    side = np.array([-flat[1], flat[0], 0.0]) / n if n > 1e-9 else np.array([1.0, 0.0, 0.0])
+    z0, z1 = c[2], c[2] + t.height
+    ang = np.radians(np.arange(0, 360, 10))
+    ring = np.column_stack([c[0] + t.radius * np.cos(ang), c[1] + t.radius * np.sin(ang)])
+    lines = [np.column_stack([ring, np.full(len(ring), z)]) for z in (z0, z1)]
+    lines = [np.vstack([r, r[:1]]) for r in lines]
+    for sgn in (-1.0, 1.0):
+        p = c + sgn * t.radius * side
+        lines.append(np.array([[p[0], p[1], z0], [p[0], p[1], z1]]))
+    return ActorSpec(
+        f"eye-ghost:{a}:{b}",
+        "silhouettes",
+        pv.merge([sh.polyline(ln) for ln in lines]),
+        GHOST_OUTLINE,
+        line_width=1.5,
+        lighting=False,
+        meta={"dashed": True, "on_top": True},
+    )
+
+
+def hidden_trooper_labels(scene, drawing: Drawing, basis) -> Drawing:
+    """The drawing without the trooper labels of troopers scenery hides wholly.
+
+    A trooper is hidden when blocking scenery stands between the camera and every one of
+    its sample points (its axis at five heights, and the two edges of its silhouette at
+    mid-height); one seen point keeps its label. A side view across A-B hides nothing
+    (its section removed what stands in front). The eye view's target keeps its label,
+    marked ``(out of sight)`` when hidden (its dashed outline shows where it stands).
+
+    Parameters
+    ----------
+    basis : viewer.projection.ViewBasis
+    """
+    if drawing.camera.get("slab") is not None or scene.engine.n_triangles == 0:
+        return drawing
+    target = drawing.camera.get("target_id") if drawing.view == "eye" else None
+    keep, gone = [], []
+    for lab in drawing.labels:
+        if lab.trooper is None or lab.trooper not in scene.troopers:
+            keep.append(lab)
+            continue
+        t = scene.trooper(lab.trooper)
+        c = np.asarray(t.position, dtype=float)
+        side = np.cross(basis.forward, [0.0, 0.0, 1.0])
+        side = side / max(float(np.linalg.norm(side)), 1e-12)
+        pts = [c + [0, 0, f * t.height] for f in (0.1, 0.3, 0.5, 0.7, 0.95)]
+        pts += [c + [0, 0, 0.5 * t.height] + sg * 0.9 * t.radius * side for sg in (-1, 1)]
+        p = np.array(pts)
+        if basis.perspective:
+            origins = np.repeat(basis.eye[None, :], len(p), axis=0)
+        else:
+            origins = p - basis.forward * (basis.span + 2000.0)
+        if not all(scene.engine.occluded(origins, p)):
+            keep.append(lab)
+        elif lab.trooper == target:
+            keep.append(replace(lab, text=lab.text + " (out of sight)"))
+        else:
+            gone.append(lab.text)
+    if not gone and len(keep) == len(drawing.labels) and all(
+        a is b for a, b in zip(keep, drawing.labels, strict=True)
+    ):
+        return drawing
+    notes = list(drawing.notes)
+    if gone:
+        notes.append("behind scenery (labels not drawn): " + ", ".join(gone))
+    return replace(drawing, labels=keep, notes=notes)
 
 
 def hidden_labels(scene, labels, position, direction, parallel: bool, near: float) -> list[bool]:

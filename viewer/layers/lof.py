@@ -107,7 +107,8 @@ def lof_pair_actors(scene, pair: dict, *, blocked_fan: bool = True) -> Drawing:
         area = w.get("visible_area_mm2")
         viewer = w.get("viewer") or a
         if area is not None:
-            d.notes.append(f"{viewer}'s eye sees {float(area):.0f} mm² of the other")
+            other = b if viewer == a else a
+            d.notes.append(f"{viewer}'s eye sees {float(area):.0f} mm² of {other}")
     elif blocked_fan:
         o, hits, e, blocked = blocked_rays(scene, a, b)
         parts = [sh.segments(o[blocked], hits[blocked])] if blocked.any() else []

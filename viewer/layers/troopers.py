@@ -144,7 +144,7 @@ def trooper_actors(
         elif t.is_prone:
             text += " (prone)"
         text += suffix.get(t.id, "")
-        labels.append(Label("silhouettes", _label_anchor(t), text))
+        labels.append(Label("silhouettes", _label_anchor(t), text, trooper=t.id))
     return actors, labels
 
 
