@@ -28,7 +28,7 @@ from .labels import place_labels, unplaced_note
 from .layout import size_scale
 from .model import Drawing
 from .plan import DEFAULT_VECTOR_DPI, RC, svg_id
-from .projection import Face, on_top, project_drawing, view_basis
+from .projection import Face, project_drawing, view_basis
 from .views import hidden_trooper_labels
 
 __all__ = ["projected_figure"]
@@ -238,9 +238,7 @@ def _obstacles(drawing: Drawing, basis, to_px) -> dict[str, tuple]:
     out: dict[str, tuple] = {}
     for a in drawing.actors:
         tid = a.meta.get("trooper")
-        keep = (tid is not None and a.name == f"trooper:{tid}") or a.name.startswith(
-            "eye-patch:"
-        )
+        keep = (tid is not None and a.name == f"trooper:{tid}") or a.name.startswith("eye-patch:")
         if not keep or not a.mesh.n_points:
             continue
         uv, depth = basis.project(np.asarray(a.mesh.points, dtype=float))
@@ -249,7 +247,12 @@ def _obstacles(drawing: Drawing, basis, to_px) -> dict[str, tuple]:
         if not len(uv):
             continue
         p = to_px(uv)
-        box = (float(p[:, 0].min()), float(p[:, 1].min()), float(p[:, 0].max()), float(p[:, 1].max()))
+        box = (
+            float(p[:, 0].min()),
+            float(p[:, 1].min()),
+            float(p[:, 0].max()),
+            float(p[:, 1].max()),
+        )
         key = f"trooper:{tid}" if tid is not None and a.name == f"trooper:{tid}" else a.name
         out[key] = box
     return out

@@ -155,12 +155,18 @@ def layout_frame(renderer, drawing, size, dpi, fit_wh, legend_wh) -> Frame:
     lw, lh = legend_wh
     # (a) a column on the right
     col_w = max(LEGEND_COLUMN * W, min(lw + m, 0.4 * W))
-    col_notes = wrap_px(renderer, "\n".join(drawing.notes), npx, col_w - 2 * m, dpi) if drawing.notes else []
+    col_notes = (
+        wrap_px(renderer, "\n".join(drawing.notes), npx, col_w - 2 * m, dpi)
+        if drawing.notes
+        else []
+    )
     box_a = (m, top, W - col_w - m, bottom)
     scale_a = min((box_a[2] - box_a[0]) / fw, (box_a[3] - box_a[1]) / fh)
     # (b) a band under the picture: legend on the left, notes beside it
     notes_w = W - 2 * m - (lw + 2 * m if lw else 0.0)
-    band_notes = wrap_px(renderer, "\n".join(drawing.notes), npx, notes_w, dpi) if drawing.notes else []
+    band_notes = (
+        wrap_px(renderer, "\n".join(drawing.notes), npx, notes_w, dpi) if drawing.notes else []
+    )
     band_h = max(lh, _notes_height(band_notes, npx)) + (m if (lh or band_notes) else 0.0)
     box_b = (m, top, W - m, bottom - band_h)
     ok_b = box_b[3] - box_b[1] > 0.3 * (bottom - top)

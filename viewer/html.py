@@ -6,9 +6,10 @@ file holding vtk.js and the serialised meshes, which works offline (no server, n
 network) in any browser with WebGL; drag to rotate, scroll to zoom. Every actor of the
 drawing is exported, layer by layer as in the PNG, and the page opens with the same
 camera as the picture; the same input gives the same bytes (:func:`deterministic`). The
-title, subtitle, legend and notes (which VTK's 2D overlay cannot carry into vtk.js) are
-written into the page as a plain HTML panel; world-anchored text labels are not exported
-(vtk.js has no label mapper).
+title, subtitle, legend, labels, notes and caption (which VTK's 2D overlay cannot carry
+into vtk.js) are written into the page as a plain HTML column beside the scene's own
+``.content`` box, which the vtk.js loader draws into (and empties) instead of the body;
+the world-anchored labels are listed there (vtk.js has no label mapper).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import re
 import sys
 import zipfile
 
+import numpy as np
+
 from . import palette as pal
-from .camera import CAMERAS
+from .camera import CAMERAS, camera_matrix, fit_perspective
 from .model import Drawing
 from .plotter import draw, make_plotter
 
-__all__ = ["deterministic", "html_bytes", "panel_html"]
+__all__ = ["PANEL_WIDTH_PCT", "deterministic", "html_bytes", "page_body", "panel_html"]
 
 _TITLE = re.compile(r"<title>.*?</title>", re.DOTALL)
 #: The embedded scene: a base64 zip (``index.json``) in the exporter's loader script.
@@ -36,32 +39,56 @@ _DATA = re.compile(r'(const base64Str = ")([A-Za-z0-9+/=]+)(")')
 _OBJECT_ID = re.compile(r'(?<=["{])[0-9a-f]{16}(?=["}-])')
 
 
+#: Width of the text column on the page's right (the scene gets the rest).
+PANEL_WIDTH_PCT = 28
+
+
 def panel_html(drawing: Drawing) -> str:
-    """The page's overlay: title, subtitle, legend rows (colour swatch + text) and notes."""
+    """The page's text column: title, subtitle, legend rows, trooper and other labels,
+    notes and caption, beside (not over) the scene's container.
+
+    The vtk.js loader empties the container it draws into (``.content``, else the whole
+    ``body``); the page gives it its own ``.content`` box (:func:`page_body`), so this
+    column survives the scripts.
+    """
     esc = html.escape
     rows = "".join(
         f'<div class="g3-row"><span class="g3-sw" style="background:{esc(e.color)}"></span>'
         f"{esc(e.label)}</div>"
-        for e in drawing.legend
+        for e in (drawing.legend if drawing.show_legend else [])
     )
+    labels = "".join(f'<li class="g3-label">{esc(lab.text)}</li>' for lab in drawing.labels)
     notes = "".join(f"<div>{esc(n)}</div>" for n in drawing.notes)
     sub = f'<div class="g3-sub">{esc(drawing.subtitle)}</div>' if drawing.subtitle else ""
+    cap = f'<div class="g3-caption">{esc(drawing.caption)}</div>' if drawing.caption else ""
     layers = ", ".join(dict.fromkeys(a.layer for a in drawing.actors))
+    w = PANEL_WIDTH_PCT
     return (
         "<style>"
-        "#g3-panel{position:absolute;top:12px;left:12px;z-index:10;max-width:40%;"
-        f"background:rgba(255,255,255,0.85);color:{pal.TEXT};font:13px sans-serif;"
-        "padding:8px 10px;border:1px solid #000;pointer-events:none}"
-        "#g3-panel .g3-title{font-weight:bold;font-size:15px}"
+        f"#g3-panel{{position:fixed;top:0;right:0;width:{w}%;height:100%;overflow:auto;"
+        f"box-sizing:border-box;z-index:10;background:#fff;color:{pal.TEXT};"
+        "font:13px sans-serif;padding:10px 12px;border-left:1px solid #000}"
+        "#g3-panel .g3-title{font-weight:bold;font-size:15px;margin-bottom:4px}"
         "#g3-panel .g3-sub{margin-bottom:6px}"
         "#g3-panel .g3-sw{display:inline-block;width:12px;height:12px;margin-right:6px;"
         "border:1px solid #000;vertical-align:middle}"
+        "#g3-panel h2{font-size:13px;margin:8px 0 2px}"
+        "#g3-panel ul{margin:0;padding-left:16px}"
+        "#g3-panel .g3-caption{margin-top:8px;font-style:italic;white-space:pre-wrap}"
+        f"#g3-scene{{position:fixed;top:0;left:0;width:{100 - w}%;height:100%}}"
         "</style>"
         f'<div id="g3-panel"><div class="g3-title">{esc(drawing.title)}</div>{sub}'
-        f'{rows}<div class="g3-notes">{notes}</div>'
+        f'<div class="g3-legend">{rows}</div>'
+        + (f'<h2>labels</h2><ul class="g3-labels">{labels}</ul>' if labels else "")
+        + f'<div class="g3-notes">{notes}</div>{cap}'
         f'<div class="g3-sub">layers: {esc(layers)}; drag to rotate, scroll to zoom</div>'
         "</div>"
     )
+
+
+def page_body(drawing: Drawing) -> str:
+    """What the page's ``<body>`` starts with: the text column and the scene's box."""
+    return panel_html(drawing) + '<div id="g3-scene" class="content"></div>'
 
 
 def _export(plotter) -> str:
@@ -149,6 +176,56 @@ def deterministic(page: str) -> str:
     return page[: m.start(2)] + encoded + page[m.end(2) :]
 
 
+#: The subject fills this fraction of the page's scene box (the rest is a margin).
+_FILL = (0.05, 0.95, 0.05, 0.95)
+
+
+def _fill_box(plotter, drawing: Drawing, box) -> None:
+    """Re-aim the picture's camera at the whole scene box: the page has no title band or
+    legend column over the scene (they are in the text column), so the subject (the
+    drawing's bounds) is centred and fills the box; ``from`` and ``eye`` views keep their
+    eye point and only drop the picture's off-centre window."""
+    cam = plotter.camera
+    if drawing.view in ("from", "eye"):
+        cam.SetWindowCenter(0.0, 0.0)
+        return
+    lo, hi = np.asarray(drawing.bounds, dtype=float)
+    corners = np.array(
+        [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+    )
+    if not cam.parallel_projection:
+        fit_perspective(plotter, box, corners, _FILL)
+    else:
+        _fit_parallel(plotter, box, corners)
+    zoom = drawing.camera.get("zoom")
+    if zoom:
+        cam.zoom(float(zoom))
+
+
+def _fit_parallel(plotter, box, corners) -> None:
+    cam = plotter.camera
+    w, h = box
+    m = camera_matrix(plotter, box)
+    hc = np.column_stack([corners, np.ones(len(corners))]) @ m.T
+    ndc = hc[:, :2] / hc[:, 3:4]
+    px = (ndc[:, 0] + 1) * 0.5 * w
+    py = (1 - ndc[:, 1]) * 0.5 * h
+    f = max((px.max() - px.min()) / ((_FILL[1] - _FILL[0]) * w),
+            (py.max() - py.min()) / ((_FILL[3] - _FILL[2]) * h))  # fmt: skip
+    pos, focal = np.array(cam.position), np.array(cam.focal_point)
+    fwd = (focal - pos) / np.linalg.norm(focal - pos)
+    up = np.asarray(cam.up, dtype=float)
+    right = np.cross(fwd, up)
+    right /= np.linalg.norm(right)
+    up = np.cross(right, fwd)
+    per_px = 2.0 * cam.parallel_scale / h
+    shift = right * (0.5 * (px.max() + px.min()) - 0.5 * w) * per_px
+    shift -= up * (0.5 * (py.max() + py.min()) - 0.5 * h) * per_px
+    cam.focal_point = tuple(focal + shift)
+    cam.position = tuple(pos + shift)
+    cam.parallel_scale = cam.parallel_scale * f
+
+
 def html_bytes(drawing: Drawing, size) -> bytes:
     """The standalone page of ``drawing`` (UTF-8 bytes), camera as in the picture.
 
@@ -159,14 +236,16 @@ def html_bytes(drawing: Drawing, size) -> bytes:
     size : (int, int)
         Pixels, for line widths and the camera fit.
     """
-    pl = make_plotter(size)
+    box = (max(1, round(size[0] * (100 - PANEL_WIDTH_PCT) / 100)), size[1])  # the scene's box
+    pl = make_plotter(box)
     try:
-        draw(pl, drawing, size, labels=False)
-        CAMERAS[drawing.view](pl, drawing, size)
+        draw(pl, drawing, box, labels=False)
+        CAMERAS[drawing.view](pl, drawing, box)
+        _fill_box(pl, drawing, box)
         text = _export(pl)
     finally:
         pl.close()
     text = deterministic(text)
     text = _TITLE.sub(f"<title>{html.escape(drawing.title)}</title>", text, count=1)
-    text = text.replace("<body>", "<body>" + panel_html(drawing), 1)
+    text = text.replace("<body>", "<body>" + page_body(drawing), 1)
     return text.encode("utf-8")

@@ -72,9 +72,7 @@ def _overlaps(box, boxes: list) -> bool:
     return False
 
 
-def place_labels(
-    anchors, sizes, region, *, pad: float = 2.0, obstacles=()
-) -> list[Placement]:
+def place_labels(anchors, sizes, region, *, pad: float = 2.0, obstacles=()) -> list[Placement]:
     """Greedy placement of label boxes next to their anchors.
 
     Parameters

@@ -23,7 +23,7 @@ from . import palette as pal
 from .plotter import AMBIENT, DIFFUSE
 from .vector import cells
 
-__all__ = ["EYE_CONTEXT", "Face", "ViewBasis", "Polyline", "project_drawing", "view_basis"]
+__all__ = ["EYE_CONTEXT", "Face", "Polyline", "ViewBasis", "project_drawing", "view_basis"]
 
 #: An eye view shows this many times the target's apparent size (as the 3D eye camera).
 EYE_CONTEXT = 2.2
@@ -122,14 +122,14 @@ def view_basis(drawing) -> ViewBasis:
     pts = (
         np.asarray(pts, dtype=float).reshape(-1, 3)
         if pts is not None
-        else np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        else np.array(
+            [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+        )
     )
     span = float(np.linalg.norm(hi - lo)) + 1000.0
     centre = 0.5 * (lo + hi)
     eye = centre - fwd * span
-    rows = np.array(
-        [[*right, 0.0], [*up, 0.0], [*fwd, -fwd @ eye], [0.0, 0.0, 0.0, 1.0]]
-    )
+    rows = np.array([[*right, 0.0], [*up, 0.0], [*fwd, -fwd @ eye], [0.0, 0.0, 0.0, 1.0]])
     uv = np.column_stack([pts @ right, pts @ up])
     f0, f1 = uv.min(axis=0), uv.max(axis=0)
     for a in drawing.actors:  # drawn scenery between the ends shows whole in height
@@ -264,9 +264,7 @@ def project_drawing(drawing, basis: ViewBasis) -> tuple[list, list[Polyline]]:
             if len(idx) < 2:
                 continue
             seg = pts[idx]
-            pieces = (
-                _clip_polyline(seg, basis) if basis.perspective else [basis.project(seg)]
-            )
+            pieces = _clip_polyline(seg, basis) if basis.perspective else [basis.project(seg)]
             for uv, depth in pieces:
                 if on_top(a):
                     lines.append(Polyline(i, uv))

@@ -41,8 +41,8 @@ __all__ = [
     "VISIBLE_REGION",
     "eye_part",
     "hidden_labels",
-    "hide_occluded_labels",
     "hidden_trooper_labels",
+    "hide_occluded_labels",
 ]
 
 #: Outline of the witness patch in an eye view (used nowhere else in that view).
@@ -230,8 +230,10 @@ def hidden_trooper_labels(scene, drawing: Drawing, basis) -> Drawing:
             keep.append(replace(lab, text=lab.text + " (out of sight)"))
         else:
             gone.append(lab.text)
-    if not gone and len(keep) == len(drawing.labels) and all(
-        a is b for a, b in zip(keep, drawing.labels, strict=True)
+    if (
+        not gone
+        and len(keep) == len(drawing.labels)
+        and all(a is b for a, b in zip(keep, drawing.labels, strict=True))
     ):
         return drawing
     notes = list(drawing.notes)

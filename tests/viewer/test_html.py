@@ -9,6 +9,7 @@ skips, except in CI (``$CI`` set), where it must run.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -106,3 +107,50 @@ def test_html_same_input_same_bytes(scene, tmp_path):
     one = vr.render(scene, tmp_path / "one.html", view="top", size=(400, 300)).path
     two = vr.render(scene, tmp_path / "two.html", view="top", size=(400, 300)).path
     assert one.read_bytes() == two.read_bytes()
+
+
+def _dom_after_scripts(browser: str, page, tmp_path) -> str:
+    """The page's DOM once its scripts ran (vtk.js loaded the scene into its box)."""
+    cmd = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu-sandbox",
+        "--enable-unsafe-swiftshader",
+        "--use-angle=swiftshader",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1200,800",
+        "--virtual-time-budget=15000",
+        "--dump-dom",
+        page.as_uri(),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+@pytest.mark.parametrize("view", ["iso", "side:a:t1", "eye:a:t1"])
+def test_html_text_survives_the_viewer_script(scene, tmp_path, view):
+    """Issue 34: the loader emptied the body, and the title, legend and notes with it."""
+    browser = _chromium()
+    page = tmp_path / "scene.html"
+    res = vr.render(
+        scene, page, view=view, attack="shot1", lof="a:t1", size=(800, 600),
+        caption="A caption for the article.",
+    )  # fmt: skip
+    dom = _dom_after_scripts(browser, page, tmp_path)
+    assert "<canvas" in dom  # the scripts ran and drew into their box
+    panel = html.unescape(dom[dom.index('id="g3-panel"') :])  # serialised as it likes
+    assert res.drawing.title in panel
+    assert "A caption for the article." in panel
+    for lab in res.drawing.labels:  # every trooper label (and the others) is listed
+        assert f'<li class="g3-label">{lab.text}</li>' in panel
+    troopers = {lab.trooper for lab in res.drawing.labels if lab.trooper}
+    assert "t1" in troopers and ("a" in troopers or view.startswith("eye"))
+    for e in res.drawing.legend:
+        assert e.label in panel
+    for n in res.drawing.notes:
+        assert n in panel
+    # the scene's box sits beside the text column, not under it
+    assert 'id="g3-scene" class="content"' in dom
