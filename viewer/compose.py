@@ -221,6 +221,7 @@ def build_drawing(
     legend: bool = True,
     annotate=(),
     odds: bool = False,
+    subtitle: bool = True,
 ) -> Drawing:
     """Everything a diagram shows (SPEC 6 ``geom3d render``), as a :class:`Drawing`.
 
@@ -244,6 +245,8 @@ def build_drawing(
     odds : bool
         With ``attack``: each affected trooper's label carries its exact odds (SPEC 12.4;
         ``render --odds``) and a note per trooper says who rolls what.
+    subtitle : bool
+        False: no automatic subtitle (``--no-subtitle``).
 
     Raises
     ------
@@ -381,6 +384,8 @@ def build_drawing(
         for x in (d.subtitle, f"ruleset {scene.ruleset.name}, file units {scene.scenario.units}")
         if x
     )
+    if not subtitle:  # --no-subtitle
+        d.subtitle = ""
     return decorate(
         scene, d, annotate=annotate, title=title_opt, caption=caption, legend=show_legend,
         attack=attack_info, lof=lof_info,

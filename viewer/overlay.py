@@ -26,6 +26,7 @@ __all__ = [
     "add_mask",
     "add_overlay",
     "add_placed_labels",
+    "fit_lines",
     "label_font_size",
     "legend_symbol",
     "place_world_labels",
@@ -158,6 +159,28 @@ def wrap(prop, lines, width_px: float) -> list[str]:
     return out
 
 
+def fit_lines(plotter, text: str, font: int, width_px: float, most: int):
+    """``text`` wrapped to ``width_px``: in at most ``most`` lines, the font made smaller
+    (down to 60 %) if need be; longer text keeps the smallest font and takes more lines.
+
+    Returns
+    -------
+    font : int
+    lines : list of str
+    step : float
+        Line spacing, pixels.
+    """
+    for f in (font, round(font * 0.85), round(font * 0.72), round(font * 0.6)):
+        f = max(6, f)
+        probe = plotter.add_text(" ", position=(0, 0), font_size=f, name="fit:probe")
+        lines = wrap(probe.prop, str(text).splitlines() or [""], width_px)
+        step = 1.15 * text_px(probe.prop, "Ag")[1]
+        plotter.remove_actor("fit:probe", render=False)
+        if len(lines) <= most:
+            break
+    return f, lines, step
+
+
 def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None:
     """Title, subtitle, legend and notes; in a plan view they get their own margins."""
     w, h = size
@@ -168,25 +191,25 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
         add_mask(plotter, "mask:bottom", 0.0, 0.0, 1.0, BOTTOM_MARGIN * 0.5)
         add_mask(plotter, "mask:left", 0.0, 0.0, 0.015, 1.0)
     texts = []
-    texts.append(
-        plotter.add_text(
-            drawing.title,
-            position=(round(0.015 * w), round(h - 0.05 * h)),
-            font_size=max(8, round(22 * k)),
-            color=pal.TEXT,
-            name="title",
-        )
-    )
-    if drawing.subtitle:
-        texts.append(
-            plotter.add_text(
-                drawing.subtitle,
-                position=(round(0.015 * w), round(h - 0.085 * h)),
-                font_size=max(7, round(14 * k)),
+    # title and subtitle wrapped to the page (smaller when they need many lines)
+    y = h - 0.012 * h
+    for name, text, font, most in (
+        ("title", drawing.title, max(8, round(22 * k)), 2),
+        ("subtitle", drawing.subtitle, max(7, round(14 * k)), 2),
+    ):
+        if not text:
+            continue
+        font, lines, step = fit_lines(plotter, text, font, 0.97 * w, most)
+        for i, line in enumerate(lines):
+            y -= step
+            txt = plotter.add_text(
+                line,
+                position=(round(0.015 * w), round(y)),
+                font_size=font,
                 color=pal.TEXT,
-                name="subtitle",
+                name=name if i == 0 else f"{name}:{i}",
             )
-        )
+            texts.append(txt)
     n = len(drawing.legend) if drawing.show_legend else 0
     lw = LEGEND_COLUMN - 0.02
     lh = min(0.45, 0.032 * max(n, 1))
@@ -243,10 +266,29 @@ def label_font_size(size) -> int:
     PyVista's ``add_text`` draws at twice the size it is given: this is half the pixel
     size of the labels (18 px at 1200 px image height).
     """
-    return max(4, round(9 * size_scale(size)))
+    return max(6, round(9 * size_scale(size)))
 
 
-def place_world_labels(plotter, labels, matrix: np.ndarray, size, region):
+def trooper_boxes(actors, matrix: np.ndarray, size) -> list[tuple]:
+    """Pixel boxes (x0, y0, x1, y1; rows down) of every trooper's body in the picture."""
+    w, h = size
+    out = []
+    for a in actors:
+        tid = a.meta.get("trooper")
+        if tid is None or a.name != f"trooper:{tid}" or not a.mesh.n_points:
+            continue
+        p = np.asarray(a.mesh.points, dtype=float)
+        h4 = np.column_stack([p, np.ones(len(p))]) @ matrix.T
+        ok = h4[:, 3] > 0
+        if not ok.any():
+            continue
+        col = (h4[ok, 0] / h4[ok, 3] + 1) * 0.5 * w
+        row = (1 - h4[ok, 1] / h4[ok, 3]) * 0.5 * h
+        out.append((float(col.min()), float(row.min()), float(col.max()), float(row.max())))
+    return out
+
+
+def place_world_labels(plotter, labels, matrix: np.ndarray, size, region, obstacles=()):
     """Place world-anchored labels in the image without overlaps (:mod:`viewer.labels`).
 
     Parameters
@@ -255,6 +297,8 @@ def place_world_labels(plotter, labels, matrix: np.ndarray, size, region):
     matrix : (4, 4) float
         World (mm) -> clip coordinates of the camera.
     region : (x0, x1, y0, y1) float, px (rows down)
+    obstacles : sequence of (x0, y0, x1, y1) float, px
+        Boxes no label may cover (:func:`trooper_boxes`).
 
     Returns
     -------
@@ -275,7 +319,7 @@ def place_world_labels(plotter, labels, matrix: np.ndarray, size, region):
     margin = 2 * max(1, round(2 * size_scale(size)))
     sizes = [np.add(text_px(probe.prop, lab.text), 2 * margin) for lab in labels]
     plotter.remove_actor("lp", render=False)
-    placements = place_labels(np.column_stack([col, row]), sizes, region)
+    placements = place_labels(np.column_stack([col, row]), sizes, region, obstacles=obstacles)
     # anchors outside the picture (cropped away) are not "dropped": they are not in it
     x0, x1, y0, y1 = region
     missing = [

@@ -268,7 +268,13 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         anchors.append((x, H - y))
         texts.append(t)
     region = (0.015 * W, (1.0 - LEGEND_COLUMN) * W, TITLE_BAND * H, H - bottom + 0.5 * cap_h * 0)
-    places = place_labels(anchors, sizes, region)
+    boxes = []  # the troopers' bases: no label covers one
+    for a in drawing.actors:
+        tid = a.meta.get("trooper")
+        if tid is not None and a.name == f"trooper:{tid}" and a.mesh.n_points:
+            p = ax.transData.transform(np.asarray(a.mesh.points, dtype=float)[:, :2])
+            boxes.append((p[:, 0].min(), H - p[:, 1].max(), p[:, 0].max(), H - p[:, 1].min()))
+    places = place_labels(anchors, sizes, region, obstacles=boxes)
     for t, pl in zip(texts, places, strict=True):
         if not pl.placed:
             t.remove()

@@ -39,7 +39,7 @@ from .figure2d import projected_figure
 from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
-from .overlay import add_overlay, add_placed_labels, place_world_labels
+from .overlay import add_overlay, add_placed_labels, place_world_labels, trooper_boxes
 from .plan import figure_bytes, plan_figure, plan_pixels, raster_pdf_bytes
 from .plotter import draw, make_plotter
 from .survey import render_survey  # the survey heat map (geom3d survey), via this plugin
@@ -175,6 +175,7 @@ def render(
     legend: bool = True,
     annotate=(),
     odds: bool = False,
+    subtitle: bool = True,
 ) -> RenderResult:
     """Render a diagram off-screen, and write it when ``out`` is given.
 
@@ -204,6 +205,8 @@ def render(
         Text options (:func:`viewer.annotate.decorate`).
     odds : bool
         With ``attack``: the exact odds next to each affected trooper (``--odds``).
+    subtitle : bool
+        False leaves the automatic subtitle out (``--no-subtitle``).
 
     Returns
     -------
@@ -224,7 +227,7 @@ def render(
     if drawing is None:
         drawing = build_drawing(
             scene, view=view, attack=attack, lof=lof, lof_doc=lof_doc, title=title,
-            caption=caption, legend=legend, annotate=annotate, odds=odds,
+            caption=caption, legend=legend, annotate=annotate, odds=odds, subtitle=subtitle,
         )  # fmt: skip
     kind = drawing.view
     drawing.camera.update(camera_options(kind, azimuth, elevation, zoom))
@@ -257,7 +260,10 @@ def render(
         # edge), but only those anchored inside the picture
         w, h = size
         region = (0.015 * w, (1.0 - LEGEND_COLUMN) * w, TITLE_BAND * h, h)
-        placements, note = place_world_labels(pl, drawing.labels, matrix, size, region)
+        boxes = trooper_boxes(drawing.actors, matrix, size)
+        placements, note = place_world_labels(
+            pl, drawing.labels, matrix, size, region, obstacles=boxes
+        )
         if note:
             drawing.notes.append(note)
         add_overlay(pl, drawing, size, legend_column=True)

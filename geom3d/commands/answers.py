@@ -286,6 +286,18 @@ def attack_errors(doc: dict) -> list[str]:
     return [a["error"] for a in doc["attacks"] if "error" in a]
 
 
+def _hits_cell(a: dict):
+    """The table's hits column: the total (a Wall of Death's roll, ``D3``), per template
+    in brackets when there are several; empty where the ruleset counts no hits."""
+    if "hits" not in a:
+        return None
+    hits = a.get("hits") or []
+    total = a.get("hits_total", 0)
+    if len(hits) > 1:
+        return f"{total} ({', '.join(str(h) for h in hits)})"
+    return str(total)
+
+
 def attack_table(doc: dict) -> str:
     """``geom3d attack --format table``: one row per attack."""
     rows = []
@@ -298,7 +310,7 @@ def attack_table(doc: dict) -> str:
                 a["reason"],
                 ", ".join(a.get("affected", [])),
                 excl,
-                a.get("hits") if "hits" in a else None,
+                _hits_cell(a),
             ]
         )
     text = _rich_table(

@@ -123,6 +123,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="leave the legend out (the notes stay) (default: legend shown)",
     )
     r.add_argument(
+        "--no-subtitle",
+        action="store_true",
+        help="leave the automatic subtitle line out (what is drawn, ruleset, file units) "
+        "(default: shown)",
+    )
+    r.add_argument(
         "--annotate",
         default=None,
         metavar="LIST",
@@ -179,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
         title=args.title,
         caption=args.caption,
         legend=not args.no_legend,
+        subtitle=not args.no_subtitle,
         annotate=args.annotate,
         **({"odds": True} if args.odds else {}),
     )

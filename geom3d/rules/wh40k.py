@@ -41,7 +41,9 @@ Wall of Death (``snap_shot: true``): no template is placed; ``wall_of_death`` =
 target unit of ``flyer`` models (``reason: flyer``). Otherwise ``applies`` holds when a
 model of the target unit is within 8" (203.2 mm, base edge to base edge in plan) of the
 firer (``reason: within_8in``) or the attack is ``charging`` (``reason: charging``).
-The attack is ``resolved`` when it applies, else ``failed``/``no_wall_of_death``.
+The attack is ``resolved`` when it applies, else ``failed``/``no_wall_of_death``; when it
+applies ``hits`` holds the roll (``["D3"]``) and ``hits_total`` says it (``"D3"``), else
+``hits: []``, ``hits_total: 0``.
 """
 
 from __future__ import annotations
@@ -312,7 +314,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
                 )
             ],
             {},
-            hits=[],
+            hits=[wod["hits"]] if wod["applies"] and wod["hits"] else [],
             wall_of_death=wod,
             fields=RESULT_FIELDS,
         )

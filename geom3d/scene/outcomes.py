@@ -244,8 +244,9 @@ class AttackResult:
         Per affected trooper (Infinity: role, dodge, face_to_face, critical_applies,
         partial_cover_bonus; 40k: role, in_target_unit).
     placements : list of PlacementResult
-    hits : list of int or None
-        40k: hits per template.
+    hits : list of int or str, or None
+        40k: hits per template; a Wall of Death that applies: its dice roll (``["D3"]``,
+        ``hits_total: "D3"``).
     wall_of_death : dict or None
         40k snap shots: ``{applies, reason, hits}``.
     solver : list of dict
@@ -278,7 +279,7 @@ class AttackResult:
     excluded: list[tuple[str, str]]
     troopers: dict[str, dict]
     placements: list[PlacementResult]
-    hits: list[int] | None = None
+    hits: list[int | str] | None = None
     wall_of_death: dict | None = None
     solver: list[dict] = field(default_factory=list)
     fields: tuple[str, ...] = ()
@@ -305,8 +306,14 @@ class AttackResult:
             "placements": [p.to_dict() for p in self.placements],
         }
         if "hits" in self.fields:
-            d["hits"] = list(self.hits or [])
-            d["hits_total"] = int(sum(self.hits or []))
+            hits = list(self.hits or [])
+            d["hits"] = hits
+            # a Wall of Death's hits are a dice roll ("D3"): the total says the roll too
+            d["hits_total"] = (
+                int(sum(hits))
+                if all(isinstance(h, int) for h in hits)
+                else " + ".join(str(h) for h in hits)
+            )
         if "wall_of_death" in self.fields:
             d["wall_of_death"] = None if self.wall_of_death is None else dict(self.wall_of_death)
         if "solver" in self.fields and self.solver:

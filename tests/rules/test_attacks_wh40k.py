@@ -251,7 +251,7 @@ def test_wall_of_death_scenario():
     scene = load_scene(SCEN / "wh40k_wall_of_death.yaml")
     near = scene.resolve_attack("near").to_dict()
     assert near["wall_of_death"] == {"applies": True, "reason": "within_8in", "hits": "D3"}
-    assert near["placements"] == [] and near["hits"] == []
+    assert near["placements"] == [] and (near["hits"], near["hits_total"]) == (["D3"], "D3")
     far = scene.resolve_attack("far").to_dict()
     assert far["wall_of_death"] == {"applies": False, "reason": None, "hits": "D3"}
     assert (far["outcome"], far["reason"]) == ("failed", "no_wall_of_death")
