@@ -26,6 +26,7 @@ from .layers.annotations import (
     template_labels,
 )
 from .model import Drawing
+from .wording import length
 
 __all__ = ["check_text", "decorate", "height_suffix"]
 
@@ -50,7 +51,22 @@ def height_suffix(scene, annotate) -> dict[str, str]:
     """Label suffix per trooper for ``--annotate heights`` (``", 40 mm tall"``)."""
     if "heights" not in parse_annotate(annotate):
         return {}
-    return {t.id: f", {t.height:g} mm tall" for t in scene.troopers.values()}
+    return {t.id: f", {length(scene, t.height)} tall" for t in scene.troopers.values()}
+
+
+def _distance_target(scene, spec) -> str | None:
+    """The trooper ``--annotate distances`` measures an attack to: its main target, else
+    the nearest model of its target unit (40k), else None."""
+    if spec.main_target:
+        return spec.main_target
+    if spec.target_unit:
+        unit = [t for t in scene.troopers.values() if t.unit == spec.target_unit]
+        if unit:
+            a = scene.trooper(spec.attacker).position
+            return min(
+                unit, key=lambda t: (t.position[0] - a[0]) ** 2 + (t.position[1] - a[1]) ** 2
+            ).id
+    return None
 
 
 def decorate(
@@ -91,17 +107,19 @@ def decorate(
             labels, notes = distance_annotations(scene, lof[0], lof[1], lof[2])
             d.labels.extend(labels)
             d.notes.extend(notes)
-        if attack is not None and attack[0].main_target:
-            spec = attack[0]
-            _, notes = distance_annotations(scene, spec.attacker, spec.main_target)
+        other = _distance_target(scene, attack[0]) if attack is not None else None
+        if other is not None:
+            labels, notes = distance_annotations(scene, attack[0].attacker, other)
+            if lof is None:  # with --lof the deciding ray carries the length already
+                d.labels.extend(labels)
             d.notes.extend(n for n in notes if n not in d.notes)
     dims = []
     if attack is not None:
         spec, _doc, volumes = attack
         tname = spec.template_name or spec.template.get("shape", "template")
-        dims = list(dict.fromkeys(template_dimensions(v, tname) for v in volumes))
+        dims = list(dict.fromkeys(template_dimensions(v, tname, scene) for v in volumes))
         if "templates" in names:
-            d.labels.extend(template_labels(volumes, tname))
+            d.labels.extend(template_labels(volumes, tname, scene))
     parts = [caption] if caption else []
     if dims:
         parts.append("Template: " + "; ".join(dims) + ".")

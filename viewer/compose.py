@@ -17,11 +17,10 @@ from geom3d.core.errors import InputError
 
 from . import palette as pal
 from .annotate import decorate, height_suffix
+from .attack_part import attack_part
 from .layers.annotations import arc_boundary_actors, scale_bar_actors
-from .layers.focus_rays import focus_ray_actors
 from .layers.lof import find_pair, lof_from_trooper, lof_pair_actors, matrix_actors
 from .layers.scenery import scenery_actors, scenery_legend
-from .layers.templates import attack_actors
 from .layers.troopers import side_colors, trooper_actors
 from .model import Drawing, LegendEntry
 from .side import section_filter, side_part, side_scale_bar
@@ -290,32 +289,18 @@ def build_drawing(
             if attack_result is not None
             else resolve_attack_for_drawing(scene, attack, odds)
         )
-        part = attack_actors(scene, doc, volumes, spec)
-        excluded = {e["id"]: e.get("reason", "") for e in doc.get("excluded", [])}
-        _merge_into(part, focus_ray_actors(scene, volumes, excluded))
+        part, att_suffix, att_ids, att_extra = attack_part(scene, spec, doc, volumes)
         attack_info = (spec, doc, volumes)
         if lof_part is not None:  # --attack with --lof: both, in one picture
             part.title = f"{part.title}; {lof_part.title}"
             part.subtitle = "; ".join(x for x in (part.subtitle, lof_part.subtitle) if x)
             _merge_into(part, lof_part)
-        suffix[spec.attacker] = " (attacker)"
-        if spec.main_target:
-            suffix[spec.main_target] = suffix.get(spec.main_target, "") + " (main target)"
-        for tid in doc.get("affected", []):
-            suffix[tid] = suffix.get(tid, "") + ": hit"
+        for tid, text in att_suffix.items():
+            suffix[tid] = suffix.get(tid, "") + text
         if odds:
             _odds_text(doc, suffix, part.notes)
-        focus_ids = list(
-            dict.fromkeys(
-                (focus_ids or [])
-                + [spec.attacker]
-                + ([spec.main_target] if spec.main_target else [])
-                + list(doc.get("affected", []))
-                + [e["id"] for e in doc.get("excluded", [])]
-            )
-        )
-        focus_ids = [t for t in focus_ids if t in scene.troopers]
-        extra = extra + [v.bounds() for v in volumes]
+        focus_ids = list(dict.fromkeys((focus_ids or []) + att_ids))
+        extra = extra + att_extra
     elif lof_part is not None:
         part = lof_part
     elif eye is not None:

@@ -7,8 +7,10 @@ picture, font sizes that follow the page size). Labels are placed by
 from the deciding patch, with leader lines when they had to move away from their anchor.
 
 PNG, SVG and PDF are the same figure, so their text is the same. Every shape carries an
-SVG id made from its actor name (:func:`viewer.plan.svg_id`); labels are ``label-<n>``,
-trooper boxes (what labels keep clear of) are recorded in the figure's ``geom3d_boxes``.
+SVG id made from its actor name (:func:`viewer.plan.svg_id`; an actor whose faces are
+interleaved with others' in the painter's order gets ``-2``, ``-3`` ... on its later
+runs); labels are ``label-<n>``; the trooper boxes labels keep clear of are recorded in
+the figure's ``geom3d_boxes``.
 """
 
 from __future__ import annotations
@@ -191,18 +193,22 @@ def _draw_items(ax, drawing, items, overlay, k, dpi) -> None:
     """Faces and segments in painter's order, grouped in runs of one actor and kind."""
     actors = drawing.actors
     run: list = []
+    used: dict[str, int] = {}
 
     def flush():
         if not run:
             return
         a = actors[run[0].actor]
         gid = svg_id(a.name)
+        used[gid] = used.get(gid, 0) + 1  # an actor split into runs: -2, -3, ...
+        if used[gid] > 1:
+            gid = f"{gid}-{used[gid]}"
         if isinstance(run[0], Face):
             opaque = a.opacity >= 1.0
             pc = PolyCollection(
                 [f.uv for f in run], facecolors=[f.rgba for f in run],
                 edgecolors=[f.rgba for f in run] if opaque else "none",
-                linewidths=_pt(0.6, dpi) if opaque else 0.0, zorder=2,
+                linewidths=_pt(1.0, dpi) if opaque else 0.0, zorder=2,
             )  # fmt: skip
             pc.set_gid(gid)
             ax.add_collection(pc)

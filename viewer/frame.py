@@ -22,7 +22,15 @@ from matplotlib.patches import Patch
 from . import palette as pal
 from .layout import LEGEND_COLUMN
 
-__all__ = ["FONT_PX", "Frame", "font_px", "layout_frame", "legend_handle", "wrap_px"]
+__all__ = [
+    "FONT_PX",
+    "Frame",
+    "fit_text",
+    "font_px",
+    "layout_frame",
+    "legend_handle",
+    "wrap_px",
+]
 
 #: Font sizes in pixels on a 1600 x 1200 page, and the smallest size drawn (readable).
 FONT_PX = {
@@ -83,6 +91,23 @@ def wrap_px(renderer, text: str, px: float, width: float, dpi: float) -> list[st
             line = "  " + line[n:].lstrip()
         final.append(line)
     return final
+
+
+def fit_text(renderer, text: str, px: float, width: float, dpi: float, most: int = 1):
+    """``text`` in at most ``most`` lines of ``width`` pixels, its font made smaller (down
+    to 60 %) when it needs more; longer text keeps the smallest font and takes more lines.
+
+    Returns
+    -------
+    px : float
+        The font size used, pixels.
+    lines : list of str
+    """
+    for f in (1.0, 0.85, 0.72, 0.6):
+        lines = wrap_px(renderer, text, px * f, width, dpi)
+        if len(lines) <= most:
+            break
+    return px * f, lines
 
 
 def legend_handle(face: str, color: str, lw: float):

@@ -20,7 +20,7 @@ __all__ = ["LEADER_RINGS", "Placement", "place_labels", "unplaced_note"]
 
 #: Distances of the candidate rings from the anchor, in label heights. The first ring
 #: touches the anchor (no leader line); the others are connected by a leader line.
-LEADER_RINGS: tuple[float, ...] = (0.35, 1.6, 3.0, 4.5, 6.5)
+LEADER_RINGS: tuple[float, ...] = (0.35, 1.6, 3.0, 4.5, 6.5, 9.0, 12.0, 16.0)
 #: Directions tried on each ring, in order (dx, dy; rows grow downwards): up-right first,
 #: like the labels of the 3D views.
 _DIRECTIONS = (

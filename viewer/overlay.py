@@ -194,8 +194,8 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
     # title and subtitle wrapped to the page (smaller when they need many lines)
     y = h - 0.012 * h
     for name, text, font, most in (
-        ("title", drawing.title, max(8, round(22 * k)), 2),
-        ("subtitle", drawing.subtitle, max(7, round(14 * k)), 2),
+        ("title", drawing.title, max(8, round(22 * k)), 1),
+        ("subtitle", drawing.subtitle, max(7, round(14 * k)), 1),
     ):
         if not text:
             continue
@@ -215,8 +215,11 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
     lh = min(0.45, 0.032 * max(n, 1))
     x0 = 1.0 - lw - 0.01
     top = 1.0 - TITLE_BAND
-    if n:
-        add_legend(plotter, drawing, x0, top, lw, lh)
+    if n:  # VTK scales the entries' text to the box: a box as wide as the text needs
+        chars = max(len(e.label) for e in drawing.legend[:n])
+        row_px = lh * h / n
+        need = (chars * 0.36 * row_px + 1.6 * row_px) / w
+        add_legend(plotter, drawing, x0, top, min(lw, need), lh)
     if drawing.notes:
         notes_font = max(7, round(12 * k))
         first = plotter.add_text(

@@ -20,7 +20,6 @@ salt is fixed and no date, creator or producer is written.
 from __future__ import annotations
 
 import itertools
-import textwrap
 from io import BytesIO
 
 import matplotlib
@@ -33,6 +32,7 @@ from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path as MplPath
 
 from . import palette as pal
+from .frame import fit_text, wrap_px
 from .labels import place_labels, unplaced_note
 from .layers.scenery import scenery_legend
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
@@ -228,11 +228,9 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
 
     # caption band at the bottom, wrapped to the page width
     cap_font = max(7.0, 16 * k)
-    cap_lines = []
-    if drawing.caption:
-        chars = max(20, int(0.96 * W / (0.56 * cap_font)))
-        for para in drawing.caption.splitlines() or [drawing.caption]:
-            cap_lines.extend(textwrap.wrap(para, chars) or [""])
+    cap_lines = (
+        wrap_px(renderer, drawing.caption, cap_font, 0.96 * W, dpi) if drawing.caption else []
+    )
     cap_h = (len(cap_lines) * 1.3 * cap_font + 0.01 * H) if cap_lines else 0.0
     bottom = BOTTOM_MARGIN * H + cap_h
     left, right, top = 0.03 * W, (1.0 - LEGEND_COLUMN) * W, (1.0 - TITLE_BAND) * H
@@ -295,11 +293,19 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         notes.append(note)
 
     # title band
-    fig.text(0.015, 1 - 0.05, drawing.title, fontsize=fpx(max(8, 30 * k)), color=pal.TEXT,
-             va="baseline", ha="left", gid="title")  # fmt: skip
-    if drawing.subtitle:
-        fig.text(0.015, 1 - 0.085, drawing.subtitle, fontsize=fpx(max(7, 18 * k)),
-                 color=pal.TEXT, va="baseline", ha="left", gid="subtitle")  # fmt: skip
+    # title band: title and subtitle wrapped to the page (smaller fonts when they need to)
+    y = 0.012 * H
+    for name, text, px in (
+        ("title", drawing.title, max(8, 30 * k)),
+        ("subtitle", drawing.subtitle, max(7, 18 * k)),
+    ):
+        if not text:
+            continue
+        px, lines = fit_text(renderer, text, px, 0.97 * W, dpi)
+        for i, line in enumerate(lines):
+            fig.text(0.015, 1 - y / H, line, fontsize=fpx(px), color=pal.TEXT, va="top",
+                     ha="left", gid=name if i == 0 else f"{name}-{i}")  # fmt: skip
+            y += 1.2 * px
 
     # legend column: legend box, then the notes
     x0 = 1.0 - (LEGEND_COLUMN - 0.02) - 0.01
@@ -324,20 +330,14 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         y_top = 1.0 - (H - leg.get_window_extent(renderer).y0) / H - 0.02
     if notes:
         nf = max(7.0, 15 * k)
-        chars = max(16, int((LEGEND_COLUMN - 0.03) * W / (0.56 * nf)))
-        lines = []
-        for line in notes:
-            indent = line[: len(line) - len(line.lstrip())]
-            lines.extend(
-                textwrap.wrap(line, chars, initial_indent="", subsequent_indent=indent + "  ")
-                or [""]
-            )
-        fig.text(x0, y_top, "\n".join(lines), fontsize=fpx(nf), color=pal.TEXT, va="top",
-                 ha="left", linespacing=1.25, gid="notes")  # fmt: skip
-    if cap_lines:
-        fig.text(0.015, (0.5 * BOTTOM_MARGIN * H + cap_h) / H, "\n".join(cap_lines),
+        lines = wrap_px(renderer, "\n".join(notes), nf, (LEGEND_COLUMN - 0.03) * W, dpi)
+        for i, line in enumerate(lines):  # one text per line: each line's box is known
+            fig.text(x0, y_top - i * 1.25 * nf / H, line, fontsize=fpx(nf), color=pal.TEXT,
+                     va="top", ha="left", gid="notes" if i == 0 else f"notes-{i}")  # fmt: skip
+    for i, line in enumerate(cap_lines):
+        fig.text(0.015, (0.5 * BOTTOM_MARGIN * H + cap_h - i * 1.3 * cap_font) / H, line,
                  fontsize=fpx(cap_font), color=pal.TEXT, va="top", ha="left",
-                 linespacing=1.3, gid="caption")  # fmt: skip
+                 gid="caption" if i == 0 else f"caption-{i}")  # fmt: skip
     return fig
 
 

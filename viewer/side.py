@@ -20,6 +20,7 @@ from . import palette as pal
 from . import shapes as sh
 from .layers.annotations import nice_scale_length
 from .model import ActorSpec, Drawing, Label
+from .wording import length
 
 __all__ = [
     "SIDE_PIECE_DEPTH",
@@ -89,7 +90,7 @@ def side_part(scene, a: str | None, b: str | None) -> Drawing:
             for t in troopers
             if abs(float((np.asarray(t.position) - origin) @ direction)) <= slab + t.radius
         ]
-        d.notes.append(f"section {2 * slab:.0f} mm thick about the line {a} - {b}")
+        d.notes.append(f"section {length(scene, 2 * slab, 0)} thick about the line {a} - {b}")
     for t in troopers:
         rect = _outline_rect(t, direction)
         d.actors.append(
@@ -103,7 +104,9 @@ def side_part(scene, a: str | None, b: str | None) -> Drawing:
                 meta={"trooper": t.id},
             )
         )
-        d.notes.append(f"{t.id}: {t.height:g} mm tall, base {2 * t.radius:g} mm")
+        d.notes.append(
+            f"{t.id}: {length(scene, t.height)} tall, base {length(scene, 2 * t.radius)}"
+        )
     fit = [np.asarray(t.cylinder.bounds()) for t in troopers]
     if a is not None:
         fit.extend(_slab_scenery(scene, origin, direction, slab, a, b))

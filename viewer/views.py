@@ -33,6 +33,7 @@ from geom3d.visibility import (
 
 from . import palette as pal
 from . import shapes as sh
+from . import wording as wd
 from .model import ActorSpec, Drawing
 
 __all__ = [
@@ -64,6 +65,11 @@ def _deciding_eye(scene, a: str, b: str):
         return np.asarray(w.eye, dtype=float), w, res
     eyes = eye_points(scene.trooper(a).cylinder, scene.trooper(b).cylinder)
     return np.asarray(eyes[0], dtype=float), None, res
+
+
+def _patch(scene, mm: float) -> str:
+    """``"3 x 3 mm"`` in the file's units."""
+    return f"{wd.number(scene, mm)} x {wd.length(scene, mm)}"
 
 
 def eye_part(scene, a: str, b: str) -> Drawing:
@@ -121,7 +127,7 @@ def eye_part(scene, a: str, b: str) -> Drawing:
         )
         d.add_legend(f"{b} seen from the eye", VISIBLE_REGION)
     area = float(clear.sum()) * step * step
-    d.notes.append(f"{a}'s eye sees {area:.0f} mm² of {b}")
+    d.notes.append(f"{a}'s eye sees {wd.area(scene, area)} of {b}")
     if witness is not None:
         pc = np.asarray(witness.patch_center, dtype=float)
         ps, pt, pdepth = view.project(pc[None, :])
@@ -143,15 +149,13 @@ def eye_part(scene, a: str, b: str) -> Drawing:
                 meta={"corners": np.array(ring).tolist()},
             )
         )
-        d.add_legend(
-            f"{lat.patch_mm:g} x {lat.patch_mm:g} mm patch (deciding)", PATCH_OUTLINE, "line"
-        )
+        d.add_legend(f"{_patch(scene, lat.patch_mm)} patch (deciding)", PATCH_OUTLINE, "line")
     else:
         viewer = getattr(res, "witness_viewer", None)
         why = (
             f"LoF decided from {viewer}'s eye (reciprocity)"
             if viewer
-            else f"no eye point of {a} sees a {lat.patch_mm:g} x {lat.patch_mm:g} mm patch"
+            else f"no eye point of {a} sees a {_patch(scene, lat.patch_mm)} patch"
         )
         d.notes.append(why + f"; view from {a}'s top eye point")
     d.actors.append(_ghost(tb, eye, a, b))

@@ -12,6 +12,7 @@ from geom3d.core.units import LENGTH_UNITS
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Label
+from viewer.wording import is_infinity, length, length_unit, number
 
 __all__ = [
     "ANNOTATIONS",
@@ -73,7 +74,9 @@ def scenery_height_labels(scene, bounds) -> list[Label]:
         x, y = float(np.clip(x, lo[0], hi[0])), float(np.clip(y, lo[1], hi[1]))
         # anchored just above the top, so the piece itself does not hide its label
         z = float(vmax[2]) + 0.5
-        out.append(Label("annotations", (x, y, z), f"{name}: {vmax[2]:.1f} mm high"))
+        out.append(
+            Label("annotations", (x, y, z), f"{name}: {length(scene, vmax[2], strip=False)} high")
+        )
     return out
 
 
@@ -91,46 +94,63 @@ def distance_annotations(scene, a: str, b: str, pair: dict | None = None):
     pa, pb = np.asarray(ta.position, dtype=float), np.asarray(tb.position, dtype=float)
     cc = float(np.hypot(*(pb[:2] - pa[:2])))
     edge = max(0.0, cc - ta.radius - tb.radius)
-    notes = [f"{a} - {b}: {cc:.1f} mm centre to centre, {edge:.1f} mm base to base"]
+    cc_t, edge_t = length(scene, cc, strip=False), length(scene, edge, strip=False)
+    notes = [f"{a} - {b}: {cc_t} centre to centre, {edge_t} base to base"]
     labels = []
     w = (pair or {}).get("witness") or {}
     if "eye" in w and "patch_center" in w:
         eye, patch = np.asarray(w["eye"], float), np.asarray(w["patch_center"], float)
         n = float(np.linalg.norm(patch - eye))
+        lo_hi = (length(scene, eye[2], strip=False), length(scene, patch[2], strip=False))
         notes.append(
-            f"deciding ray {a} -> {b}: {n:.1f} mm, from {eye[2]:.1f} mm high to "
-            f"{patch[2]:.1f} mm high"
+            f"deciding ray {a} -> {b}: {length(scene, n, strip=False)}, "
+            f"from {lo_hi[0]} high to {lo_hi[1]} high"
         )
         mid = 0.5 * (eye + patch)
-        labels.append(Label("annotations", tuple(float(v) for v in mid), f"{n:.1f} mm"))
+        labels.append(
+            Label("annotations", tuple(float(v) for v in mid), length(scene, n, strip=False))
+        )
     else:
         mid = 0.5 * (pa + pb)
         mid[2] = max(pa[2] + ta.height, pb[2] + tb.height) * 0.5
-        labels.append(Label("annotations", tuple(float(v) for v in mid), f"{cc:.1f} mm"))
+        labels.append(
+            Label("annotations", tuple(float(v) for v in mid), length(scene, edge, strip=False))
+        )
     return labels, notes
 
 
-def template_dimensions(volume, name: str | None = None) -> str:
-    """``"large_teardrop: teardrop 203 x 63.5 mm (length x width), 31.8 mm high"``."""
+def template_dimensions(volume, name: str | None = None, scene=None) -> str:
+    """``"large_teardrop: teardrop 203.2 x 63.5 mm (length x width), 31.75 mm high"``.
+
+    With ``scene``: lengths in the file's units, and no height in 40k (its templates are
+    read in plan only).
+    """
     shape = volume.shape
+
+    def num(mm):
+        return f"{mm:g}" if scene is None else number(scene, mm, 2)
+
+    unit = "mm" if scene is None else length_unit(scene)
     if shape.kind == "teardrop":
-        dims = f"teardrop {shape.length:g} x {shape.width:g} mm (length x width)"
+        dims = f"teardrop {num(shape.length)} x {num(shape.width)} {unit} (length x width)"
         if shape.narrow_width:
-            dims += f", narrow end {shape.narrow_width:g} mm"
+            dims += f", narrow end {num(shape.narrow_width)} {unit}"
     else:
-        dims = f"circle {shape.diameter:g} mm across"
-    dims += f", {volume.height:g} mm high"
+        dims = f"circle {num(shape.diameter)} {unit} across"
+    if scene is None or is_infinity(scene):
+        dims += f", {num(volume.height)} {unit} high"
     return f"{name}: {dims}" if name else dims
 
 
-def template_labels(volumes, name: str | None = None) -> list[Label]:
+def template_labels(volumes, name: str | None = None, scene=None) -> list[Label]:
     """A dimension label at the far end of each template (its axis end, on the table)."""
     out = []
     for vol in volumes:
         ring = vol.shape.boundary(72)
         far = ring[int(np.argmax(ring[:, 0]))] if len(ring) else np.zeros(2)
         p = vol.to_world(np.array([[far[0], far[1], vol.height]]))[0]
-        out.append(Label("annotations", tuple(float(v) for v in p), template_dimensions(vol, name)))
+        text = template_dimensions(vol, name, scene)
+        out.append(Label("annotations", tuple(float(v) for v in p), text))
     return out
 
 

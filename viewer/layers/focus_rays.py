@@ -1,4 +1,5 @@
-"""Blast Focus rays to the troopers an attack leaves out for Total Cover (``templates`` layer).
+"""Blast Focus rays to the troopers inside a template (``templates`` layer): those the
+attack affects (the rays that reach them) and those it leaves out for Total Cover.
 
 The engine decides (SPEC 4.1) that no 3 x 3 mm patch of the part of a silhouette inside
 the template can be seen from the Blast Focus. The diagram shows why: a fan of sample rays
@@ -103,8 +104,9 @@ def focus_rays(scene, volume, tid: str):
     return o, o + f * (e - o), e, blocked
 
 
-def focus_ray_actors(scene, volumes: Sequence, excluded: dict) -> Drawing:
-    """Rays from the Blast Focus to every trooper excluded for ``total_cover``.
+def focus_ray_actors(scene, volumes: Sequence, excluded: dict, affected=()) -> Drawing:
+    """Rays from the Blast Focus to every trooper inside a template: those it reaches
+    (``affected``) and those excluded for ``total_cover``.
 
     Parameters
     ----------
@@ -112,16 +114,22 @@ def focus_ray_actors(scene, volumes: Sequence, excluded: dict) -> Drawing:
     volumes : sequence of TemplateVolume
     excluded : dict[str, str]
         Trooper id -> reason (the attack document's ``excluded`` list).
+    affected : iterable of str
+        The troopers the attack affects: their sample rays show why they were included.
 
     Returns
     -------
     Drawing
-        Actors (``focus-rays:<id>`` dashed, ``focus-rays:<id>:clear`` thin), legend rows
-        and one note per trooper.
+        Per trooper: rays stopped by scenery (``focus-rays:<id>``, dashed, ball at the
+        hit), and rays that get through (``focus-rays:<id>:clear``: solid
+        :data:`~viewer.palette.CLEAR_RAY` to an affected trooper, thin grey to an excluded
+        one, where they reach too little); legend rows and one note per trooper.
     """
     d = Drawing(title="")
-    for tid, why in excluded.items():
-        if why != "total_cover" or tid not in scene.troopers:
+    todo = [(t, "total_cover") for t, why in excluded.items() if why == "total_cover"]
+    todo += [(t, "affected") for t in affected if t not in excluded]
+    for tid, kind in todo:
+        if tid not in scene.troopers:
             continue
         blocked_o, blocked_h, clear_o, clear_e = [], [], [], []
         for vol in volumes:
@@ -143,23 +151,35 @@ def focus_ray_actors(scene, volumes: Sequence, excluded: dict) -> Drawing:
                     pal.BLOCKED_RAY,
                     line_width=2.5,
                     lighting=False,
-                    meta={"trooper": tid, "dashed": True},
+                    meta={"ray_target": tid, "dashed": True},
                 )
             )
             d.add_legend("Blast Focus ray stopped by cover", pal.BLOCKED_RAY, "dashed")
         if clear_o:
+            reached = kind == "affected"
+            color = pal.CLEAR_RAY if reached else "#7A7A7A"
             d.actors.append(
                 ActorSpec(
                     f"focus-rays:{tid}:clear",
                     "templates",
                     sh.segments(clear_o, clear_e),
-                    "#7A7A7A",
-                    line_width=1.0,
+                    color,
+                    line_width=2.0 if reached else 1.0,
                     lighting=False,
+                    meta={"ray_target": tid},
                 )
             )
-            d.add_legend("Blast Focus ray reaching too little", "#7A7A7A", "line")
-        d.notes.append(
-            f"Blast Focus -> {tid}: {len(blocked_o)} of {n} sample rays stopped (total cover)"
-        )
+            d.add_legend(
+                "Blast Focus ray reaching a trooper (hit)"
+                if reached
+                else "Blast Focus ray reaching too little",
+                color,
+                "line",
+            )
+        if kind == "affected":
+            d.notes.append(f"Blast Focus -> {tid}: {len(clear_o)} of {n} sample rays reach it")
+        else:
+            d.notes.append(
+                f"Blast Focus -> {tid}: {len(blocked_o)} of {n} sample rays stopped (total cover)"
+            )
     return d

@@ -11,6 +11,7 @@ from geom3d.bodies.cylinder import ray_cylinder_entry
 from geom3d.core.tolerances import COINCIDENT_EPS_MM
 from viewer import palette as pal
 from viewer import shapes as sh
+from viewer import wording as wd
 from viewer.layers.route_windows import route_window_actors
 from viewer.model import ActorSpec, Drawing
 
@@ -21,6 +22,12 @@ __all__ = [
     "lof_pair_actors",
     "matrix_actors",
 ]
+
+
+def _patch(scene) -> str:
+    """The witness patch, ``"3x3 mm"``, in the file's units."""
+    mm = scene.ruleset.lof_policy.patch_mm
+    return f"{wd.number(scene, mm)}x{wd.length(scene, mm)}"
 
 
 def _near_points(a, b, fractions=(0.95, 0.5, 0.08)) -> np.ndarray:
@@ -103,12 +110,12 @@ def lof_pair_actors(scene, pair: dict, *, blocked_fan: bool = True) -> Drawing:
                 meta={"eye": eye.tolist(), "patch_center": patch.tolist()},
             )
         )
-        d.add_legend("deciding ray (3x3 mm seen)", pal.CLEAR_RAY, "line")
+        d.add_legend(f"deciding ray ({_patch(scene)} seen)", pal.CLEAR_RAY, "line")
         area = w.get("visible_area_mm2")
         viewer = w.get("viewer") or a
         if area is not None:
             other = b if viewer == a else a
-            d.notes.append(f"{viewer}'s eye sees {float(area):.0f} mm² of {other}")
+            d.notes.append(f"{viewer}'s eye sees {wd.area(scene, float(area))} of {other}")
     elif blocked_fan:
         o, hits, e, blocked = blocked_rays(scene, a, b)
         parts = [sh.segments(o[blocked], hits[blocked])] if blocked.any() else []
@@ -137,7 +144,7 @@ def lof_pair_actors(scene, pair: dict, *, blocked_fan: bool = True) -> Drawing:
             )
         )
         d.notes.append(f"{int(blocked.sum())} of {len(blocked)} sample rays blocked")
-        d.notes.append("(no eye point sees a 3x3 mm patch)")
+        d.notes.append(f"(no eye point sees a {_patch(scene)} patch)")
     _add_route_windows(d, scene, [pair])
     return d
 

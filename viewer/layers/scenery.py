@@ -7,6 +7,7 @@ import numpy as np
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, LegendEntry
+from viewer.wording import length
 
 __all__ = ["CLOSING_FACES", "EDGE_TRIANGLE_LIMIT", "scenery_actors", "scenery_legend"]
 
@@ -111,10 +112,14 @@ def scenery_legend(scene) -> list[LegendEntry]:
     out = []
     top = float(scene.scenery.vertices[:, 2].max())
     if scene.scenario.table_mesh is not None:  # terrain: the ramp reads as heights
-        out.append(LegendEntry(f"terrain and scenery (darker: higher, to {top:.0f} mm)",
+        out.append(LegendEntry(f"terrain and scenery (darker: higher, to {length(scene, top, 0)})",
                                pal.SCENERY_RAMP[1]))  # fmt: skip
     elif blocking.any():
-        out.append(LegendEntry(f"scenery (darker: taller, to {top:.0f} mm)", pal.SCENERY_RAMP[1]))
+        out.append(
+            LegendEntry(
+                f"scenery (darker: taller, to {length(scene, top, 0)})", pal.SCENERY_RAMP[1]
+            )
+        )
     if not blocking.all():
         out.append(LegendEntry("scenery, no LoF block", pal.SCENERY_NONBLOCKING))
     if np.any(scene.closing_mask):

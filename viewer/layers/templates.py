@@ -11,6 +11,7 @@ from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.layers.troopers import highlight_actors
 from viewer.model import ActorSpec, Drawing
+from viewer.wording import hits_text, is_infinity
 
 __all__ = ["TEMPLATE_OPACITY", "attack_actors", "template_actors"]
 
@@ -18,15 +19,15 @@ __all__ = ["TEMPLATE_OPACITY", "attack_actors", "template_actors"]
 TEMPLATE_OPACITY = 0.28
 
 
-def template_actors(volumes: Sequence) -> list[ActorSpec]:
+def template_actors(volumes: Sequence, focus: bool = True) -> list[ActorSpec]:
     """Translucent template volumes, their outlines, and the Blast Focus of each.
 
     Parameters
     ----------
     volumes : sequence of geom3d.templates.TemplateVolume
 
-    The Blast Focus is drawn as its 3D segment (:meth:`TemplateVolume.focus_segment`) in
-    black with a ball at the focus point.
+    The Blast Focus (Infinity; ``focus=False`` leaves it out) is drawn as its 3D segment
+    (:meth:`TemplateVolume.focus_segment`) in black with a ball at the focus point.
     """
     out: list[ActorSpec] = []
     for i, vol in enumerate(volumes):
@@ -56,6 +57,8 @@ def template_actors(volumes: Sequence) -> list[ActorSpec]:
                 lighting=False,
             )
         )
+        if not focus:
+            continue
         seg = vol.focus_segment()
         ball = max(2.5, 0.12 * vol.height)
         focus = pv.merge([sh.segments(seg[0], seg[1]), sh.spheres(seg[0] + [0, 0, 0.5], ball)])
@@ -98,33 +101,48 @@ def attack_actors(scene, doc: dict, volumes: Sequence, attack_spec=None) -> Draw
     title = f"attack {doc.get('id', '?')}: {outcome}"
     if reason:
         title += f" ({str(reason).replace('_', ' ')})"
+    infinity = is_infinity(scene)
     d = Drawing(title=title)
-    d.actors.extend(template_actors(volumes))
+    d.actors.extend(template_actors(volumes, focus=infinity))
     ha, hl = highlight_actors(scene, affected, excluded)
     d.actors.extend(ha)
     d.labels.extend(hl)
     parts = []
     if attack_spec is not None:
         tname = attack_spec.template_name or attack_spec.template.get("shape", "template")
-        parts.append(f"{tname}, {attack_spec.mode}, by {attack_spec.attacker}")
-        if attack_spec.main_target:
-            parts.append(f"main target {attack_spec.main_target}")
+        if infinity:
+            parts.append(f"{tname}, {attack_spec.mode}, by {attack_spec.attacker}")
+            if attack_spec.main_target:
+                parts.append(f"main target {attack_spec.main_target}")
+        else:  # 40k: no modes, no main/secondary roles; the target unit counts
+            parts.append(f"{tname} template, by {attack_spec.attacker}")
+            if attack_spec.target_unit:
+                parts.append(f"target unit {attack_spec.target_unit}")
+            elif attack_spec.main_target:
+                parts.append(f"target {attack_spec.main_target}")
     d.subtitle = "; ".join(parts)
-    d.notes.append("affected: " + (", ".join(affected) if affected else "none"))
+    if not doc.get("wall_of_death"):
+        d.notes.append("affected: " + (", ".join(affected) if affected else "none"))
     for tid, why in excluded.items():
         d.notes.append(f"not affected: {tid} ({str(why).replace('_', ' ')})")
     for tid, info in sorted((doc.get("troopers") or {}).items()):
+        if not infinity:
+            unit = info.get("in_target_unit")
+            d.notes.append(f"  {tid}: " + ("target unit, hit" if unit else "other unit, no hit"))
+            continue
         bits = [info.get("role", "")]
         if info.get("dodge"):
             bits.append(f"dodge {info['dodge']}")
         d.notes.append(f"  {tid}: " + ", ".join(b for b in bits if b))
-    if "hits" in doc:
-        d.notes.append(f"hits: {doc['hits']}")
+    hits = hits_text(doc)
+    if hits and not doc.get("wall_of_death"):
+        d.notes.append(hits)
     if volumes:
         d.add_legend("template volume", pal.TEMPLATE)
-        d.add_legend("Blast Focus", pal.FOCUS, "disc")
+        if infinity:
+            d.add_legend("Blast Focus", pal.FOCUS, "disc")
     if affected:
-        d.add_legend("affected", pal.AFFECTED, "ring")
+        d.add_legend("affected" if infinity else "under the template", pal.AFFECTED, "ring")
     if any(why != "attacker" for why in excluded.values()):
         d.add_legend("not affected (reason given)", pal.EXCLUDED, "cross")
     return d
