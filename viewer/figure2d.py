@@ -208,7 +208,7 @@ def _draw_items(ax, drawing, items, overlay, k, dpi) -> None:
             pc = PolyCollection(
                 [f.uv for f in run], facecolors=[f.rgba for f in run],
                 edgecolors=[f.rgba for f in run] if opaque else "none",
-                linewidths=_pt(1.0, dpi) if opaque else 0.0, zorder=2,
+                linewidths=_pt(1.5, dpi) if opaque else 0.0, zorder=2,
             )  # fmt: skip
             pc.set_gid(gid)
             ax.add_collection(pc)

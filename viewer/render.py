@@ -40,7 +40,13 @@ from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
 from .overlay import add_overlay, add_placed_labels, place_world_labels, trooper_boxes
-from .plan import figure_bytes, plan_figure, plan_pixels, raster_pdf_bytes
+from .plan import (
+    DEFAULT_VECTOR_DPI,
+    figure_bytes,
+    plan_figure,
+    plan_pixels,
+    raster_pdf_bytes,
+)
 from .plotter import draw, make_plotter
 from .survey import render_survey  # the survey heat map (geom3d survey), via this plugin
 from .views import hide_occluded_labels
@@ -299,15 +305,29 @@ def _svg_bytes(plotter, drawing: Drawing, size, dpi: int | None) -> bytes:
         plotter.save_graphic(str(f), title=_xml_escape(drawing.title), raster=True, painter=True)
         text = f.read_text(encoding="utf-8")
     text = _CREATION.sub("", text)
+    text = _escape_gl2ps_text(text)
+    # the page size every view gets for one output size (the vector views' too): W x H
+    # pixels at --dpi, else at DEFAULT_VECTOR_DPI (96 px per inch: 0.75 pt a pixel)
+    w, h = size
     if dpi:
-        w, h = size
-        text = re.sub(
-            r'width="[0-9.]+pt" height="[0-9.]+pt"',
-            f'width="{w / dpi:.4f}in" height="{h / dpi:.4f}in"',
-            text,
-            count=1,
-        )
+        page = f'width="{w / dpi:.4f}in" height="{h / dpi:.4f}in"'
+    else:
+        k = 72.0 / DEFAULT_VECTOR_DPI
+        page = f'width="{w * k:g}pt" height="{h * k:g}pt"'
+    text = re.sub(r'width="[0-9.]+pt" height="[0-9.]+pt"', page, text, count=1)
     return text.encode("utf-8")
+
+
+def _escape_gl2ps_text(svg: str) -> str:
+    """GL2PS writes ``<text ...>content</text>`` unescaped (a ``<scenario>`` title made the
+    file ill-formed XML): escape each content, one element a line as GL2PS writes them."""
+    out = []
+    for line in svg.split("\n"):
+        if line.startswith("<text") and line.endswith("</text>") and ">" in line:
+            head, _, rest = line.partition(">")
+            line = f"{head}>{_xml_escape(rest[: -len('</text>')])}</text>"
+        out.append(line)
+    return "\n".join(out)
 
 
 def _xml_escape(s: str) -> str:

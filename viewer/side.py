@@ -20,9 +20,11 @@ from . import palette as pal
 from . import shapes as sh
 from .layers.annotations import nice_scale_length
 from .model import ActorSpec, Drawing, Label
+from .views import VISIBLE_REGION, seen_samples
 from .wording import length
 
 __all__ = [
+    "SEEN_REGION",
     "SIDE_PIECE_DEPTH",
     "section_filter",
     "side_direction",
@@ -30,6 +32,8 @@ __all__ = [
     "side_scale_bar",
 ]
 
+#: Shading of the part of B that A's deciding eye sees (as in the eye view).
+SEEN_REGION = VISIBLE_REGION
 #: Side view across A-B: a scenery piece reaching into the section is drawn whole when
 #: it is at most this many slab half-thicknesses deep along the line of sight (a wall, a
 #: crate), else cut to the section (terrain).
@@ -107,6 +111,11 @@ def side_part(scene, a: str | None, b: str | None) -> Drawing:
         d.notes.append(
             f"{t.id}: {length(scene, t.height)} tall, base {length(scene, 2 * t.radius)}"
         )
+    if a is not None:
+        seen = _seen_part(scene, a, b, direction)
+        if seen is not None:
+            d.actors.append(seen)
+            d.add_legend(f"{b} seen from {a}'s eye", SEEN_REGION)
     fit = [np.asarray(t.cylinder.bounds()) for t in troopers]
     if a is not None:
         fit.extend(_slab_scenery(scene, origin, direction, slab, a, b))
@@ -117,6 +126,48 @@ def side_part(scene, a: str | None, b: str | None) -> Drawing:
         "fit": np.vstack(fit).tolist() if fit else None,
     }
     return d
+
+
+def _seen_part(scene, a: str, b: str, direction: np.ndarray) -> ActorSpec | None:
+    """B's part that A's deciding eye sees, as a side view can show it: the heights seen.
+
+    A side view looks across A-B, so what A sees of B faces the picture's side; the
+    figure shades the heights of B where some clear sample (a point of B the eye sees,
+    :func:`viewer.views.seen_samples`) lies, across B's whole silhouette, just in front of
+    its outline. None when the eye sees nothing of B.
+    """
+    *_, clear, pts, lat = seen_samples(scene, a, b)
+    if not clear.any():
+        return None
+    tb = scene.trooper(b)
+    right = np.cross(direction, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    c = np.asarray(tb.position, dtype=float) - direction * (tb.radius + 0.8)
+    h = 0.5 * lat.sample_mm
+    z0, z1 = float(c[2]), float(c[2] + tb.height)
+    bands: list[list[float]] = []
+    for z in np.sort(pts[clear][:, 2]):  # the seen heights, as merged intervals
+        lo, hi = max(z0, z - h), min(z1, z + h)
+        if bands and lo <= bands[-1][1] + 1e-9:
+            bands[-1][1] = max(bands[-1][1], hi)
+        else:
+            bands.append([lo, hi])
+    verts, tris = [], []
+    for lo, hi in bands:
+        k = len(verts)
+        for sr, z in ((-1, lo), (1, lo), (1, hi), (-1, hi)):
+            p = c + sr * tb.radius * right
+            verts.append([p[0], p[1], z])
+        tris += [(k, k + 1, k + 2), (k, k + 2, k + 3)]
+    return ActorSpec(
+        f"side-seen:{a}:{b}",
+        "rays",
+        sh.faces_mesh(np.array(verts), np.array(tris)),
+        SEEN_REGION,
+        0.75,
+        lighting=False,
+        meta={"bands_mm": [[float(lo), float(hi)] for lo, hi in bands]},
+    )
 
 
 def side_scale_bar(camera: dict, bounds, units: str) -> tuple[list[ActorSpec], list[Label]]:

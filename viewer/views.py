@@ -72,15 +72,22 @@ def _patch(scene, mm: float) -> str:
     return f"{wd.number(scene, mm)} x {wd.length(scene, mm)}"
 
 
-def eye_part(scene, a: str, b: str) -> Drawing:
-    """B seen from A's deciding eye point: visible region shaded, patch outlined.
+def seen_samples(scene, a: str, b: str):
+    """B's apparent-view samples from A's deciding eye, cast like Line of Fire casts them.
 
     Returns
     -------
-    Drawing
-        ``rays`` layer actors ``eye-visible:A:B`` (clear sample cells) and
-        ``eye-patch:A:B`` (the witness patch outline), notes, legend, and ``camera``:
-        ``eye`` (3,), ``target`` (3,) B's centre, ``half_angle_deg`` B's apparent half size.
+    eye : (3,) float, mm
+    witness, res
+        The Line of Fire witness (None when A's eye sees no patch) and result.
+    view : geom3d.visibility.ApparentView
+    s, t : (n,) float, mm
+        The samples' apparent coordinates.
+    clear : (n,) bool
+        Samples the eye sees.
+    pts : (n, 3) float, mm
+        Where each sample's sight line meets B.
+    lat : geom3d.visibility.PatchLattice
     """
     ta, tb = scene.trooper(a), scene.trooper(b)
     eye, witness, res = _deciding_eye(scene, a, b)
@@ -98,6 +105,23 @@ def eye_part(scene, a: str, b: str) -> Drawing:
     S, T = np.meshgrid(lattice(s0, s1, step) * step, lattice(t0, t1, step) * step, indexing="ij")
     s, t = S.ravel(), T.ravel()
     clear, pts = cast(view, np.zeros(len(s), dtype=np.int64), s, t)
+    return eye, witness, res, view, s, t, clear, pts, lat
+
+
+def eye_part(scene, a: str, b: str) -> Drawing:
+    """B seen from A's deciding eye point: visible region shaded, patch outlined.
+
+    Returns
+    -------
+    Drawing
+        ``rays`` layer actors ``eye-visible:A:B`` (clear sample cells) and
+        ``eye-patch:A:B`` (the witness patch outline), notes, legend, and ``camera``:
+        ``eye`` (3,), ``target`` (3,) B's centre, ``half_angle_deg`` B's apparent half size.
+    """
+    tb = scene.trooper(b)
+    eye, witness, res, view, s, t, clear, pts, lat = seen_samples(scene, a, b)
+    s0, s1, t0, t1 = view.extent()
+    step = lat.sample_mm
     lof = bool(getattr(res, "lof", False))
     d = Drawing(title=f"eye view {a} -> {b}: LoF " + ("yes" if lof else "no"))
     u, v, w = view.u[0], view.v[0], view.w[0]

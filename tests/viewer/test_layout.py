@@ -204,3 +204,16 @@ def test_40k_in_inches_says_no_mm_and_no_infinity_words(tmp_path):
             assert infinity_only not in words
         assert "hits: 3" in words
         assert " in " in words  # lengths in the file's unit
+
+
+def test_one_page_size_per_output_size_for_every_view(tmp_path):
+    """800 x 600 px is 600 x 450 pt (96 px per inch) whatever the view, SVG and PDF."""
+    scene = crowded_scene()
+    for view in ("top", "iso", "from:a", "side:a:t-main", "eye:a:t-main"):
+        svg, pdf = tmp_path / "v.svg", tmp_path / "v.pdf"
+        vr.render(scene, svg, view=view, lof="a:t-main", size=(800, 600))
+        vr.render(scene, pdf, view=view, lof="a:t-main", size=(800, 600))
+        root = ET.parse(svg).getroot()
+        assert (root.get("width"), root.get("height")) == ("600pt", "450pt"), view
+        box = re.search(rb"/MediaBox\s*\[\s*([0-9. ]+)\]", pdf.read_bytes())
+        assert [float(v) for v in box.group(1).split()] == [0, 0, 600, 450], view
