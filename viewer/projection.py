@@ -295,19 +295,22 @@ def _project_faces(i, a, tri, col, basis: ViewBasis, lo_uv, hi_uv) -> list[Face]
     uv, depth = basis.project(flat)
     uv = uv.reshape(-1, 3, 2)
     depth = depth.reshape(-1, 3)
-    out = []
     alpha = float(a.opacity)
-    for k in range(len(tri)):
+    whole = np.ones(len(tri), dtype=bool)
+    if basis.perspective:
+        whole = depth.min(axis=1) >= basis.near
+    with np.errstate(invalid="ignore"):
+        outside = ((uv.max(axis=1) < lo_uv) | (uv.min(axis=1) > hi_uv)).any(axis=1)
+    keep = whole & ~outside
+    out = [Face(i, uv[k], float(dist[k]), (*col[k], alpha)) for k in np.flatnonzero(keep)]
+    for k in np.flatnonzero(~whole):  # a perspective view's near plane cuts these
         d = depth[k]
-        if basis.perspective and d.min() < basis.near:
-            if d.max() < basis.near:
-                continue
-            poly = _clip_near(tri[k], d, basis.near)
-            if len(poly) < 3:
-                continue
-            puv = basis.project(poly)[0]
-        else:
-            puv = uv[k]
+        if d.max() < basis.near:
+            continue
+        poly = _clip_near(tri[k], d, basis.near)
+        if len(poly) < 3:
+            continue
+        puv = basis.project(poly)[0]
         if (puv.max(axis=0) < lo_uv).any() or (puv.min(axis=0) > hi_uv).any():
             continue
         out.append(Face(i, puv, float(dist[k]), (*col[k], alpha)))

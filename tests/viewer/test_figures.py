@@ -102,3 +102,29 @@ def test_attack_table_and_json_say_d3(capsys, monkeypatch):
     assert "D3" in row and "[]" not in row
     doc = load_scene(path).resolve_attack("wall-of-death").to_dict()
     assert (doc["hits"], doc["hits_total"]) == (["D3"], "D3")
+
+
+@pytest.mark.parametrize("view", ["side:a:t", "eye:a:t"])
+def test_zoom_magnifies_about_the_subject(view):
+    """--zoom 2 keeps the subject (the centre of the fitted part: in the eye view the
+    target's centre) where it was and doubles every length on the page."""
+    from viewer import render as vr
+    from viewer.projection import view_basis
+
+    scene = load_scene(REPO / "docs/images/sliver.yaml")
+    one = vr.render(scene, None, view=view, size=(800, 600))
+    two = vr.render(scene, None, view=view, size=(800, 600), zoom=2.0)
+    basis = view_basis(one.drawing)
+    if basis.perspective:
+        centre = np.asarray(one.drawing.camera["target"], dtype=float)
+    else:  # the fitted box's centre, in the plane of the section
+        cu, cv = basis.fit.mean(axis=0)
+        right, up = basis.rows[0, :3], basis.rows[1, :3]
+        centre = cu * right + cv * up + 100.0 * basis.forward
+    p1, p2 = one.world_to_pixel(centre)[0], two.world_to_pixel(centre)[0]
+    assert p2 == pytest.approx(p1, abs=0.5)
+    t = np.asarray(scene.trooper("t").position, dtype=float) + [0, 0, 20]
+    d1 = np.linalg.norm(one.world_to_pixel(t)[0] - p1)
+    d2 = np.linalg.norm(two.world_to_pixel(t)[0] - p2)
+    if d1 > 1:
+        assert d2 == pytest.approx(2 * d1, rel=1e-3)
