@@ -103,6 +103,12 @@ def _direction(azimuth_deg: float, elevation_deg: float) -> np.ndarray:
     return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
 
 
+def _without_zoom(drawing: Drawing) -> Drawing:
+    from dataclasses import replace
+
+    return replace(drawing, camera={k: v for k, v in drawing.camera.items() if k != "zoom"})
+
+
 def _zoom(plotter, drawing: Drawing) -> None:
     z = drawing.camera.get("zoom")
     if z is not None and z != 1.0:
@@ -117,6 +123,12 @@ def top_camera(plotter, drawing: Drawing, size) -> None:
     bw, bh = max(float(hi[0] - lo[0]), 1.0), max(float(hi[1] - lo[1]), 1.0)
     s = max(bw / (px1 - px0), bh / (py1 - py0))  # mm per pixel
     bx, by = 0.5 * float(lo[0] + hi[0]), 0.5 * float(lo[1] + hi[1])
+    z = drawing.camera.get("zoom")
+    subject = drawing.camera.get("subject")
+    if z and z != 1.0 and subject is not None:  # --zoom: 1/z of the fit, about the subject
+        s /= float(z)
+        bx, by = float(subject[0]), float(subject[1])
+        drawing = _without_zoom(drawing)
     cam_x = bx - (0.5 * (px0 + px1) - 0.5 * w) * s
     cam_y = by + (0.5 * (py0 + py1) - 0.5 * h) * s
     top = float(hi[2]) + 1000.0

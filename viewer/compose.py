@@ -180,6 +180,23 @@ def _aim(scene, eye_id: str, attack: str | None, lof: str | None) -> list[float]
     return [float(x), float(y), float(z + 0.5 * t.height)]
 
 
+def _subject(scene, attack_info, lof_info) -> list[float] | None:
+    """The point a plan's ``--zoom`` centres the picture on: the centre of the attack's
+    templates (else its attacker), else the middle of the Line of Fire, else None (the
+    picture's own centre)."""
+    if attack_info is not None:
+        _spec, _doc, volumes = attack_info
+        if volumes:
+            b = np.array([v.bounds() for v in volumes])
+            return (0.5 * (b[:, 0].min(axis=0) + b[:, 1].max(axis=0))).tolist()
+        return [float(v) for v in scene.trooper(_spec.attacker).position]
+    if lof_info is not None:
+        pa = np.asarray(scene.trooper(lof_info[0]).position, dtype=float)
+        pb = np.asarray(scene.trooper(lof_info[1]).position, dtype=float)
+        return (0.5 * (pa + pb)).tolist()
+    return None
+
+
 def _merge_into(d: Drawing, part: Drawing) -> None:
     d.actors.extend(part.actors)
     d.labels.extend(part.labels)
@@ -357,6 +374,9 @@ def build_drawing(
     d.actors.extend(sb_actors)
     d.labels.extend(sb_labels)
     d.bounds = bounds
+    subject = _subject(scene, attack_info, lof_info)
+    if subject is not None:  # --zoom magnifies about it, centred
+        d.camera["subject"] = subject
     d.view = kind
     if kind == "side":
         section_filter(d, scene)

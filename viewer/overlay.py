@@ -247,6 +247,8 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
         lines = wrap(probe.prop, drawing.caption.splitlines(), 0.97 * w)
         step = 1.25 * text_px(probe.prop, "Ag")[1]
         plotter.remove_actor("caption:probe", render=False)
+        if legend_column:  # the picture stops above the caption (a zoomed plan runs on)
+            add_mask(plotter, "mask:caption", 0.0, 0.0, 1.0, (len(lines) * step + 0.012 * h) / h)
         for i, line in enumerate(lines):
             txt = plotter.add_text(
                 line,

@@ -238,9 +238,11 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     ax.set_axis_off()
     xlim, ylim = _fit_limits(drawing.bounds, (right - left, top - bottom))
     zoom = float(getattr(drawing, "camera", {}).get("zoom") or 1.0)
-    if zoom != 1.0:  # --zoom: same centre, 1/zoom of the extent
-        xlim = tuple(0.5 * sum(xlim) + (v - 0.5 * sum(xlim)) / zoom for v in xlim)
-        ylim = tuple(0.5 * sum(ylim) + (v - 0.5 * sum(ylim)) / zoom for v in ylim)
+    if zoom != 1.0:  # --zoom: 1/zoom of the extent, centred on the subject (else as is)
+        cx, cy = 0.5 * sum(xlim), 0.5 * sum(ylim)
+        sx, sy = (drawing.camera.get("subject") or (cx, cy))[:2]
+        xlim = tuple(sx + (v - cx) / zoom for v in xlim)
+        ylim = tuple(sy + (v - cy) / zoom for v in ylim)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     ax.set_aspect("auto")

@@ -25,8 +25,7 @@ for ext in svg png; do
   $G render $D/teardrop.yaml --out $D/teardrop.$ext --attack shot --annotate templates \
     --title "Teardrop: three troopers hit, the prone one missed" \
     --caption "The prone trooper p lies inside the teardrop, but the low wall stops every ray from the Blast Focus to it (dashed): Total Cover." --quiet
-  $G render $D/impact.yaml --out $D/impact.$ext --attack grenade --lof gunner:target \
-    --annotate templates \
+  $G render $D/impact.yaml --out $D/impact.$ext --attack grenade --zoom 2 \
     --title "Impact template: the Blast Focus reaches two troopers, not the third" \
     --caption "Rays from the Blast Focus reach target and beside (solid); the wall cuts every ray to behind (dashed): Total Cover." --quiet
   $G render $D/flamer40k.yaml --out $D/flamer40k.$ext --attack flamer --annotate templates \
