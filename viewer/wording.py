@@ -10,7 +10,7 @@ All text helpers here return plain strings; the PNG, SVG and PDF draw the same s
 
 from __future__ import annotations
 
-from geom3d.units import LENGTH_UNITS
+from geom3d.core.units import LENGTH_UNITS
 
 __all__ = ["area", "hits_text", "is_infinity", "length", "length_unit", "number"]
 
