@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pyvista as pv
@@ -331,9 +332,17 @@ def hide_occluded_labels(scene, drawing: Drawing, camera) -> Drawing:
     focal = np.asarray(camera.focal_point, dtype=float)
     direction = (focal - pos) / np.linalg.norm(focal - pos)
     near = float(camera.clipping_range[0])
-    hidden = hidden_labels(
-        scene, drawing.labels, pos, direction, bool(camera.parallel_projection), near
+    parallel = bool(camera.parallel_projection)
+    # trooper labels: hidden only when every sample point of the trooper is
+    basis = SimpleNamespace(
+        forward=direction,
+        eye=pos,
+        perspective=not parallel,
+        span=float(np.linalg.norm(np.ptp(np.asarray(drawing.bounds, dtype=float), axis=0))),
     )
+    drawing = hidden_trooper_labels(scene, drawing, basis)
+    hidden = hidden_labels(scene, drawing.labels, pos, direction, parallel, near)
+    hidden = [h and lab.trooper is None for lab, h in zip(drawing.labels, hidden, strict=True)]
     if not any(hidden):
         return drawing
     keep = [lab for lab, h in zip(drawing.labels, hidden, strict=True) if not h]

@@ -28,10 +28,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "render",
         "write a diagram (PNG, SVG, PDF or HTML), headless",
         "Writes one diagram off-screen (no display needed); needs the viewer extra\n"
-        "(pip install 'geom3d[viewer]'). Prints the path written. Plan views (--view top)\n"
-        "in .svg or .pdf are true vector drawings (no raster inside); 3D views (iso,\n"
-        "from:ID, side, eye) are rendered pixels: in a .pdf the picture is embedded as an\n"
-        "image, in an .svg the picture is an embedded image with the text as real text.",
+        "(pip install 'geom3d[viewer]'). Prints the path written. Plan, side and eye views\n"
+        "(--view top, side[:A:B], eye:A:B) in .svg or .pdf are true vector drawings (no\n"
+        "raster inside); 3D views (iso, from:ID) are rendered pixels: in a .pdf the picture\n"
+        "is embedded as an image, in an .svg as an image with the text as real text.",
         [
             "geom3d render meshes/demo/table.yaml --out plan.png",
             "geom3d render meshes/scenarios/walkway.yaml --out walkway.svg --view iso "
@@ -102,7 +102,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="F",
-        help="magnify the fitted picture by F (2: half as much shown; default: 1)",
+        help="magnify the fitted picture by F about its subject (the attack's template, the "
+        "Line of Fire, the side or eye view's target; 2: half as much shown; default: 1)",
     )
     r.add_argument(
         "--title",

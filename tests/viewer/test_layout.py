@@ -215,5 +215,8 @@ def test_one_page_size_per_output_size_for_every_view(tmp_path):
         vr.render(scene, pdf, view=view, lof="a:t-main", size=(800, 600))
         root = ET.parse(svg).getroot()
         assert (root.get("width"), root.get("height")) == ("600pt", "450pt"), view
-        box = re.search(rb"/MediaBox\s*\[\s*([0-9. ]+)\]", pdf.read_bytes())
+        data = pdf.read_bytes()
+        box = re.search(rb"/MediaBox\s*\[\s*([0-9. ]+)\]", data)
         assert [float(v) for v in box.group(1).split()] == [0, 0, 600, 450], view
+        if view.startswith(("top", "side", "eye")):  # 2D drawings: vector, no raster
+            assert b"/Image" not in data and b"<image" not in svg.read_bytes(), view
