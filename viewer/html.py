@@ -221,9 +221,16 @@ def _fit_parallel(plotter, box, corners) -> None:
     per_px = 2.0 * cam.parallel_scale / h
     shift = right * (0.5 * (px.max() + px.min()) - 0.5 * w) * per_px
     shift -= up * (0.5 * (py.max() + py.min()) - 0.5 * h) * per_px
-    cam.focal_point = tuple(focal + shift)
-    cam.position = tuple(pos + shift)
-    cam.parallel_scale = cam.parallel_scale * f
+    focal = focal + shift
+    scale = cam.parallel_scale * f
+    cam.parallel_scale = scale
+    # the page's vtk.js draws in perspective whatever the flag: stand back so its view
+    # angle shows what the parallel scale shows at the focal plane
+    dist = scale / np.tan(np.radians(cam.view_angle) / 2)
+    cam.focal_point = tuple(focal)
+    cam.position = tuple(focal - fwd * dist)
+    span = float(np.ptp(corners, axis=0).max())
+    cam.clipping_range = (max(1.0, dist - 2 * span), dist + 2 * span)
 
 
 def html_bytes(drawing: Drawing, size) -> bytes:
