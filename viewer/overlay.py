@@ -212,13 +212,13 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
             texts.append(txt)
     n = len(drawing.legend) if drawing.show_legend else 0
     lw = LEGEND_COLUMN - 0.02
-    lh = min(0.45, 0.032 * max(n, 1))
+    lh = min(0.45, 0.024 * max(n, 1))
     x0 = 1.0 - lw - 0.01
     top = 1.0 - TITLE_BAND
     if n:  # VTK scales the entries' text to the box: a box as wide as the text needs
         chars = max(len(e.label) for e in drawing.legend[:n])
         row_px = lh * h / n
-        need = (chars * 0.36 * row_px + 1.6 * row_px) / w
+        need = (chars * 0.45 * row_px + 1.6 * row_px) / w
         add_legend(plotter, drawing, x0, top, min(lw, need), lh)
     if drawing.notes:
         notes_font = max(7, round(12 * k))

@@ -293,6 +293,7 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     note = unplaced_note([lab.text for lab in drawing.labels], places)
     if note:
         notes.append(note)
+    fig.geom3d_notes = notes  # type: ignore[attr-defined]  # the notes the page shows
 
     # title band
     # title band: title and subtitle wrapped to the page (smaller fonts when they need to)

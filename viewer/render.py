@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import BytesIO
 from pathlib import Path
 
@@ -248,10 +248,13 @@ def render(
             data = _png_bytes(image, dpi) if ext == ".png" else figure_bytes(fig, ext[1:])
             atomic_write(path, data)
         return RenderResult(path, size, view, image, matrix, drawing)
-    if kind == "top" and ext in (".svg", ".pdf"):  # true vector plan (viewer.plan)
+    if kind == "top" and ext in (".svg", ".pdf", ".png", None):  # vector plan (viewer.plan)
         fig = plan_figure(scene, drawing, size, dpi)
-        atomic_write(path, figure_bytes(fig, ext[1:]))
+        drawing = replace(drawing, notes=list(fig.geom3d_notes))
         image, matrix = plan_pixels(fig)
+        if path is not None:
+            data = _png_bytes(image, dpi) if ext == ".png" else figure_bytes(fig, ext[1:])
+            atomic_write(path, data)
         return RenderResult(path, size, view, image, matrix, drawing)
     pv.OFF_SCREEN = True
     pl = make_plotter(size)
