@@ -290,7 +290,10 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
                        transform=fig.transFigure, color=pal.TEXT, lw=fpx(max(1.0, k)),
                        zorder=9_999, gid=t.get_gid() + "-leader")
             )  # fmt: skip
-    note = unplaced_note([lab.text for lab in drawing.labels], places)
+    # anchors outside the picture (zoomed away) are not missing labels
+    inside = [region[0] <= a[0] <= region[1] and region[2] <= a[1] <= region[3] for a in anchors]
+    kept = [(lab.text, p) for lab, p, ok in zip(drawing.labels, places, inside, strict=True) if ok]
+    note = unplaced_note([t for t, _ in kept], [p for _, p in kept])
     if note:
         notes.append(note)
     fig.geom3d_notes = notes  # type: ignore[attr-defined]  # the notes the page shows

@@ -9,17 +9,19 @@ window). Cameras are fixed by the scene (no interaction, no timestamps), so the 
 gives the same pixels on the same machine and Mesa version: the PNG bytes are identical
 (PIL writes no time chunk). Across Mesa versions anti-aliased edges may differ slightly.
 
-SVG output uses VTK's GL2PS exporter (``plotter.save_graphic``), which works
-off-screen: 2D overlays (title, notes, labels, legend text) become SVG ``<text>``
-elements, while the 3D geometry is embedded as one raster ``<image>`` (the OpenGL2
-backend of VTK rasterises 3D props; it cannot write them as vector paths). The
-exporter's ``CreationDate`` line is removed so the SVG is deterministic too.
+Plan, side and eye views are 2D drawings made with matplotlib (:mod:`viewer.plan`,
+:mod:`viewer.figure2d`): their SVG and PDF are true vector and their PNG is the same
+figure rasterised, so every format carries the same text. The ``iso`` and ``from:``
+views are rendered by VTK off-screen; their SVG uses VTK's GL2PS exporter
+(``plotter.save_graphic``): 2D overlays (title, notes, labels, legend text) become SVG
+``<text>`` elements, the 3D geometry one raster ``<image>``; the exporter's
+``CreationDate`` line is removed so the SVG is deterministic too. Every view gets the same
+page for one output size (W x H pixels at ``--dpi``, else at 96 px per inch).
 """
 
 from __future__ import annotations
 
 import re
-import tempfile
 from dataclasses import dataclass, replace
 from io import BytesIO
 from pathlib import Path
@@ -36,12 +38,12 @@ from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing
 from .exposure import render_exposure  # the exposure map (geom3d exposure), via this plugin
 from .figure2d import projected_figure
+from .gl2ps import svg_bytes as _svg_bytes
 from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
 from .overlay import add_overlay, add_placed_labels, place_world_labels, trooper_boxes
 from .plan import (
-    DEFAULT_VECTOR_DPI,
     figure_bytes,
     plan_figure,
     plan_pixels,
@@ -297,44 +299,6 @@ def _png_bytes(image: np.ndarray, dpi: int | None) -> bytes:
     kw = {"dpi": (int(dpi), int(dpi))} if dpi else {}
     Image.fromarray(image, mode="RGB").save(buf, format="PNG", optimize=False, **kw)
     return buf.getvalue()
-
-
-_CREATION = re.compile(r"^CreationDate:.*\n", re.MULTILINE)
-
-
-def _svg_bytes(plotter, drawing: Drawing, size, dpi: int | None) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="geom3d-svg-") as tmp:
-        f = Path(tmp) / "diagram.svg"
-        plotter.save_graphic(str(f), title=_xml_escape(drawing.title), raster=True, painter=True)
-        text = f.read_text(encoding="utf-8")
-    text = _CREATION.sub("", text)
-    text = _escape_gl2ps_text(text)
-    # the page size every view gets for one output size (the vector views' too): W x H
-    # pixels at --dpi, else at DEFAULT_VECTOR_DPI (96 px per inch: 0.75 pt a pixel)
-    w, h = size
-    if dpi:
-        page = f'width="{w / dpi:.4f}in" height="{h / dpi:.4f}in"'
-    else:
-        k = 72.0 / DEFAULT_VECTOR_DPI
-        page = f'width="{w * k:g}pt" height="{h * k:g}pt"'
-    text = re.sub(r'width="[0-9.]+pt" height="[0-9.]+pt"', page, text, count=1)
-    return text.encode("utf-8")
-
-
-def _escape_gl2ps_text(svg: str) -> str:
-    """GL2PS writes ``<text ...>content</text>`` unescaped (a ``<scenario>`` title made the
-    file ill-formed XML): escape each content, one element a line as GL2PS writes them."""
-    out = []
-    for line in svg.split("\n"):
-        if line.startswith("<text") and line.endswith("</text>") and ">" in line:
-            head, _, rest = line.partition(">")
-            line = f"{head}>{_xml_escape(rest[: -len('</text>')])}</text>"
-        out.append(line)
-    return "\n".join(out)
-
-
-def _xml_escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render_to_file(scene, out, **options) -> Path:
