@@ -8,9 +8,11 @@ polygons and polylines for :mod:`viewer.figure2d`, which draws them with matplot
 Hidden surfaces: the painter's algorithm. Triangles are split until no edge is longer than
 a fraction of the view's span (so a long wall face is not sorted as one far or near
 piece), clipped against the near plane of a perspective view, flat shaded like the 3D
-renderer (ambient + diffuse towards the camera) and drawn far to near. Line cells (rays,
-outlines, the deciding patch) are drawn over every face: in a figure about a line of
-sight the line is the subject, and a hidden target's outline shows where it stands.
+renderer (ambient + diffuse, lit along the view axis) and drawn far to near. Line cells
+are sorted with the faces segment by segment, except the ``rays`` layer and lines marked
+``on_top`` (the deciding ray and patch, a hidden target's dashed outline), drawn over
+every face: in a figure about a line of sight the line is the subject, and a hidden
+target's outline shows where it stands.
 """
 
 from __future__ import annotations
@@ -283,11 +285,8 @@ def _project_faces(i, a, tri, col, basis: ViewBasis, lo_uv, hi_uv) -> list[Face]
     n = n / nn[:, None]
     cen = tri.mean(axis=1)
     dist = basis.project(cen)[1]  # depth along the view, like the line segments'
-    if basis.perspective:
-        view = cen - basis.eye
-        view = view / np.maximum(np.linalg.norm(view, axis=1), 1e-12)[:, None]
-    else:
-        view = np.broadcast_to(basis.forward, cen.shape)
+    # lit along the view axis: a flat face is one shade (split faces show no bands)
+    view = np.broadcast_to(basis.forward, cen.shape)
     if a.lighting:
         shade = np.clip(AMBIENT + DIFFUSE * np.abs(np.einsum("ij,ij->i", n, view)), 0.0, 1.0)
         col = np.clip(col * shade[:, None], 0.0, 1.0)
