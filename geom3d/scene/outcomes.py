@@ -309,10 +309,9 @@ class AttackResult:
             hits = list(self.hits or [])
             d["hits"] = hits
             # a Wall of Death's hits are a dice roll ("D3"): the total says the roll too
+            counts = [h for h in hits if isinstance(h, int)]
             d["hits_total"] = (
-                int(sum(hits))
-                if all(isinstance(h, int) for h in hits)
-                else " + ".join(str(h) for h in hits)
+                sum(counts) if len(counts) == len(hits) else " + ".join(str(h) for h in hits)
             )
         if "wall_of_death" in self.fields:
             d["wall_of_death"] = None if self.wall_of_death is None else dict(self.wall_of_death)
