@@ -33,6 +33,7 @@ from geom3d.api import build_scene
 from geom3d.check.expectations import Checks, check_attacks, check_lof
 from geom3d.check.lines import error_line, expectation_lines, line_of
 from geom3d.core.errors import Geom3dError
+from geom3d.core.messages import record_messages
 from geom3d.scenario import load_scenario
 
 #: Set by ``geom3d check``'s SIGTERM handler before it raises. An exception that reaches
@@ -135,7 +136,8 @@ def check_scenario(path: str, display: str | None = None, on_stage=None) -> dict
         ``path``, ``status`` (pass | fail | error | skip), ``checks`` (count),
         ``mismatches`` ([{check, expected, actual}]), ``results`` (every check with its
         status, expected and actual), ``error`` (message or None), ``warnings`` (the
-        scene's), ``timing``: ``parse_seconds`` (reading the scenario file),
+        scene's warnings), ``notes`` (its notes: facts, never a ``--strict`` failure;
+        SPEC 12.2), ``timing``: ``parse_seconds`` (reading the scenario file),
         ``mesh_seconds`` + ``bvh_seconds`` = ``load_seconds`` (0 when the scenery came
         from the cache), ``build_seconds`` (the whole scene: cache lookup, load, dropping
         troopers onto surfaces, sanity warnings), ``compute_seconds`` (the checks),
@@ -227,7 +229,7 @@ def _check_scenario(path: str, display: str, stage) -> dict:
         "mismatches": mismatches,
         "results": results,
         "error": _relabel(error, path, display) if error else None,
-        "warnings": list(scene.warnings),
+        "warnings": record_messages(scene.warnings),
         "accept_warnings": list(scenario.accept_warnings),
         "scan_report": scene.scan_report(),
         "timing": _timing(

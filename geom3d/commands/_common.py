@@ -29,6 +29,7 @@ __all__ = [
     "Formatter",
     "add_quiet",
     "add_scenario_arg",
+    "add_verbose",
     "bundled_meshes_dir",
     "demo_scenario_path",
     "load_for_command",
@@ -66,8 +67,20 @@ def subparser(
 def add_quiet(
     parser: argparse.ArgumentParser, what: str = "no warnings, no progress display"
 ) -> None:
-    """The ``--quiet`` flag every command has."""
+    """The ``--quiet`` and ``-v`` flags every command has."""
     parser.add_argument("--quiet", action="store_true", help=f"{what} (default: off)")
+    add_verbose(parser)
+
+
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    """``-v``: print the scene's notes too (SPEC 12.2)."""
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print the notes (facts such as units scaled or holes closed; "
+        "default: warnings only)",
+    )
 
 
 def add_scenario_arg(parser: argparse.ArgumentParser) -> None:
@@ -115,11 +128,15 @@ def progress_for(args: argparse.Namespace, description: str) -> Progress:
 
 
 def warn_scene(scene: Scene, args: argparse.Namespace) -> None:
-    """Print the scene's warnings on stderr (none with ``--quiet``)."""
+    """Print the scene's warnings on stderr, and its notes with ``-v`` (SPEC 12.2; none
+    with ``--quiet``)."""
     if getattr(args, "quiet", False):
         return
-    for w in scene.warnings:
-        print(f"warning: {scene.scenario.name}: {w}", file=sys.stderr)
+    from geom3d.core.messages import terminal_lines
+
+    verbose = getattr(args, "verbose", False)
+    for line in terminal_lines(scene.warnings, scene.scenario.name, verbose):
+        print(line, file=sys.stderr)
 
 
 def load_for_command(

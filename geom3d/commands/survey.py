@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from geom3d.commands._common import RENDERER_GROUP, progress_for, warn_scene
+from geom3d.commands._common import RENDERER_GROUP, add_verbose, progress_for, warn_scene
 from geom3d.core.errors import UsageError
 from geom3d.core.tolerances import SURVEY_DEFAULT_LANES as DEFAULT_LANES
 from geom3d.core.units import LENGTH_UNITS
@@ -99,6 +99,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument(
         "--quiet", action="store_true", help="no warnings, no progress display (default: off)"
     )
+    add_verbose(p)
     p.set_defaults(func=run)
     return p
 

@@ -15,6 +15,12 @@ __all__ = [
     "AUTO_MAX_REAL_EVALS",
     "AUTO_ROUTE_STEP_MM",
     "AUTO_SET_EVALS",
+    "BASE_LOOP_COVER",
+    "BASE_LOOP_GAP_MM",
+    "CAP_CHECK_MAX_MM",
+    "CAP_CHECK_MIN_MM",
+    "CAP_CHECK_OFFSET",
+    "CAP_CHECK_SAMPLES",
     "CHECK_NUMBER_TOL",
     "CLEAR_BISECT_MM",
     "COINCIDENT_EPS_MM",
@@ -30,6 +36,9 @@ __all__ = [
     "ENGAGED_CONTACT_MM",
     "EYE_SPACING_MM",
     "FAR_OFF_TABLE_MM",
+    "FOOTING_OVERLAP_WARN_MM",
+    "FOOTING_SLOPE_DEG",
+    "FOOTING_STEP_MM",
     "FOOTPRINT_MAX_ERROR_MM",
     "FRAGMENT_FLOOR_TOL_MM",
     "GEOM_EPS_MM",
@@ -55,12 +64,16 @@ __all__ = [
     "MESH_TINY_MM",
     "MIN_BODY_MM",
     "MIN_SCALE",
+    "OFF_TABLE_WARN_MM",
     "PARITY_MAX_CROSSINGS",
     "PARTIAL_COVER_SAVE_MOD",
     "PATCH_MM",
     "PENETRATION_TOL_MM",
     "PIECE_FOOTPRINT_SAMPLES",
+    "PIECE_MAX_MM",
+    "PIECE_MIN_MM",
     "PIECE_REST_TOL_MM",
+    "PIECE_TYPICAL_MM",
     "PLACEMENT_TOL_MM",
     "PROOF_AFTER_BATCHES",
     "PROOF_CLEARANCE_MM",
@@ -111,6 +124,7 @@ __all__ = [
     "SURVEY_TABLE_RANGE_MM",
     "TABLE_CAP_MARGIN_MM",
     "TABLE_FLOOR_DEPTH_MM",
+    "TABLE_MESH_RATIO",
     "UPWARD_NORMAL_MIN_Z",
     "WH40K_MAX_CONTACT_OFFSET_DEG",
 ]
@@ -391,6 +405,28 @@ CURTAIN_FLOOR_EPS_MM: float = 0.05
 #: samples can leave a gap below a long edge (scan boundary edges are usually < 1 mm).
 CURTAIN_FLOOR_STEP_MM: float = 1.0
 
+#: ``solid: auto`` for scenery (SPEC 12.1, :mod:`geom3d.mesh.winding`): a boundary loop of
+#: a scan whose lowest point is within this height of the surface beneath is part of the
+#: scan's *base*, closed down to that surface (curtains and a floor under them); every
+#: other loop is a hole, closed by a cap over it.
+BASE_LOOP_GAP_MM: float = 2.0
+
+#: A loop whose plan bounding box spans this fraction of the piece's in both x and y is
+#: part of its base too, at any height: the rim of a heightfield sheet (a DEM as a piece).
+BASE_LOOP_COVER: float = 0.8
+
+#: A hole's cap is checked against the generalized winding number of the scan closed at
+#: its base: at sample points of the cap, offset along its normal by this fraction of the
+#: hole's extent (clamped to ``[CAP_CHECK_MIN_MM, CAP_CHECK_MAX_MM]``, then halved up to
+#: three times to stay inside thin parts), a sample is in air when the winding number is
+#: below 1/2 on both sides at every offset; a cap mostly in air is not added.
+CAP_CHECK_OFFSET: float = 0.25
+CAP_CHECK_MIN_MM: float = 0.05
+CAP_CHECK_MAX_MM: float = 5.0
+#: At most this many cap triangles per hole are sampled (evenly spread); a cap is kept
+#: unless more than half of its samples are in air.
+CAP_CHECK_SAMPLES: int = 48
+
 #: ``close_table`` puts the table's floor (curtain bottoms and the bottom cap) this far
 #: below the table mesh's lowest point.
 TABLE_FLOOR_DEPTH_MM: float = 1.0
@@ -402,6 +438,17 @@ TABLE_CAP_MARGIN_MM: float = 1.0
 #: A connected component of a piece whose lowest point is more than this above the floor
 #: is reported as a floating fragment (SPEC 11.2 warns about pieces floating > 1 mm).
 FRAGMENT_FLOOR_TOL_MM: float = 1.0
+
+#: Size and unit sanity (SPEC 12.2, :mod:`geom3d.scene.plausibility`): a placed mesh piece more
+#: than ``PIECE_MAX_MM`` or less than ``PIECE_MIN_MM`` across is warned about, naming the
+#: mesh unit that would bring it nearest ``PIECE_TYPICAL_MM``; a table mesh more than
+#: ``TABLE_MESH_RATIO`` times larger or smaller than ``table.size``; terrain reaching more
+#: than ``OFF_TABLE_WARN_MM`` beyond the table.
+PIECE_MAX_MM: float = 2000.0
+PIECE_MIN_MM: float = 5.0
+PIECE_TYPICAL_MM: float = 100.0
+TABLE_MESH_RATIO: float = 3.0
+OFF_TABLE_WARN_MM: float = 5.0
 
 #: A piece with an explicit z floating or sinking more than this (mm) relative to the
 #: ground under its footprint is warned about (SPEC 11.2).
@@ -418,6 +465,18 @@ STAND_GRID_MM: float = 1.0
 #: made of flat triangles over a disc lies at a vertex inside it (every vertex is a probe)
 #: or on the rim, so the rim is sampled finer than the inside.
 STAND_RIM_MM: float = 0.25
+
+#: A base rests on the ground connected to the support under its centre (SPEC 12.2,
+#: :mod:`geom3d.scene.footing`): two neighbouring probes of its base are on connected ground
+#: when their heights differ by at most ``FOOTING_STEP_MM`` plus their distance times
+#: ``tan(FOOTING_SLOPE_DEG)`` (a slope up to 60 degrees, a small step); a steeper jump is
+#: the side of a wall or a sculpture, which does not lift the base.
+FOOTING_STEP_MM: float = 1.0
+FOOTING_SLOPE_DEG: float = 60.0
+
+#: A base whose disc reaches more than this (mm) above its resting height over scenery
+#: not connected to its footing overlaps that scenery: a warning names it.
+FOOTING_OVERLAP_WARN_MM: float = 1.0
 
 #: Warn when the surface under a dropped base varies by more than this fraction of the
 #: base radius (SPEC 11.2: half).

@@ -108,6 +108,10 @@ __all__ = [
 ]
 
 
+#: :class:`ClosingReport` fields that only winding-number closing (``method == "caps"``,
+#: :mod:`geom3d.mesh.winding`) fills.
+CAP_FIELDS = ("base_loops", "caps", "caps_rejected", "largest_cap_mm", "largest_cap_height_mm")
+
 FloorLike = float | Callable[[np.ndarray], np.ndarray]
 
 
@@ -136,8 +140,9 @@ class ClosingReport:
     Attributes
     ----------
     method : str
-        ``"none"`` (no open edges: nothing added), ``"curtains"`` (:func:`close_downward`)
-        or ``"table"`` (:func:`close_table`: curtains plus a bottom cap).
+        ``"none"`` (no open edges: nothing added), ``"curtains"`` (:func:`close_downward`),
+        ``"table"`` (:func:`close_table`: curtains plus a bottom cap) or ``"caps"``
+        (:func:`geom3d.mesh.winding.close_winding`: the winding-number solid).
     open_edges : int
         Edges used by an odd number of faces (normally one), after merging positions.
     nonmanifold_edges : int
@@ -145,8 +150,9 @@ class ClosingReport:
     loops : int
         Boundary loops (connected components of the open edges).
     holes : int
-        Boundary loops that are holes: all of them for a piece; for a table, all but its
-        outer edge (the loop with the largest extent).
+        Boundary loops that are holes: for a piece closed by ``curtains`` all of them,
+        by ``caps`` those not in its base; for a table, all but its outer edge (the loop
+        with the largest extent).
     largest_hole_mm : float, mm
         Bounding-box diagonal of the largest hole (for a bottomless scan this is the
         rim around the missing underside; for a table, its outer edge excluded).
@@ -173,6 +179,16 @@ class ClosingReport:
         the floor (each becomes a column down to the table). ``None`` for a table.
     floor_z_mm : float or None
         The floor height, when it was a single number.
+    base_loops : int
+        (``caps``) Loops closed down to the surface beneath: the scan's base.
+    caps : int
+        (``caps``) Holes closed by a cap.
+    caps_rejected : int
+        (``caps``) Holes left open: their cap disagreed with the winding number.
+    largest_cap_mm : float, mm
+        (``caps``) Extent (bounding-box diagonal) of the largest cap.
+    largest_cap_height_mm : float, mm
+        (``caps``) Height of that cap's lowest point above the surface beneath.
     """
 
     method: str = "none"
@@ -191,10 +207,18 @@ class ClosingReport:
     floating_fragments: int | None = 0
     floor_z_mm: float | None = None
     notes: list[str] = field(default_factory=list)
+    base_loops: int = 0
+    caps: int = 0
+    caps_rejected: int = 0
+    largest_cap_mm: float = 0.0
+    largest_cap_height_mm: float = 0.0
 
     def as_dict(self) -> dict:
-        """JSON-ready dict (floats rounded to 1e-3 mm)."""
+        """JSON-ready dict (floats rounded to 1e-3 mm); the cap fields only for ``caps``."""
         d = asdict(self)
+        if self.method != "caps":
+            for k in CAP_FIELDS:
+                d.pop(k)
         for k, val in d.items():
             if isinstance(val, float):
                 d[k] = round(val, 3)

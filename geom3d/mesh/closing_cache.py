@@ -47,12 +47,18 @@ from geom3d.mesh.digest import array_digest
 __all__ = ["CLOSING_CACHE_VERSION", "cached_closing", "closing_key"]
 
 #: Bump when closing's output (or the entry's layout) changes for the same input (2: arrays
-#: aligned to map in place).
-CLOSING_CACHE_VERSION: int = 2
+#: aligned to map in place; 3: the winding-number closing's report fields).
+CLOSING_CACHE_VERSION: int = 3
 
 _TOLERANCES = (
     "CURTAIN_FLOOR_EPS_MM",
     "CURTAIN_FLOOR_STEP_MM",
+    "BASE_LOOP_COVER",
+    "BASE_LOOP_GAP_MM",
+    "CAP_CHECK_OFFSET",
+    "CAP_CHECK_MIN_MM",
+    "CAP_CHECK_MAX_MM",
+    "CAP_CHECK_SAMPLES",
     "FRAGMENT_FLOOR_TOL_MM",
     "TABLE_CAP_MARGIN_MM",
     "TABLE_FLOOR_DEPTH_MM",
@@ -60,9 +66,9 @@ _TOLERANCES = (
 
 _FIELDS = {f.name: f.type for f in dataclasses.fields(ClosingReport)}
 _INT = {"open_edges", "nonmanifold_edges", "loops", "holes", "curtain_triangles"}
-_INT |= {"cap_triangles", "skipped_edges", "fragments"}
+_INT |= {"cap_triangles", "skipped_edges", "fragments", "base_loops", "caps", "caps_rejected"}
 _FLOAT = {"largest_hole_mm", "largest_hole_perimeter_mm", "gap_under_mm"}
-_FLOAT |= {"lowest_above_floor_mm"}
+_FLOAT |= {"lowest_above_floor_mm", "largest_cap_mm", "largest_cap_height_mm"}
 
 
 def closing_key(kind: str, vertices: np.ndarray, faces: np.ndarray, floor: str) -> str:
@@ -71,7 +77,7 @@ def closing_key(kind: str, vertices: np.ndarray, faces: np.ndarray, floor: str) 
     Parameters
     ----------
     kind : str
-        ``table`` or ``curtains``.
+        ``table``, ``curtains`` or ``caps``.
     vertices : (n, 3) float64, mm
         The mesh as placed (scale, rotation, position applied).
     faces : (m, 3) int64
@@ -100,7 +106,7 @@ def _report(d) -> ClosingReport:
         elif k in _FLOAT:
             ok = isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v)
         elif k == "method":
-            ok = v in ("none", "curtains", "table")
+            ok = v in ("none", "curtains", "table", "caps")
         elif k == "notes":
             ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
         else:  # floating_fragments, floor_z_mm: number or None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.core.messages import note, warning
 from geom3d.core.tolerances import MESH_HUGE_MM, MESH_TINY_MM
 
 __all__ = ["LoadedMesh", "MeshReport", "plural"]
@@ -81,41 +82,50 @@ class MeshReport:
 
         Returns
         -------
-        list of str
+        list of geom3d.core.messages.Message
             E.g. ``["scaled m -> mm (x1000)", "dropped 12 degenerate triangles",
             "open surface: 734 boundary edges", "31 separate bodies"]``; empty for a clean,
-            closed, single-body millimetre mesh.
+            closed, single-body millimetre mesh. Facts are notes; a size that suggests the
+            wrong units is a warning (SPEC 12.2).
         """
         notes = []
         size = max(self.extent_mm)
         if size and size < MESH_TINY_MM:
             notes.append(
-                f"only {size:.3g} mm across in {self.units}: were its units larger "
-                "(mesh_units: m, cm or in)?"
+                warning(
+                    f"only {size:.3g} mm across in {self.units}: were its units larger "
+                    "(mesh_units: m, cm or in)?"
+                )
             )
         elif size > MESH_HUGE_MM:
             notes.append(
-                f"{size / 1000:.3g} m across in {self.units}: were its units smaller "
-                "(mesh_units: mm or cm)?"
+                warning(
+                    f"{size / 1000:.3g} m across in {self.units}: were its units smaller "
+                    "(mesh_units: mm or cm)?"
+                )
             )
         if self.scale_to_mm != 1.0:
-            notes.append(f"scaled {self.units} -> mm (x{self.scale_to_mm:g})")
+            notes.append(note(f"scaled {self.units} -> mm (x{self.scale_to_mm:g})"))
         if self.y_up_converted:
-            notes.append("converted glTF Y-up to Z-up")
+            notes.append(note("converted glTF Y-up to Z-up"))
         if self.n_degenerate_removed:
             notes.append(
-                f"dropped {plural(self.n_degenerate_removed, 'degenerate triangle')}"
-                " (zero area or repeated vertex)"
+                note(
+                    f"dropped {plural(self.n_degenerate_removed, 'degenerate triangle')}"
+                    " (zero area or repeated vertex)"
+                )
             )
         if self.n_open_edges:
-            notes.append(f"open surface: {plural(self.n_open_edges, 'boundary edge')}")
+            notes.append(note(f"open surface: {plural(self.n_open_edges, 'boundary edge')}"))
         if self.n_nonmanifold_edges:
             notes.append(
-                f"non-manifold: {plural(self.n_nonmanifold_edges, 'edge')}"
-                " shared by more than 2 triangles"
+                note(
+                    f"non-manifold: {plural(self.n_nonmanifold_edges, 'edge')}"
+                    " shared by more than 2 triangles"
+                )
             )
         if self.n_bodies > 1:
-            notes.append(f"{self.n_bodies} separate bodies")
+            notes.append(note(f"{self.n_bodies} separate bodies"))
         return notes
 
 

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
+from geom3d.core.messages import Message, note, severity_of, warning
 from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
@@ -34,7 +35,12 @@ from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene.interface import Ruleset
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
-from geom3d.scene.standing import SLOPE_WARN_FRACTION, Surface, embedded_reasons
+from geom3d.scene.standing import (
+    SLOPE_WARN_FRACTION,
+    Surface,
+    embedded_reasons,
+    overlap_message,
+)
 from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
@@ -178,8 +184,11 @@ class Scene:
     mesh_reports : list of (element id, MeshReport)
     pieces : list of geom3d.scene.scenery.PieceReport
         How each piece was placed and closed (:meth:`scan_report`).
-    warnings : list of str
-        Suspicious but legal input (overlaps, embedded troopers, far off the table).
+    warnings : list of geom3d.core.messages.Message
+        Every scene message, each a ``str`` with a ``severity`` (SPEC 12.2): notes
+        (facts: units scaled, bodies counted, holes closed, uneven ground) and warnings
+        (likely mistakes: overlaps, embedded troopers, far off the table, implausible
+        sizes). :func:`geom3d.core.messages.warnings_of` keeps the warnings.
     load_stats : LoadStats
     visibility_cache : dict[tuple[str, str], tuple]
         Symmetric visibility of static trooper pairs, keyed by the sorted id pair; filled
@@ -229,23 +238,31 @@ class Scene:
                 self.blocking.faces if same else self.scenery.faces,
                 ~(self.closing_mask[self.blocking_mask] if same else self.closing_mask),
                 built.has_table_mesh,
+                self.blocking.element if same else self.scenery.element,
+                self.scenery.names,
             )
         self.surface: Surface = built.surface
         self.warnings.extend(built.warnings)  # one line per piece (load, rest, closing)
         self.troopers: dict[str, Trooper] = {}
         specs = scenario.troopers
         drop_xy = [t for t in specs if len(t.position) == 2]
-        z_drop, variation = self.surface.rest(
+        z_drop, variation, overlaps = self.surface.footing(
             [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
         )
         z_of = {t.id: float(z) for t, z in zip(drop_xy, z_drop, strict=True)}
+        for t, z, over in zip(drop_xy, z_drop, overlaps, strict=True):
+            if over is not None:
+                self.warnings.append(warning(overlap_message(t.id, float(z), over)))
         for t, z, var in zip(drop_xy, z_drop, variation, strict=True):
             r = self._base_radius(t)
             if var > SLOPE_WARN_FRACTION * r:
                 self.warnings.append(
-                    f"trooper {t.id!r} stands on uneven ground: the surface under its base "
-                    f"varies by {var:.1f} mm, more than half its base radius ({r:g} mm); "
-                    f"placed on the highest point, z = {z:.1f} mm"
+                    note(
+                        f"trooper {t.id!r} stands on uneven ground: the surface under its "
+                        f"base varies by {var:.1f} mm, more than half its base radius "
+                        f"({r:g} mm); placed on the highest point connected to its centre, "
+                        f"z = {z:.1f} mm"
+                    )
                 )
         engaged = {t.id: set(t.engaged_with) for t in specs}
         for t in specs:
@@ -255,7 +272,7 @@ class Scene:
             self.troopers[t.id] = self._make_trooper(t, z_of, tuple(sorted(engaged[t.id])))
         self._check_warnings()
         # ids and file names in warnings are the user's: never a raw control character
-        self.warnings = [printable(w) for w in self.warnings]
+        self.warnings = [Message(printable(w), severity_of(w)) for w in self.warnings]
 
     # ------------------------------------------------------------------ construction
     def _make_trooper(
@@ -349,12 +366,14 @@ class Scene:
                     and b.position[2] < a.position[2] + a.height
                 )
                 if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
-                    self.warnings.append(f"troopers {a.id!r} and {b.id!r} overlap")
+                    self.warnings.append(warning(f"troopers {a.id!r} and {b.id!r} overlap"))
                 gap = d - a.radius - b.radius
                 if b.id in a.engaged_with and (gap > ENGAGED_CONTACT_MM or not overlap_z):
                     self.warnings.append(
-                        f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
-                        f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
+                        warning(
+                            f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
+                            f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
+                        )
                     )
         closing = self.closing_mask[self.blocking_mask]
         reasons = embedded_reasons(
@@ -364,8 +383,10 @@ class Scene:
         for t, why in zip(ts, reasons, strict=True):
             if why and not t.is_marker and t.id not in in_zone:
                 self.warnings.append(
-                    f"trooper {t.id!r} is embedded in scenery: {why} "
-                    f"(base at z = {t.position[2]:.1f} mm)"
+                    warning(
+                        f"trooper {t.id!r} is embedded in scenery: {why} "
+                        f"(base at z = {t.position[2]:.1f} mm)"
+                    )
                 )
         size = self.scenario.table_size
         lo = np.array([0.0, 0.0])
@@ -379,8 +400,10 @@ class Scene:
                 off = np.maximum(lo - p, 0) + np.maximum(p - hi, 0)
                 if float(np.max(off)) > FAR_OFF_TABLE_MM:
                     self.warnings.append(
-                        f"trooper {t.id!r} is {float(np.max(off)) / 1000:.1f} m off the table "
-                        f"(a unit mistake? the file says units: {self.scenario.units})"
+                        warning(
+                            f"trooper {t.id!r} is {float(np.max(off)) / 1000:.1f} m off the "
+                            f"table (a unit mistake? the file says units: {self.scenario.units})"
+                        )
                     )
 
     # ------------------------------------------------------------------ queries

@@ -11,9 +11,10 @@ triangle soup the scene casts rays against:
    :data:`PIECE_REST_TOL_MM` is warned about; the piece *floats* only when nothing lies
    within that tolerance under it (the ground **or another piece**: a container stacked on
    a container) or against it (a balcony fixed to a wall);
-3. ``solid: auto`` pieces get vertical curtains below their open (odd-use) edges down to
-   the ground (:func:`geom3d.mesh.closing.close_downward`): the ray engine then blocks
-   exactly where the upward-ray parity rule says a segment enters the solid. The table mesh
+3. ``solid: auto`` pieces are closed into their winding-number solid (SPEC 12.1,
+   :func:`geom3d.mesh.winding.close_winding`): the loops of their base are closed down to
+   the ground, every other hole gets a cap checked against the winding number, and
+   nothing hangs from a hole high on a scan down to the table. The table mesh
    with ``solid: auto`` is closed as the top of a solid
    (:func:`geom3d.mesh.closing.close_table`). ``closed`` trusts the mesh and ``surface``
    keeps it paper-thin: neither adds anything. Closing results are cached in memory and
@@ -41,14 +42,17 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from geom3d.core.errors import MeshError
+from geom3d.core.messages import Message, note, severity_of, warning
 from geom3d.core.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
 from geom3d.mesh import LoadedMesh, box_mesh, load_mesh
 from geom3d.mesh.boundary import merge_positions
-from geom3d.mesh.closing import ClosingReport, close_downward, close_table
+from geom3d.mesh.closing import ClosingReport, close_table
 from geom3d.mesh.closing_cache import cached_closing, closing_key
 from geom3d.mesh.digest import array_digest
+from geom3d.mesh.winding import close_winding
 from geom3d.raycast import RayBackend, RayEngine
 from geom3d.scenario import Scenario, SceneryItem
+from geom3d.scene import plausibility
 
 if TYPE_CHECKING:
     from geom3d.scene.standing import Surface
@@ -111,8 +115,9 @@ class PieceReport:
         For ``position: [x, y]``: the z given to the piece's origin (mm).
     rest_gap_mm : float or None
         Lowest point minus the ground beneath (mm; negative: sunk into the ground).
-    messages : list of str
-        Load notes (judged at the placed size), resting and closing notes: one warning line.
+    messages : list of geom3d.core.messages.Message
+        Load notes (judged at the placed size), resting warnings and closing notes: one
+        scene line per severity (:func:`piece_lines`).
     """
 
     id: str
@@ -263,8 +268,10 @@ def _place_piece(item: SceneryItem, v, f, ground: _Ground, rep: PieceReport) -> 
     rep.rest_gap_mm = gap if sink <= PIECE_REST_TOL_MM else -sink
     if sink > PIECE_REST_TOL_MM:
         rep.messages.append(
-            f"sinks {sink:.1f} mm into the surface under it (explicit z = "
-            f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+            warning(
+                f"sinks {sink:.1f} mm into the surface under it (explicit z = "
+                f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
+            )
         )
     return v
 
@@ -333,7 +340,7 @@ def _floating_message(k: int, item: SceneryItem, parts, ground: _Ground, rep) ->
     g = float(np.min(gap))
     if g <= tol:
         return None
-    return (
+    return warning(
         f"floats {g:.1f} mm above the surface under it (explicit z = "
         f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
     )
@@ -350,20 +357,66 @@ def _closing_message(c: ClosingReport, table: bool) -> str | None:
         return f"table edge closed down to a floor at z = {c.floor_z_mm:.1f} mm; {holes}"
     if c.method == "none":  # watertight: nothing added, nothing to say
         return None
-    loops = f"{c.loops} open boundary loop{'s' if c.loops != 1 else ''}"
-    hole = f"largest hole {c.largest_hole_mm:.1f} mm across"
-    msg = (
-        f"open scan closed as a solid: {loops} ({hole}) closed by "
-        f"{c.curtain_triangles} curtain triangles down to the surface beneath"
-    )
-    if c.gap_under_mm > 0:
-        msg += f"; its open rim rises up to {c.gap_under_mm:.1f} mm above that surface"
+    if c.method == "curtains":  # close_downward (not used for scenery since SPEC 12.1)
+        loops = f"{c.loops} open boundary loop{'s' if c.loops != 1 else ''}"
+        return f"open scan closed by {c.curtain_triangles} curtain triangles ({loops})"
+    parts = []
+    if c.base_loops:
+        parts.append(
+            f"its base ({c.base_loops} open loop{'s' if c.base_loops != 1 else ''}) closed "
+            f"down to the surface beneath"
+            + (f" (open rim up to {c.gap_under_mm:.1f} mm above it)" if c.gap_under_mm > 0 else "")
+        )
+    if c.caps:
+        parts.append(
+            f"{c.caps} hole{'s' if c.caps != 1 else ''} capped (largest "
+            f"{c.largest_cap_mm:.1f} mm across, {c.largest_cap_height_mm:.1f} mm above the "
+            f"surface beneath)"
+        )
+    if c.caps_rejected:
+        parts.append(
+            f"{c.caps_rejected} opening{'s' if c.caps_rejected != 1 else ''} left open "
+            f"(the winding number says air)"
+        )
+    msg = "open scan closed as its winding-number solid: " + "; ".join(parts)
     if c.floating_fragments:
         msg += (
-            f"; {c.floating_fragments} floating fragment"
-            f"{'s' if c.floating_fragments != 1 else ''} (each a column down to the surface)"
+            f"; {c.floating_fragments} floating fragment{'s' if c.floating_fragments != 1 else ''}"
         )
     return msg
+
+
+def _plausibility(scn: Scenario, pieces: list[PieceReport], parts) -> None:
+    """Size, unit and placement sanity of every piece (SPEC 12.2, :mod:`.plausibility`),
+    appended to each piece's messages."""
+    items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
+    for it, rep, (v, f, _, _) in zip(items, pieces, parts, strict=True):
+        if not len(f):
+            continue
+        mask = np.zeros(len(v), bool)
+        mask[f.ravel()] = True  # (np.unique of a million faces takes seconds)
+        used = v[mask]
+        lo, hi = used.min(axis=0), used.max(axis=0)
+        found = []
+        if rep.id == "table" and it is scn.table_item:
+            size = float(np.max(hi[:2] - lo[:2]))
+            found.append(plausibility.table_mesh_size(size, it.mesh_units, scn.table_size))
+            found.append(plausibility.off_table(lo, hi, scn.table_size, "the table mesh"))
+        else:
+            if it.box_size is None:
+                found.append(plausibility.piece_size(hi - lo, it.mesh_units, it.scale))
+            found.append(plausibility.off_table(lo, hi, scn.table_size))
+        rep.messages += [m for m in found if m is not None]
+
+
+def piece_lines(rep: PieceReport) -> list[Message]:
+    """A piece's messages as scene lines, ``"id: a; b"``: one line per severity, in the
+    order each severity first appears (SPEC 12.2: notes and warnings apart)."""
+    out: list[Message] = []
+    for sev in dict.fromkeys(severity_of(m) for m in rep.messages):
+        same = [str(m) for m in rep.messages if severity_of(m) == sev]
+        out.append(Message(f"{rep.id}: {'; '.join(same)}", sev))
+    return out
 
 
 def _load_notes(report, item: SceneryItem, closed: bool) -> list[str]:
@@ -411,7 +464,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
             )
             msg = _closing_message(rep.closing, table=True)
             if msg:
-                rep.messages.append(msg)
+                rep.messages.append(note(msg))
         closed = rep.closing is not None and rep.closing.method != "none"
         rep.messages[:0] = _load_notes(lm.report, it, closed)
         pieces.append(rep)
@@ -441,13 +494,13 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
                     floor_id = "z=0"
                 else:
                     floor_id = "table:" + array_digest(table_v, table_f)
-            key = closing_key("curtains", v, f, floor_id)
+            key = closing_key("caps", v, f, floor_id)
             ev, ef, rep.closing, _ = cached_closing(
-                key, functools.partial(close_downward, v, f, ground)
+                key, functools.partial(close_winding, v, f, ground)
             )
             msg = _closing_message(rep.closing, table=False)
             if msg:
-                rep.messages.append(msg)
+                rep.messages.append(note(msg))
         if it.box_size is None:
             closed = rep.closing is not None and rep.closing.method != "none"
             notes = _load_notes(lm.report, it, closed)
@@ -465,8 +518,9 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         line = _floating_message(k, it, parts, ground, rep)
         if line:
             rep.messages.insert(at, line)
+    _plausibility(scn, pieces, parts)
     mesh, closing_mask = _merge(parts, names)
-    warnings = [f"{rep.id}: {'; '.join(rep.messages)}" for rep in pieces if rep.messages]
+    warnings = [line for rep in pieces for line in piece_lines(rep)]
     stats.mesh_seconds += time.perf_counter() - t0
     t0 = time.perf_counter()
     el = mesh.element

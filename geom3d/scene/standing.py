@@ -1,14 +1,19 @@
 """Standing on terrain (SPEC 11.2): where ``[x, y]`` troopers rest, and honest warnings.
 
-A trooper given ``[x, y]`` rests on the **highest surface point under its whole base
-disc**: vertical rays on a ``STAND_GRID_MM`` grid inside the disc and every
-``STAND_RIM_MM`` on its rim (:mod:`geom3d.core.tolerances`), plus every scenery vertex inside
-the disc. The first surface a ray meets coming down is taken whatever way it faces, so
-steep faces never let a probe fall through to the table.
+A trooper given ``[x, y]`` rests on the **highest point of the ground under its base
+that is connected to the support under its centre** (SPEC 12.2, :mod:`geom3d.scene.footing`):
+vertical rays on a ``STAND_GRID_MM`` grid inside the disc and every ``STAND_RIM_MM`` on
+its rim (:mod:`geom3d.core.tolerances`), joined where neighbours differ no more than a slope
+or a small step, plus the highest scenery vertex inside the disc where it is that close
+to the connected ground. The first surface a ray meets coming down is taken whatever way
+it faces, so steep faces never let a probe fall through to the table. A wall or a
+sculpture that the base only overlaps at its rim does not lift it; the scene warns.
 
 Warnings, once per trooper and only when something is really off:
 
-- *uneven ground*: the surface under a dropped trooper's base varies by more than
+- *overlaps*: scenery not connected to the footing rises inside the base (it stands on
+  the ground beside it; the warning names the piece and how far it reaches in);
+- *uneven ground*: the connected ground under a dropped trooper's base varies by more than
   :data:`SLOPE_WARN_FRACTION` of its base radius;
 - *embedded*: scenery cuts into the trooper's volume (an overhang or a wall), or the trooper
   stands inside a solid (an odd number of a solid piece's surfaces above its centre: the
@@ -26,6 +31,9 @@ from geom3d.core.tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
     DROP_STEEP_REL_EPS,
+    FOOTING_OVERLAP_WARN_MM,
+    FOOTING_SLOPE_DEG,
+    FOOTING_STEP_MM,
     PARITY_MAX_CROSSINGS,
     SLOPE_WARN_FRACTION,
     STAND_GRID_MM,
@@ -34,12 +42,14 @@ from geom3d.core.tolerances import (
 )
 from geom3d.mesh.topology import used_vertices
 from geom3d.raycast import RayBackend
+from geom3d.scene.footing import Footing, connected_rest
 
 __all__ = [
     "SLOPE_WARN_FRACTION",
     "Surface",
     "disc_samples",
     "embedded_reasons",
+    "overlap_message",
 ]
 
 
@@ -86,15 +96,31 @@ class Surface:
     has_table_mesh : bool
         With a table mesh, a probe that meets nothing is ignored; without one it meets the
         table top z = 0.
+    element : (m,) int, optional
+        Scenery element of each face (to name what a base overlaps).
+    names : tuple of str
+        Element names.
     """
 
-    def __init__(self, engine: RayBackend, vertices, faces, original, has_table_mesh: bool) -> None:
+    def __init__(
+        self,
+        engine: RayBackend,
+        vertices,
+        faces,
+        original,
+        has_table_mesh: bool,
+        element=None,
+        names=(),
+    ) -> None:
         self.engine = engine
         self.vertices = vertices
         self.faces = faces
         self._original = original
         self.has_table_mesh = has_table_mesh
+        self.element = element
+        self.names = tuple(names)
         self._used: list[np.ndarray] | None = None
+        self._footings: dict[float, Footing] = {}
 
     def _used_vertices(self) -> list[np.ndarray]:
         """The vertices of the pieces' own faces, (u, 3) float64 mm, in parts (computed
@@ -122,10 +148,14 @@ class Surface:
         -------
         (n,) float64, mm
         """
+        return self._tops(xy)[0]
+
+    def _tops(self, xy) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`tops` and the triangle met at each point ((n,) int64, -1 for none)."""
         pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
         z = np.full(len(pts), np.nan)
         if not len(pts) or self.engine.n_triangles == 0:
-            return z
+            return z, np.full(len(pts), -1, np.int64)
         b = self.engine.bounds
         top, bottom = b[1, 2] + DROP_PROBE_HEIGHT_MM, b[0, 2] - DROP_PROBE_HEIGHT_MM
         o = np.column_stack([pts, np.full(len(pts), top)])
@@ -144,7 +174,7 @@ class Surface:
         )
         use = ~steep & (np.abs(exact - hz) < DROP_REFINE_MAX_MM)
         z[ok] = np.where(use, exact, hz)
-        return z
+        return z, np.asarray(hit, np.int64)
 
     def heights(self, xy) -> np.ndarray:
         """Highest surface under each point (mm): :meth:`tops`, misses on the table (0)."""
@@ -152,7 +182,20 @@ class Surface:
         return np.where(np.isnan(z), 0.0, z)
 
     def rest(self, centres, radii) -> tuple[np.ndarray, np.ndarray]:
-        """Where base discs rest, and how uneven the surface under them is.
+        """Where base discs rest, and how uneven the ground under them is.
+
+        :meth:`footing` without the overlaps.
+        """
+        z, var, _ = self.footing(centres, radii)
+        return z, var
+
+    def footing(self, centres, radii) -> tuple[np.ndarray, np.ndarray, list]:
+        """Where base discs rest: the highest ground connected to the centre's support.
+
+        The probes of each disc (:func:`disc_samples`) are joined into connected ground
+        by :func:`geom3d.scene.footing.connected_rest` (SPEC 12.2); the highest vertex of the
+        pieces' own faces over the disc (a spike between probes) counts when it is no
+        higher than that ground allows one probe step further.
 
         Parameters
         ----------
@@ -162,38 +205,74 @@ class Surface:
         Returns
         -------
         z : (k,) float64, mm
-            Highest surface point under each disc (0 where nothing lies under it).
+            Resting height (0 where nothing lies under the disc).
         variation : (k,) float64, mm
-            Highest minus lowest probe height under the disc (0 without probes).
+            Resting height minus the lowest probe under the disc (0 without probes).
+        overlaps : list of (element name or None, overlap mm, height mm) or None
+            Per disc, scenery that rises more than :data:`FOOTING_OVERLAP_WARN_MM` above
+            the resting height inside the disc but is not connected to its footing: the
+            element met there (when the surface knows its elements), how far it reaches
+            into the disc from the rim, and its height above the resting height.
         """
         c = np.asarray(centres, np.float64).reshape(-1, 2)
         r = np.asarray(radii, np.float64).reshape(-1)
         k = len(c)
         z = np.zeros(k)
         var = np.zeros(k)
+        over: list = [None] * k
         if not k or self.engine.n_triangles == 0:
-            return z, var
-        offs = [disc_samples(rr) for rr in r]
-        owner = np.repeat(np.arange(k), [len(o) for o in offs])
-        pts = np.concatenate(offs) + c[owner]
-        h = self.tops(pts)
-        if not self.has_table_mesh:
-            h = np.where(np.isnan(h), 0.0, h)
-        hi = np.full(k, -np.inf)
-        lo = np.full(k, np.inf)
-        good = ~np.isnan(h)
-        np.maximum.at(hi, owner[good], h[good])
-        np.minimum.at(lo, owner[good], h[good])
-        # the highest vertex of the pieces' own faces over each disc (a spike between
-        # probes): one pass over the vertices, the discs binned on a grid
-        cx, cy = c[:, 0].copy(), c[:, 1].copy()
-        for part in self._used_vertices():
-            hi = np.maximum(hi, disc_tops(part, cx, cy, r))
-        has = np.isfinite(hi)
-        z[has] = hi[has]
-        both = has & np.isfinite(lo)
-        var[both] = hi[both] - lo[both]
-        return z, var
+            return z, var, over
+        for rad in np.unique(r):
+            rows = np.flatnonzero(r == rad)
+            foot = self._footing_for(float(rad))
+            off = foot.offsets
+            pts = (c[rows, None, :] + off[None, :, :]).reshape(-1, 2)
+            h, tri = self._tops(pts)
+            if not self.has_table_mesh:
+                h = np.where(np.isnan(h), 0.0, h)
+            h = h.reshape(len(rows), len(off))
+            tri = tri.reshape(len(rows), len(off))
+            zc, con = connected_rest(foot, h)
+            lo = np.min(np.where(np.isnan(h), np.inf, h), axis=1)  # every probe, linked or not
+            # a spike between probes: the highest vertex over the disc, when connected
+            reach = FOOTING_STEP_MM + STAND_GRID_MM * math.tan(math.radians(FOOTING_SLOPE_DEG))
+            vtop = np.full(len(rows), -np.inf)
+            cx, cy = c[rows, 0].copy(), c[rows, 1].copy()
+            for part in self._used_vertices():
+                vtop = np.maximum(vtop, disc_tops(part, cx, cy, r[rows]))
+            has = ~np.isnan(zc)
+            spike = has & (vtop > zc) & (vtop <= zc + reach)
+            zc = np.where(spike, vtop, zc)
+            none = ~has & np.isfinite(vtop)  # no probe met anything: the vertices say
+            zc = np.where(none, vtop, zc)
+            has |= none
+            z[rows[has]] = zc[has]
+            both = has & np.isfinite(lo)
+            var[rows[both]] = np.maximum(zc[both] - lo[both], 0.0)
+            for n_row, row in enumerate(rows):
+                if not has[n_row]:
+                    continue
+                high = (
+                    ~con[n_row]
+                    & ~np.isnan(h[n_row])
+                    & (h[n_row] > zc[n_row] + FOOTING_OVERLAP_WARN_MM)
+                )
+                if not high.any():
+                    continue
+                idx = np.flatnonzero(high)
+                inner = idx[int(np.argmin(foot.radial[idx]))]
+                name = None
+                if self.element is not None and tri[n_row, inner] >= 0:
+                    name = self.names[int(self.element[tri[n_row, inner]])]
+                depth = float(rad - foot.radial[inner])
+                over[row] = (name, depth, float(np.max(h[n_row, idx]) - zc[n_row]))
+        return z, var, over
+
+    def _footing_for(self, radius: float) -> Footing:
+        f = self._footings.get(radius)
+        if f is None:
+            f = self._footings[radius] = Footing(disc_samples(radius))
+        return f
 
 
 def _crossing_parity(engine, element, counted, mids: np.ndarray, n_el: int) -> np.ndarray:
@@ -229,7 +308,8 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
         BVH over ``blocking`` (closing faces included).
     blocking : geom3d.scene.scenery.SceneryMesh
     closing : (blocking.n_triangles,) bool
-        Closing faces (never counted as crossings: they are vertical or under the table).
+        Closing faces. Caps over holes (SPEC 12.1) count as crossings like the scan's
+        own faces; curtains (vertical) never do, and floors lie under the table.
     solid_of_element : tuple of str
         ``solid`` of each element; ``surface`` pieces enclose nothing.
 
@@ -270,6 +350,12 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
                 name = names[int(blocking.element[f])]
                 out[k] = f"scenery {name!r} cuts into its volume (a wall or an overhang)"
     counted = ~np.asarray(closing, bool)
+    if counted.size and not counted.all():  # caps over holes count; curtains are vertical
+        t = blocking.vertices[blocking.faces[~counted]]
+        nz = (t[:, 1, 0] - t[:, 0, 0]) * (t[:, 2, 1] - t[:, 0, 1]) - (t[:, 1, 1] - t[:, 0, 1]) * (
+            t[:, 2, 0] - t[:, 0, 0]
+        )
+        counted[np.flatnonzero(~counted)[nz != 0.0]] = True
     solid_el = np.array([s != "surface" for s in solid_of_element] or [False], bool)
     counted &= solid_el[blocking.element] if len(blocking.element) else counted
     odd = _crossing_parity(engine, blocking.element, counted, np.array(mids), len(names))
@@ -278,3 +364,23 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
         if out[k] is None and len(inside):
             out[k] = f"it stands inside the solid {names[int(inside[0])]!r}"
     return out
+
+
+def overlap_message(trooper_id: str, z: float, over: tuple) -> str:
+    """The warning for a base that overlaps scenery it does not stand on (SPEC 12.2).
+
+    Parameters
+    ----------
+    trooper_id : str
+    z : float, mm
+        Where the trooper rests.
+    over : (name or None, overlap mm, height mm)
+        From :meth:`Surface.footing`.
+    """
+    name, depth, height = over
+    what = f"scenery {name!r}" if name else "scenery"
+    return (
+        f"trooper {trooper_id!r} overlaps {what} by {depth:.1f} mm at the rim of its base "
+        f"({height:.1f} mm higher than its footing): it stands on the ground beside it, "
+        f"z = {z:.1f} mm"
+    )

@@ -4,7 +4,9 @@ Under each grid point a vertical ray is followed down through every surface (fir
 then on from just below it, :data:`~geom3d.core.tolerances.SURVEY_MAX_LAYERS` at most): each
 upward-facing surface is a candidate level (the table, floors inside buildings, roofs,
 walkways). At a candidate the probe cylinder rests on the highest point under its base
-(rays down at the centre and on two rings of the base, from the probe's top), and is kept
+(rays down at the centre and on two rings of the base, from the probe's top), on the
+ground connected to the support under its centre (the rule troopers are dropped by,
+:mod:`geom3d.scene.footing`: a sculpture overlapping the rim does not lift it), and is kept
 when
 
 * nothing cuts into its volume above :data:`~geom3d.core.tolerances.SURVEY_FOOT_MM` over its
@@ -40,6 +42,7 @@ from geom3d.core.tolerances import (
 )
 from geom3d.mesh import used_vertices
 from geom3d.raycast import RayBackend
+from geom3d.scene.footing import Footing, connected_rest
 from geom3d.scene.scene import Scene
 
 __all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
@@ -222,9 +225,12 @@ def _base_offsets(radius: float) -> np.ndarray:
 
 
 def _rest_heights(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.ndarray:
-    """Highest point under the base of a probe whose top starts at ``z + height``."""
+    """Where a probe whose top starts at ``z + height`` rests: the highest ground under
+    its base connected to the support under its centre (SPEC 12.2, the rule troopers
+    are dropped by: :func:`geom3d.scene.footing.connected_rest`), never below ``z``."""
     eng = gr.engine
-    off = _base_offsets(probe.radius)
+    foot = _footing(probe.radius)
+    off = foot.offsets
     k = len(off)
     pts = (xy[:, None, :] + off[None, :, :]).reshape(-1, 2)
     z0 = np.repeat(z + probe.height, k)
@@ -232,8 +238,22 @@ def _rest_heights(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> n
     e = o.copy()
     e[:, 2] = np.repeat(z, k) - probe.height
     dist, tri = eng.first_hit(o, e)
-    hz = np.where(tri >= 0, _plane_z(gr, tri, pts, z0 - dist), -np.inf).reshape(-1, k)
-    return np.maximum(hz.max(axis=1), z)
+    hz = np.where(tri >= 0, _plane_z(gr, tri, pts, z0 - dist), np.nan).reshape(-1, k)
+    c = foot.centre
+    hz[:, c] = np.where(np.isnan(hz[:, c]), z, hz[:, c])  # the level found at the centre
+    rest, _ = connected_rest(foot, hz)
+    return np.maximum(np.where(np.isnan(rest), z, rest), z)
+
+
+_FOOTINGS: dict[float, Footing] = {}
+
+
+def _footing(radius: float) -> Footing:
+    """The survey's probe pattern (:func:`_base_offsets`) with its links, per radius."""
+    f = _FOOTINGS.get(radius)
+    if f is None:
+        f = _FOOTINGS[radius] = Footing(_base_offsets(radius))
+    return f
 
 
 def _blocked(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.ndarray:

@@ -15,9 +15,12 @@ crossings is the same at every point of a connected region free of its triangles
 odd exactly inside. The table of ``solid: auto`` counts too: its curtains reach below its
 bottom cap and the cap covers its footprint, so (as :mod:`geom3d.mesh.closing` shows)
 parity changes only on its triangles above the cap; below the cap the cap itself makes
-the count even. Open scans closed by curtains do not count: their curtains stop at the
-ground, where parity is no longer a region's property (their triangles still bound every
-run, they just never certify one).
+the count even. An open scan of ``solid: auto`` counts when its winding-number closing
+(:mod:`geom3d.mesh.winding`: caps over its holes, curtains and a floor under its base)
+closed every loop: scan and closing faces are then closed modulo 2 on shared positions,
+and the parity inside is exactly the solid the ray engine blocks (SPEC 12.1: the same
+solid). A scan with a hole left open (its cap disagreed with the winding number) does
+not count: its triangles still bound every run, they just never certify one.
 
 A run is a gap between the z-ranges of every triangle meeting its (slightly grown) column,
 so no blocking triangle meets its box; its test point is decided by exact parity, and a

@@ -136,7 +136,7 @@ def test_scene_warm_load_reuses_closing_and_answers_the_same(tmp_path, monkeypat
     def boom(*a, **k):
         raise AssertionError("closing recomputed on a warm load")
 
-    monkeypatch.setattr(geom3d.scene.scenery, "close_downward", boom)
+    monkeypatch.setattr(geom3d.scene.scenery, "close_winding", boom)
     warm = make_scene(ts, [item])
     for a, b in ((cold.scenery, warm.scenery), (cold.blocking, warm.blocking)):
         assert a.vertices.tobytes() == b.vertices.tobytes()

@@ -78,25 +78,39 @@ def test_ray_under_the_rim(tmp_path, solid, blocked):
 def test_scan_report_and_warning_for_the_open_shell(tmp_path):
     scene = shell_scene(tmp_path, "auto")
     (rec,) = scene.scan_report()
-    assert rec["id"] == "s" and rec["solid"] == "auto" and rec["method"] == "curtains"
+    assert rec["id"] == "s" and rec["solid"] == "auto" and rec["method"] == "caps"
     assert rec["loops"] == 1 and rec["open_edges"] == 4
     assert rec["largest_hole_mm"] == pytest.approx(100 * 2**0.5, abs=1e-3)
     assert rec["gap_under_mm"] == 5.0 and rec["floating_fragments"] == 1
-    # 4 rim edges, a quad each
-    assert rec["curtain_triangles"] == 8 == int(scene.closing_mask.sum())
+    # the rim is the base (it spans the piece): 4 rim edges, a curtain quad each, and a
+    # floor of 4 triangles under them; no hole, no cap
+    assert rec["base_loops"] == 1 and rec["holes"] == 0 and rec["caps"] == 0
+    assert rec["curtain_triangles"] == 8 and rec["cap_triangles"] == 4
+    assert int(scene.closing_mask.sum()) == 12
     assert rec["rest_gap_mm"] == 5.0
-    # one line for the piece; the load report's "open surface" note is left to closing
-    assert [w for w in scene.warnings if w.startswith("s:")] == [
-        "s: floats 5.0 mm above the surface under it (explicit z = 0 mm; give position "
-        "[x, y] to rest it on the surface); open scan closed as a solid: 1 open boundary "
-        "loop (largest hole 141.4 mm across) closed by 8 curtain triangles down to the "
-        "surface beneath; its open rim rises up to 5.0 mm above that surface; 1 floating "
-        "fragment (each a column down to the surface)"
+    # a line per severity for the piece (SPEC 12.2): the floating piece is a warning,
+    # closing a note; the load report's "open surface" note is left to closing
+    lines = [(w.severity, str(w)) for w in scene.warnings if w.startswith("s:")]
+    assert lines == [
+        (
+            "warning",
+            "s: floats 5.0 mm above the surface under it (explicit z = 0 mm; give position "
+            "[x, y] to rest it on the surface)",
+        ),
+        (
+            "note",
+            "s: open scan closed as its winding-number solid: its base (1 open loop) closed "
+            "down to the surface beneath (open rim up to 5.0 mm above it); 1 floating fragment",
+        ),
     ]
     thin = shell_scene(tmp_path, "surface")
-    assert [w for w in thin.warnings if w.startswith("s:")] == [
-        "s: open surface: 4 boundary edges; floats 5.0 mm above the surface under it "
-        "(explicit z = 0 mm; give position [x, y] to rest it on the surface)"
+    assert [(w.severity, str(w)) for w in thin.warnings if w.startswith("s:")] == [
+        ("note", "s: open surface: 4 boundary edges"),
+        (
+            "warning",
+            "s: floats 5.0 mm above the surface under it (explicit z = 0 mm; give position "
+            "[x, y] to rest it on the surface)",
+        ),
     ]
 
 
@@ -242,7 +256,8 @@ def test_scan_report_in_lof_json_and_check_records(tmp_path):
     (rec,) = doc["scan_report"]
     # [x, y]: dropped so the rim (its lowest point, 5 mm up in the file) rests on z = 0
     assert rec["id"] == "s" and rec["dropped_mm"] == -5.0 and rec["gap_under_mm"] == 0.0
-    assert rec["curtain_triangles"] == 0 and rec["skipped_edges"] == 4
+    # the rim on the table is its base: curtains 0.05 mm deep and a floor under them
+    assert rec["base_loops"] == 1 and rec["curtain_triangles"] == 8 and rec["cap_triangles"] == 4
     record = check_scenario(str(scenario))
     assert record["status"] == "pass" and record["scan_report"] == doc["scan_report"]
 

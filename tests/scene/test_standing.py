@@ -56,7 +56,7 @@ def test_slope_warning_threshold(tmp_path, slope, warns):
         assert got == [
             "trooper 'a' stands on uneven ground: the surface under its base varies by "
             f"{25 * slope:.1f} mm, more than half its base radius (12.5 mm); placed on the "
-            f"highest point, z = {slope * 212.5:.1f} mm"
+            f"highest point connected to its centre, z = {slope * 212.5:.1f} mm"
         ]
     else:
         assert got == []
@@ -73,18 +73,29 @@ def test_steep_face_does_not_fall_through(tmp_path):
     assert not [w for w in scene.warnings if "embedded" in w]
 
 
-def test_base_overlapping_a_wall_stands_on_top(tmp_path):
-    # box 50 tall spanning x 90..110; a 25 mm base centred at x = 80 reaches x = 92.5
+def test_base_overlapping_a_wall_stands_beside_it(tmp_path):
+    # SPEC 12.2: box 50 tall spanning x 90..110; a 25 mm base centred at x = 80 reaches
+    # x = 92.5, 2.5 mm over the wall's foot: it stands on the table beside it, warned
     scene = make_scene(
-        [trooper("a", [80, 100]), trooper("b", [40, 100])],
+        [trooper("a", [80, 100]), trooper("b", [40, 100]), trooper("c", [95, 100])],
         [box("w", [20, 100, 50], [100, 100])],
     )
-    assert scene.trooper("a").position[2] == 50.0
+    assert scene.trooper("a").position[2] == 0.0
     assert scene.trooper("b").position[2] == 0.0
+    assert scene.trooper("c").position[2] == 50.0  # its centre is on the wall: on top
     assert slope_warnings(scene) == [
-        "trooper 'a' stands on uneven ground: the surface under its base varies by 50.0 mm, "
-        "more than half its base radius (12.5 mm); placed on the highest point, z = 50.0 mm"
+        "trooper 'c' stands on uneven ground: the surface under its base varies by 50.0 mm, "
+        "more than half its base radius (12.5 mm); placed on the highest point connected to "
+        "its centre, z = 50.0 mm"
     ]
+    over = [w for w in scene.warnings if "overlaps" in w]
+    # the rim probes lie within 1e-3 mm... the innermost probe over the wall is 2 mm in
+    # from the rim (the 1 mm grid: x = 92) or the rim itself: the overlap is measured there
+    assert len(over) == 1 and over[0].startswith("trooper 'a' overlaps scenery 'w' by ")
+    depth = float(over[0].split(" by ")[1].split(" mm")[0])
+    assert 2.0 <= depth <= 2.5
+    tail = "(50.0 mm higher than its footing): it stands on the ground beside it, z = 0.0 mm"
+    assert tail in over[0]
 
 
 def test_flat_table_and_box_tops_give_todays_heights():
