@@ -20,8 +20,9 @@ clockwise from +y) and altitude :data:`HILLSHADE_ALTITUDE_DEG` (45) — the same
 rounded to :data:`HILLSHADE_LEVELS` greys and the cells of each grey merged into
 polygons (shapely), so the SVG stays small and holds vector paths only.
 
-Faces added to close open meshes (``Scene.closing_mask``: curtains and bottom caps,
-never seen from above) are left out. Nothing here is rasterised.
+Faces added to close open meshes (``Scene.closing_mask``: curtains, caps over holes and
+bottom caps) are left out: the terrain is the scan's own surface. Nothing here is
+rasterised.
 """
 
 from __future__ import annotations

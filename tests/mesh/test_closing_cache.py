@@ -143,6 +143,6 @@ def test_scene_warm_load_reuses_closing_and_answers_the_same(tmp_path, monkeypat
         assert a.faces.tobytes() == b.faces.tobytes()
         assert a.element.tobytes() == b.element.tobytes()
     assert cold.closing_mask.tobytes() == warm.closing_mask.tobytes()
-    assert warm.closing_mask.sum() == 8
+    assert warm.closing_mask.sum() == 12  # the rim is its base: 8 curtain + 4 floor triangles
     assert [r.to_dict() for r in warm.lof_matrix()] == cold_doc
     assert warm.scan_report() == cold.scan_report() and warm.warnings == cold.warnings
