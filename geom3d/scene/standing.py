@@ -379,8 +379,10 @@ def overlap_message(trooper_id: str, z: float, over: tuple) -> str:
     """
     name, depth, height = over
     what = f"scenery {name!r}" if name else "scenery"
+    # only rim probes over it: it reaches in less than one probe step
+    by = f"{depth:.1f} mm" if depth >= 0.05 else f"under {STAND_GRID_MM:g} mm"
     return (
-        f"trooper {trooper_id!r} overlaps {what} by {depth:.1f} mm at the rim of its base "
+        f"trooper {trooper_id!r} overlaps {what} by {by} at the rim of its base "
         f"({height:.1f} mm higher than its footing): it stands on the ground beside it, "
         f"z = {z:.1f} mm"
     )
