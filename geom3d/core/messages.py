@@ -45,7 +45,7 @@ class Message(str):
         self.severity = severity
         return self
 
-    def __reduce__(self):  # pickles (worker processes) keep the severity
+    def __reduce__(self) -> tuple[type[Message], tuple[str, str]]:  # pickles keep severity
         return (Message, (str(self), self.severity))
 
     def retext(self, text: str) -> Message:
@@ -88,7 +88,7 @@ def record_messages(messages: Iterable[str]) -> list[str | dict[str, str]]:
     ]
 
 
-def as_records(messages: Iterable[str]) -> list[dict]:
+def as_records(messages: Iterable[str]) -> list[dict[str, str]]:
     """``[{"severity": ..., "text": ...}]`` for JSON."""
     return [{"severity": severity_of(m), "text": str(m)} for m in messages]
 

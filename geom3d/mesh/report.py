@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.core.messages import note, warning
+from geom3d.core.messages import Message, note, warning
 from geom3d.core.tolerances import MESH_HUGE_MM, MESH_TINY_MM
 
 __all__ = ["LoadedMesh", "MeshReport", "plural"]
@@ -77,7 +77,7 @@ class MeshReport:
     load_seconds: float
     extent_mm: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
-    def messages(self) -> list[str]:
+    def messages(self) -> list[Message]:
         """Human-readable notes for every conversion, repair and defect, in load order.
 
         Returns

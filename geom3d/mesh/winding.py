@@ -139,7 +139,7 @@ def winding_numbers(vertices, faces, points) -> np.ndarray:
     ``igl.fast_winding_number`` (Barill et al. 2018): exact near the surface, a
     controlled far-field expansion elsewhere.
     """
-    import igl
+    import igl  # type: ignore[import-untyped]
 
     q = np.ascontiguousarray(np.asarray(points, np.float64).reshape(-1, 3))
     if not len(q) or not len(faces):
@@ -224,15 +224,15 @@ def _check_caps(v_ref, f_ref, v_all, caps, extent) -> np.ndarray:
         owner.append(np.full(len(c), i))
     if not centres:
         return np.zeros(len(caps), bool)
-    c, n = np.concatenate(centres), np.concatenate(normals)
-    d, own = np.concatenate(steps), np.concatenate(owner)
-    air = np.ones(len(c), bool)
+    pc, pn = np.concatenate(centres), np.concatenate(normals)
+    pd, own = np.concatenate(steps), np.concatenate(owner)
+    air = np.ones(len(pc), bool)
     for s in (1.0, 0.5, 0.25, 0.125):  # a sample leaves "air" at the first offset it can
         k = np.flatnonzero(air)
         if not len(k):
             break
-        off = (s * d[k])[:, None] * n[k]
-        w = winding_numbers(v_ref, f_ref, np.concatenate([c[k] - off, c[k] + off]))
+        off = (s * pd[k])[:, None] * pn[k]
+        w = winding_numbers(v_ref, f_ref, np.concatenate([pc[k] - off, pc[k] + off]))
         air[k] = (w[: len(k)] < 0.5) & (w[len(k) :] < 0.5)
     n_air = np.bincount(own, weights=air, minlength=len(caps))
     n_all = np.bincount(own, minlength=len(caps))

@@ -156,7 +156,7 @@ class BuiltScenery:
     pieces: list[PieceReport]
     solid_of_element: tuple[str, ...]
     has_table_mesh: bool
-    warnings: list[str]
+    warnings: list[Message]
     surface: Surface | None = None  # made by the first scene using it
     prover: Prover | None = None  # made by the first scene using it
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
