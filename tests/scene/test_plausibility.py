@@ -13,7 +13,7 @@ import yaml
 from support import make_scene, trooper
 
 from geom3d.check.record import apply_strict, check_scenario
-from geom3d.check.reports import github_lines, note_lines
+from geom3d.check.reports import github_lines, warning_lines
 from geom3d.cli import main
 from geom3d.core.messages import Message, note, notes_of, severity_of, terminal_lines, warnings_of
 from geom3d.scene.plausibility import better_unit, off_table, piece_size, table_mesh_size
@@ -126,20 +126,23 @@ def test_notes_are_quiet_on_the_terminal_and_never_fail_strict(tmp_path, capsys)
     assert main(["lof", str(scn), "-v"]) == 0
     assert "note: s.yaml: crate: scaled cm -> mm (x10)" in capsys.readouterr().err
     rec = check_scenario(str(scn))
-    assert rec["status"] == "pass" and rec["warnings"] == []
-    assert rec["notes"] == ["crate: scaled cm -> mm (x10)"]
+    assert rec["status"] == "pass"
+    assert rec["warnings"] == [{"severity": "note", "message": "crate: scaled cm -> mm (x10)"}]
     assert apply_strict(rec)["status"] == "pass"  # --strict fails on warnings only
-    assert note_lines(rec) == [f"{rec['path']}: note: crate: scaled cm -> mm (x10)"]
+    assert warning_lines(rec) == [f"{rec['path']}: note: crate: scaled cm -> mm (x10)"]
 
 
 def test_github_lines_carry_notes(tmp_path):
     from types import SimpleNamespace
 
-    rec = {"path": "s.yaml", "status": "pass", "results": [], "warnings": ["w1"], "notes": ["n1"]}
-    result = SimpleNamespace(records=[rec])
-    assert github_lines(result) == [
+    from geom3d.core.messages import record_messages
+
+    msgs = [note("n1"), Message("w1", "warning")]
+    rec = {"path": "s.yaml", "status": "pass", "results": [], "warnings": record_messages(msgs)}
+    assert rec["warnings"] == [{"severity": "note", "message": "n1"}, "w1"]
+    assert github_lines(SimpleNamespace(records=[rec])) == [
+        "::notice file=s.yaml,title=scene warning::n1",
         "::warning file=s.yaml,title=scene warning::w1",
-        "::notice file=s.yaml,title=scene note::n1",
     ]
 
 
