@@ -7,7 +7,8 @@ piece's messages grouped into one scene line per severity (:func:`piece_lines`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -16,8 +17,14 @@ from geom3d.mesh.closing import ClosingReport
 from geom3d.scenario import Scenario
 from geom3d.scene import plausibility
 
-if TYPE_CHECKING:
-    from geom3d.scene.scenery import PieceReport
+
+class PieceReport(Protocol):
+    """What these functions read and extend of a piece's report
+    (:class:`geom3d.scene.scenery.PieceReport`, which imports this module)."""
+
+    id: str
+    messages: list[str]
+
 
 __all__ = ["closing_message", "piece_lines", "plausibility_messages"]
 
@@ -62,7 +69,7 @@ def closing_message(c: ClosingReport, table: bool) -> str | None:
     return msg
 
 
-def plausibility_messages(scn: Scenario, pieces: list[PieceReport], parts) -> None:
+def plausibility_messages(scn: Scenario, pieces: Sequence[PieceReport], parts) -> None:
     """Size, unit and placement sanity of every piece (SPEC 12.2, :mod:`.plausibility`),
     appended to each piece's messages."""
     items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
