@@ -237,9 +237,10 @@ def test_same_input_same_png_bytes_for_side_and_eye(tmp_path):
 
 
 def test_closing_faces_drawn_in_their_own_colour(tmp_path):
-    """An open-bottom shell (rim 5 mm above the table) is closed by 4 curtains (8
-    triangles, scene.closing_mask); they are drawn apart, in CLOSING_FACES, and named in
-    the legend. Seen from the side under the rim, the curtain is what shows."""
+    """An open-bottom shell (rim 5 mm above the table) is closed at its base (SPEC 12.1:
+    its rim is a base loop): 4 curtains down to the ground (8 triangles) and a floor fan
+    under them (4), scene.closing_mask; they are drawn apart, in CLOSING_FACES, and named
+    in the legend. Seen from the side under the rim, the curtain is what shows."""
     v = [[x, y, z] for z in (5.0, 60.0) for x, y in ((0, 0), (100, 0), (100, 100), (0, 100))]
     f = [[4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5]]
     f += [[2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]]
@@ -250,11 +251,11 @@ def test_closing_faces_drawn_in_their_own_colour(tmp_path):
         [trooper("a", [-60, 50]), trooper("b", [160, 50], side="red")],
         [{"id": "s", "mesh": str(obj), "position": [0, 0, 0]}],
     )
-    assert int(scene.closing_mask.sum()) == 8
+    assert int(scene.closing_mask.sum()) == 8 + 4
     res = vr.render(scene, None, view="side", size=(640, 480))
     d = res.drawing
     closing = d.actor("scenery-closing")
-    assert closing.color == CLOSING_FACES and closing.mesh.n_cells == 8
+    assert closing.color == CLOSING_FACES and closing.mesh.n_cells == 8 + 4
     assert d.actor("scenery").mesh.n_cells == 10  # the scan's own faces
     assert any(e.label == "closed underside (added)" for e in d.legend)
     # the curtain between the table and the rim (z 0..5) in the middle of the front side
