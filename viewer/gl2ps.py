@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from xml.sax.saxutils import escape
+
+from geom3d.core.output import safe_text
 
 from .model import Drawing
 from .plan import DEFAULT_VECTOR_DPI
@@ -54,4 +57,6 @@ def _escape_gl2ps_text(svg: str) -> str:
 
 
 def _xml_escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """XML-escaped, with control and bidirectional-override characters as visible escapes
+    (XML 1.0 refuses the one, a reader's eye is misled by the other: issue 33)."""
+    return escape(safe_text(s))

@@ -24,6 +24,8 @@ import zipfile
 
 import numpy as np
 
+from geom3d.core.output import safe_text
+
 from . import palette as pal
 from .camera import CAMERAS, camera_matrix, fit_perspective
 from .model import Drawing
@@ -51,7 +53,10 @@ def panel_html(drawing: Drawing) -> str:
     ``body``); the page gives it its own ``.content`` box (:func:`page_body`), so this
     column survives the scripts.
     """
-    esc = html.escape
+
+    def esc(text: str) -> str:
+        return html.escape(safe_text(text))
+
     rows = "".join(
         f'<div class="g3-row"><span class="g3-sw" style="background:{esc(e.color)}"></span>'
         f"{esc(e.label)}</div>"
@@ -253,6 +258,7 @@ def html_bytes(drawing: Drawing, size) -> bytes:
     finally:
         pl.close()
     text = deterministic(text)
-    text = _TITLE.sub(f"<title>{html.escape(drawing.title)}</title>", text, count=1)
+    title = f"<title>{html.escape(safe_text(drawing.title))}</title>"
+    text = _TITLE.sub(lambda m: title, text, count=1)  # a function: no \\1 or \\g<> in it
     text = text.replace("<body>", "<body>" + page_body(drawing), 1)
     return text.encode("utf-8")

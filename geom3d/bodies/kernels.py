@@ -17,22 +17,36 @@ source of any kernel or tolerance, so no kernel loads code compiled from older s
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 
-from geom3d.core.cache_paths import kernel_cache_dir
+from geom3d.core.cache_paths import default_cache_dir, kernel_cache_dir
+from geom3d.core.errors import printable
+from geom3d.core.kernel_trust import private_cache_dir
 
-# numba reads NUMBA_CACHE_DIR when it is first imported; set ours unless the user chose
+# numba reads NUMBA_CACHE_DIR when it is first imported; set ours unless the user chose,
+# and never one another user can write (its index is a pickle: geom3d.core.kernel_trust)
 if not os.environ.get("NUMBA_CACHE_DIR"):
-    os.environ["NUMBA_CACHE_DIR"] = str(kernel_cache_dir())
+    _dir, _why = private_cache_dir(default_cache_dir(), kernel_cache_dir())
+    if _why:
+        logging.getLogger("geom3d").warning(printable(f"geom3d: {_why}"))
+    os.environ["NUMBA_CACHE_DIR"] = str(_dir)
+else:
+    _user = Path(os.environ["NUMBA_CACHE_DIR"]).expanduser()
+    _dir, _why = private_cache_dir(_user, _user)
+    if _why:
+        logging.getLogger("geom3d").warning(printable(f"geom3d: NUMBA_CACHE_DIR: {_why}"))
+        os.environ["NUMBA_CACHE_DIR"] = str(_dir)
 
 from numba import njit
 from numba.core import config as _numba_config
 
 # numba.core.config sets its attributes at run time (from the environment): mypy sees none
-if not _numba_config.CACHE_DIR:  # type: ignore[attr-defined]  # numba was imported before us
+if not _numba_config.CACHE_DIR or _why:  # type: ignore[attr-defined]  # imported before us
     _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]
 
 from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM

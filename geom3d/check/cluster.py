@@ -10,7 +10,9 @@ cluster once a second, so that nothing waits forever:
   nothing restarted it): every unfinished scenario is an ``error`` saying so;
 - a scenario running longer than the time limit: an ``error`` ("timed out"); its worker is
   restarted through its nanny where it has one (a Dask thread cannot be stopped), so that
-  the worker is free for the rest of the batch;
+  the worker is free for the rest of the batch. A worker that stops answering (stalled,
+  with no nanny) is judged from the scheduler's view of what it holds: its scenario times
+  out all the same and the batch ends;
 - a worker that dies while holding a scenario: Dask retries the scenario elsewhere and,
   past its ``allowed-failures``, gives up (``KilledWorker``): an ``error`` record.
 """
@@ -32,6 +34,49 @@ __all__ = ["WORKER_WAIT_S", "check_address", "run_dask"]
 #: How long the batch waits for a first worker, or for a worker to come back (s).
 WORKER_WAIT_S = 30.0
 _POLL_S = 1.0
+#: How long a poll waits for the workers to say what they run; a worker that does not
+#: answer (stalled, e.g. stopped, with no nanny to restart it) is judged from the
+#: scheduler's view of what it holds, so its scenario still times out.
+_RUN_WAIT_S = 5.0
+
+
+def _assigned(client) -> dict:
+    """Worker -> keys it holds, from the scheduler (no worker has to answer)."""
+    try:
+        return {w: list(keys) for w, keys in client.processing().items()}
+    except Exception:
+        return {}
+
+
+def _running(client, silent: dict, now: float, timeout: float) -> dict[str, list]:
+    """Worker -> keys it is executing, asking each worker (at most ``_RUN_WAIT_S``).
+
+    A worker silent for longer than ``timeout`` (stalled: stopped, or stuck with no nanny
+    to restart it) is taken to run everything the scheduler has given it, so those
+    scenarios time out; one that answers again is trusted again.
+    """
+    out: dict[str, list] = {}
+    try:
+        workers = list(client.scheduler_info().get("workers", {}))
+    except Exception:
+        return out
+    held = None
+    for w in workers:
+        try:
+            got = client.run(_executing, workers=[w], on_error="return",
+                             callback_timeout=_RUN_WAIT_S)  # fmt: skip
+            keys = got.get(w)
+            if isinstance(keys, list):
+                out[w] = keys
+                silent.pop(w, None)
+                continue
+        except Exception:  # no answer in time (or restarting)
+            pass
+        since = silent.setdefault(w, now)
+        if now - since > timeout:
+            held = _assigned(client) if held is None else held
+            out[w] = held.get(w, [])
+    return out
 
 
 def _check_task(path: str, display: str) -> dict:
@@ -72,6 +117,7 @@ def run_dask(
         index = {f.key: i for i, f in enumerate(futs)}
         left = {f.key: f for f in futs}
         started: dict[str, float] = {}
+        silent: dict[str, float] = {}  # worker -> when it stopped answering
         no_workers_since = None
         while left:
             try:
@@ -111,24 +157,23 @@ def run_dask(
             no_workers_since = None
             if timeout is None:
                 continue
-            try:  # what each worker is running now (``processing`` includes its queue)
-                running = client.run(_executing, on_error="return")
-            except Exception:  # a worker restarting: ask again at the next poll
-                continue
-            for worker, keys in running.items():
-                if not isinstance(keys, list):
-                    continue
-                for key in keys:
-                    if key not in left:
-                        continue
-                    t = started.setdefault(key, now)
+            running = _running(client, silent, now, timeout)
+            for key in [k for keys in running.values() for k in keys]:
+                started.setdefault(key, now)
+            where = {k: w for w, keys in running.items() for k in keys}
+            for key, t in list(started.items()):  # also those on a worker that went silent
+                if key in left:
+                    worker = where.get(key)
                     if now - t > timeout:
                         fut = left.pop(key)
                         fut.cancel()
                         finish(index[key], error_record(files[index[key]].display,
                                                         timeout_message(timeout)))  # fmt: skip
+                        if worker is None:
+                            continue
                         try:  # free the worker: a running Dask task cannot be stopped
-                            client.restart_workers([worker], raise_for_error=False)
+                            client.restart_workers([worker], timeout=_RUN_WAIT_S * 6,
+                                                   raise_for_error=False)  # fmt: skip
                         except Exception:  # no nanny: the thread runs on
                             pass
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import stat
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from geom3d.check.globbing import safe_glob
 from geom3d.core.errors import UsageError
 from geom3d.core.output import safe_text
 
@@ -98,7 +98,8 @@ def expand_paths(
     paths : iterable of str
         Files (taken whatever their extension), folders (searched recursively for
         ``*.yaml``, ``*.yml``, ``*.json``; hidden files and folders skipped) and globs
-        (``*``, ``?``, ``[...]``; ``**`` recurses; a folder a glob matches is searched).
+        (``*``, ``?``, ``[...]``; ``**`` recurses through real folders, never through a
+        link: :mod:`.globbing`; a folder a glob matches is searched).
         Only regular files are taken: FIFOs, devices and sockets found in folders or by
         globs are skipped (they could hang the batch), and naming one is a usage error.
     exclude : iterable of str
@@ -162,7 +163,7 @@ def expand_paths(
             take(p, named=True)
         elif _GLOB_CHARS & set(arg):
             n = 0
-            for m in sorted(glob.glob(arg, recursive=True)):
+            for m in safe_glob(arg):
                 mp = Path(m)
                 if mp.is_dir():
                     for f in _folder_files(mp):

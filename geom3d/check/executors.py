@@ -4,18 +4,18 @@
 - ``workers=N`` (N >= 2): a pool of N worker processes (:mod:`.pool`): a scenario past the
   time limit is stopped by killing its worker, a dead worker costs only the scenario it
   held, an interrupted batch leaves no process behind.
-- ``workers=None`` (the default): starts in this process and grows into a pool of one
-  process per CPU only when the batch turns out to be long: after
-  :data:`AUTO_INPROCESS_S` seconds in-process, if the scenarios left are estimated to
-  take more than :data:`AUTO_POOL_PAYS_S` seconds (worker start-up costs about a second
-  each and every worker builds its own scenery caches, so a pool only pays for long
-  batches).
+- ``workers=None`` (the default): one worker process, growing into one process per
+  CPU only when the batch turns out to be long: after :data:`AUTO_INPROCESS_S` seconds,
+  if the scenarios left are estimated to take more than :data:`AUTO_POOL_PAYS_S` seconds
+  (worker start-up costs about a second each and every worker builds its own scenery
+  caches, so more workers only pay for long batches). Scenarios never run in this
+  process, so the time limit is always a hard one.
 - ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`.cluster`).
 
 Time limit (``timeout``, seconds per scenario, None for none): in a pool, a hard limit
 (the worker is killed); the clock starts when the scenario is handed to a worker, so a
 fresh worker's start-up (a second or two) counts against its first scenario.
-In-process (``workers=1``, and the first scenarios of the default mode), a SIGALRM
+In-process (``workers=1`` only), a SIGALRM
 timer interrupts the scenario: this stops Python code and blocking system calls (a FIFO,
 a slow disk), but one long call into native code (a ray cast) runs to its end first, and
 it is only available in the main thread of the process (elsewhere no limit applies
@@ -153,18 +153,23 @@ class _Run:
             self.finish(i, _check_in_process(self.files[i], timeout))
 
     def auto(self, timeout: float | None, cpus: int) -> int:
-        """The default mode; returns the most processes used (0: in-process only)."""
+        """The default mode; returns the most processes used.
+
+        Every scenario runs in a worker process (so ``timeout`` is a hard limit, even
+        for one long call into native code); one worker at first, one per CPU once the
+        batch has run :data:`AUTO_INPROCESS_S` and what is left looks longer than
+        :data:`AUTO_POOL_PAYS_S`."""
         n = len(self.files)
-        t0 = time.monotonic()
-        for i in range(n):
-            self.finish(i, _check_in_process(self.files[i], timeout))
-            left, spent = n - i - 1, time.monotonic() - t0
-            if left >= 2 and cpus > 1 and spent >= AUTO_INPROCESS_S:
-                if spent / (i + 1) * left > AUTO_POOL_PAYS_S:
-                    k = min(cpus, left)
-                    run_pool(self.files, range(i + 1, n), k, timeout, self.finish)
-                    return k
-        return 0
+        grown = False
+
+        def grow(done: int, spent: float, work: float) -> int:
+            nonlocal grown  # estimated from the scenarios' own times (no start-up)
+            left = n - done
+            if not grown and done and left >= 2 and spent >= AUTO_INPROCESS_S:
+                grown = work / done * left > AUTO_POOL_PAYS_S
+            return cpus if grown else 1
+
+        return run_pool(self.files, range(n), max(1, min(cpus, n)), timeout, self.finish, grow=grow)
 
     def filled(self, why: str) -> list[dict]:
         return [
@@ -221,8 +226,10 @@ def run_batch(
         f if isinstance(f, ScenarioFile) else ScenarioFile(str(f), os.path.abspath(f))
         for f in files
     ]
-    if timeout is not None and not timeout > 0:
-        raise UsageError(f"--timeout: must be a positive number of seconds (got {timeout})")
+    if timeout is not None and not 0 < timeout <= 365 * 86400.0:  # the timers' range
+        raise UsageError(
+            f"--timeout: must be a positive number of seconds, at most a year (got {timeout})"
+        )
     run = _Run(files, on_result or (lambda i, r: None), strict, allow_warnings)
     t0 = time.perf_counter()
     executor, n = "in-process", 1
@@ -233,7 +240,7 @@ def run_batch(
         elif workers is None:
             cpus = os.cpu_count() or 1
             k = run.auto(timeout, cpus) if files else 0
-            executor, n = ("mixed", k) if k else ("in-process", 1)
+            executor, n = ("processes", k) if k else ("in-process", 1)
         else:
             if workers < 1:
                 raise UsageError(f"--workers: must be at least 1 (got {workers})")

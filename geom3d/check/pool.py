@@ -184,7 +184,9 @@ def run_pool(
     workers: int,
     timeout: float | None,
     finish: Callable[[int, dict], None],
-) -> None:
+    *,
+    grow: Callable[[int, float, float], int] | None = None,
+) -> int:
     """Check ``files[i]`` for every ``i`` in ``indices`` on ``workers`` processes.
 
     Parameters
@@ -198,6 +200,16 @@ def run_pool(
         Seconds one scenario may take (None: no limit).
     finish : callable(index, record)
         Called in this process as each scenario ends (completion order).
+    grow : callable(done, seconds, work_seconds) -> int, optional
+        How many processes may run now, given the scenarios finished, the seconds since
+        the start and the finished scenarios' own seconds (their records' timing, worker
+        start-up not included); capped by ``workers``; default: ``workers`` from the start.
+        The default mode of ``geom3d check`` starts with one and grows.
+
+    Returns
+    -------
+    int
+        The most processes that ran at once.
     """
     from multiprocessing.connection import wait
 
@@ -206,13 +218,30 @@ def run_pool(
     pending = deque(indices)
     pool: list[_Worker] = []
     clean = False
+    t0, done, most, work = time.monotonic(), 0, 0, 0.0
+
+    def ended(i: int, rec: dict) -> None:
+        nonlocal done, work
+        done += 1
+        try:
+            work += float(rec["timing"]["total_seconds"])
+        except (KeyError, TypeError, ValueError):
+            pass
+        finish(i, rec)
+
     try:
         while pending or any(w.task is not None for w in pool):
+            limit = (
+                workers
+                if grow is None
+                else max(1, min(workers, grow(done, time.monotonic() - t0, work)))
+            )
             while pending:  # hand out work: idle workers first, then new ones
                 w = next((x for x in pool if x.task is None), None)
-                if w is None and len(pool) < workers:
+                if w is None and len(pool) < limit:
                     w = _Worker(ctx, environ, cwd)
                     pool.append(w)
+                    most = max(most, len(pool))
                 if w is None:
                     break
                 i = pending.popleft()
@@ -242,12 +271,12 @@ def run_pool(
                             continue
                         i, rec = msg
                         w.task = None
-                        finish(i, rec)
+                        ended(i, rec)
                         continue
                 if w.proc.sentinel in ready or not w.proc.is_alive():
                     w.proc.join(_SHUTDOWN_S)
                     if w.task is not None:
-                        finish(w.task, error_record(files[w.task].display, _death(w.proc.exitcode)))
+                        ended(w.task, error_record(files[w.task].display, _death(w.proc.exitcode)))
                     w.conn.close()
                     pool.remove(w)
                 elif w.task is not None and timeout is not None and now > _deadline(w, timeout):
@@ -256,7 +285,7 @@ def run_pool(
                     rec = error_record(
                         files[w.task].display, timeout_message(timeout, why), stage=why
                     )
-                    finish(w.task, rec)
+                    ended(w.task, rec)
                     pool.remove(w)
         clean = True
     finally:
@@ -273,3 +302,4 @@ def run_pool(
             w.kill()
         if not clean:
             stop_forkserver()
+    return most

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 from geom3d.commands._common import subparser
-from geom3d.core.errors import Geom3dError, UsageError
+from geom3d.core.errors import UsageError
 from geom3d.core.output import check_writable, safe_text
 
 __all__ = [
@@ -37,6 +37,8 @@ __all__ = [
 
 #: ``--timeout`` default: seconds one scenario may take.
 DEFAULT_TIMEOUT_S = 600.0
+#: ``--timeout`` at most (a year): the timers take no more (``1e308`` overflowed them).
+MAX_TIMEOUT_S = 365 * 86400.0
 
 
 def _timeout(text: str) -> float:
@@ -46,6 +48,10 @@ def _timeout(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds (got {text!r})") from None
     if not (v > 0 and v < float("inf")):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds (got {text!r})")
+    if v > MAX_TIMEOUT_S:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_TIMEOUT_S:.0f} seconds (a year) (got {text!r})"
+        )
     return v
 
 
@@ -124,16 +130,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help="time limit per scenario: past it the scenario is an error and the batch "
-        "goes on; a hard limit with worker processes, a best-effort one in-process "
-        f"(default: {DEFAULT_TIMEOUT_S:g})",
+        "goes on; a hard limit (the worker is stopped), best-effort only with --workers 1 "
+        f"(in this process) (default: {DEFAULT_TIMEOUT_S:g})",
     )
     parser.add_argument(
         "--workers",
         type=int,
         default=None,
         metavar="N",
-        help="worker processes; 1 runs in this process (default: start in this process "
-        "and grow to one process per CPU when the batch turns out long)",
+        help="worker processes; 1 runs in this process (default: start with one worker "
+        "process and grow to one per CPU when the batch turns out long)",
     )
     parser.add_argument(
         "--scheduler",
@@ -213,46 +219,25 @@ def report_targets(reports: dict[str, str]) -> dict[str, Path]:
 def previous_report(target: Path) -> bool:
     """Is the existing file ``target`` a JSON report of an earlier ``geom3d check``? (It
     may then lie among the scenarios a folder holds: it is not taken as one.)"""
-    try:
-        with open(target, "rb") as fh:
-            head = fh.read(256)
-    except OSError:
-        return False
+    from geom3d.core.reportfile import read_head  # never blocks on a FIFO a link points at
+
+    head = read_head(target, 256)
     return head.lstrip().startswith(b"{") and b'"format": "geom3d-check/' in head
 
 
 def check_not_inputs(reports: dict[str, str], targets: dict[str, Path], inputs: list[str]):
     """:class:`UsageError` if a report would overwrite an input: one of the scenario files
-    (``inputs``, absolute paths), or a mesh file one of them references. Scenarios are read
-    for their mesh references only when a report file already exists (a file that does not
-    exist yet cannot be an input)."""
-    existing = {opt: t for opt, t in targets.items() if t.exists()}
+    (``inputs``), a mesh file one of them references or a glTF buffer of such a mesh (see
+    :mod:`geom3d.commands._guard`). Scenarios are read for their references only when a
+    report file already exists (a file that does not exist yet cannot be an input)."""
+    existing = {opt: reports[opt] for opt, t in targets.items() if os.path.lexists(t)}
     if not existing:
         return
-    for opt, t in existing.items():
-        for f in inputs:
-            if _same_file(t, f):
-                raise UsageError(
-                    f"{opt}: {safe_text(reports[opt])} is one of the scenarios being checked; "
-                    "refusing to overwrite it"
-                )
-    from geom3d.scenario import load_scenario  # only now: this costs a parse per scenario
+    from geom3d.commands._guard import referenced_files, refuse_overwrite
 
-    for f in inputs:
-        try:
-            scenario = load_scenario(f)
-        except Geom3dError:
-            continue  # its own error record says why; it references nothing we can trust
-        meshes = [scenario.table_mesh, *(s.mesh_path for s in scenario.scenery)]
-        for m in meshes:
-            if m is None:
-                continue
-            for opt, t in existing.items():
-                if _same_file(t, str(m)):
-                    raise UsageError(
-                        f"{opt}: {safe_text(reports[opt])} is a mesh file that "
-                        f"{safe_text(f)} references; refusing to overwrite it"
-                    )
+    refuse_overwrite(existing, [(f, "one of the scenarios being checked") for f in inputs])
+    for f in inputs:  # only now: this costs a parse per scenario
+        refuse_overwrite(existing, referenced_files(f)[1:])
 
 
 class _Tally:

@@ -170,6 +170,10 @@ def run(args: argparse.Namespace) -> int:
     if args.odds and not args.attack:
         raise UsageError("--odds needs --attack ID (the odds of that attack's troopers)")
     render_mod = renderer()
+    if args.out is not None:  # never over the scenario, its meshes or their glTF buffers
+        from geom3d.commands._guard import referenced_files, refuse_overwrite
+
+        refuse_overwrite({"--out": args.out}, referenced_files(args.scenario))
     scene = load_for_command(args.scenario, quiet=args.quiet)
     warn_scene(scene, args)
     path = render_mod.render_to_file(

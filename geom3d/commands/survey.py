@@ -13,6 +13,10 @@ an ETA) goes to stderr, only on a terminal and without ``--quiet``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
+import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,16 +122,51 @@ def _renderer():
     return None, "no renderer with render_survey: install geom3d[viewer]"
 
 
-def _check_out(out: Path, inputs: list[Path]) -> None:
+def _check_out(out: Path, scenario: str, compare: str | None) -> None:
+    """Refuse an ``--out`` that is not a folder, or holds an output name that is not a
+    regular file (or link) or is one of the survey's inputs (the scenario, its meshes
+    and glTF buffers, the ``--compare`` report; that report may be replaced by the new
+    ``survey.json``: it is read first)."""
+    from geom3d.commands._guard import referenced_files, refuse_overwrite
+    from geom3d.core.output import check_writable
+
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out: {out} exists and is not a folder")
-    for name in _OUTPUTS:
-        target = (out / name).resolve()
-        if target.exists() and not target.is_file():
-            raise UsageError(f"--out: {out / name} exists and is not a regular file")
-        for src in inputs:
-            if target == src.resolve() and name != "survey.json":
-                raise UsageError(f"--out: writing {out / name} would overwrite an input")
+    outputs = [("--out", out / name) for name in _OUTPUTS]
+    if out.is_dir():
+        for _label, path in outputs:
+            try:
+                check_writable(path)
+            except UsageError as exc:
+                raise UsageError(f"--out: {exc}") from None
+    inputs = referenced_files(scenario)
+    allowed = []
+    if compare is not None:
+        inputs.append((Path(compare), "the --compare report"))
+        allowed.append((out / "survey.json", compare))
+    refuse_overwrite(outputs, inputs, allowed=allowed)
+
+
+class _Terminated(KeyboardInterrupt):
+    """Raised by the SIGTERM handler while the survey runs: unwinds like Ctrl-C, so the
+    worker processes and the fork server are stopped on the way out."""
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM raises :class:`_Terminated` in the main thread while the block runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise _Terminated
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
 
 
 def _fmt(mm: float, units: str, nd: int = 1) -> str:
@@ -210,8 +249,7 @@ def run(args: argparse.Namespace) -> int:
         check_address(args.scheduler)
     old = load_survey(args.compare) if args.compare else None
     out = Path(args.out)
-    inputs = [Path(args.scenario)] + ([Path(args.compare)] if args.compare else [])
-    _check_out(out, inputs)
+    _check_out(out, args.scenario, args.compare)
     prepare_kernels(quiet=args.quiet)
     scene = load_scene(args.scenario, prefetch_proofs=True)  # the survey proves: read ahead
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
@@ -219,16 +257,23 @@ def run(args: argparse.Namespace) -> int:
     k = LENGTH_UNITS[scene.scenario.units]
     spacing = DEFAULT_SPACING_MM if args.spacing is None else args.spacing * k
     render, why = _renderer()
-    with progress_for(args, "survey") as bar:
-        res = run_survey(
-            scene,
-            probe=args.probe,
-            spacing_mm=spacing,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            lanes_count=args.lanes,
-            progress=lambda done, total: bar(done, total),
+    try:
+        with _sigterm_interrupts(), progress_for(args, "survey") as bar:
+            res = run_survey(
+                scene,
+                probe=args.probe,
+                spacing_mm=spacing,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                lanes_count=args.lanes,
+                progress=lambda done, total: bar(done, total),
+            )
+    except _Terminated:  # the workers are stopped (survey.pairs); nothing was written
+        print(
+            "geom3d: interrupted (SIGTERM): the survey was stopped; nothing written",
+            file=sys.stderr,
         )
+        return 143
     files = {"survey.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
         files.update(render(scene, res.document))

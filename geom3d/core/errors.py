@@ -27,6 +27,7 @@ __all__ = [
     "ShapeError",
     "UnknownIdError",
     "UsageError",
+    "WorkerLost",
 ]
 
 
@@ -123,3 +124,8 @@ class MeshError(ScenarioError):
 
 class UsageError(Geom3dError, ValueError):
     """A command-line usage problem (bad option value, unwritable output): exit code 2."""
+
+
+class WorkerLost(Geom3dError, RuntimeError):
+    """A worker process (or a cluster) stopped before its work was done: a survey
+    cannot finish; the message says what is missing (exit 2, one line)."""

@@ -8,6 +8,7 @@ half-written report.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -50,9 +51,15 @@ def round_point(p: Iterable[float] | None, nd: int = REPORT_DECIMALS) -> list[fl
     return None if p is None else [round_value(v, nd) for v in p]
 
 
+#: Bidirectional formatting characters (Trojan Source, CVE-2021-42574): an override or an
+#: isolate in a file name makes the text after it display reversed or moved, so a name or
+#: message shows something other than what it is. Written as escapes, never raw.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
 #: Characters :func:`dumps_json` writes as ``\\uXXXX`` escapes although JSON allows them raw:
-#: DEL, the C1 controls (a terminal reads U+009B as CSI) and lone surrogates (not UTF-8).
-_JSON_ESCAPE = re.compile("[\x7f-\x9f\ud800-\udfff\u2028\u2029]")
+#: DEL, the C1 controls (a terminal reads U+009B as CSI), lone surrogates (not UTF-8) and
+#: the bidirectional formatting characters.
+_JSON_ESCAPE = re.compile(f"[\x7f-\x9f\ud800-\udfff\u2028\u2029{BIDI_CONTROLS}]")
 
 
 def dumps_json(obj: object) -> str:
@@ -154,36 +161,42 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     Returns
     -------
     pathlib.Path
-        The file that would be replaced or created: ``path`` with symbolic links resolved
-        (writing through a link to a regular file replaces that file; the link stays).
+        The name that would be replaced or created: ``path``'s folder with symbolic links
+        resolved, and ``path``'s own last component. A symbolic link at that name is
+        never followed: the write replaces the link itself (the file it pointed to is
+        left as it was), so a link planted in an output folder cannot redirect a report
+        onto another file.
 
     Raises
     ------
     UsageError
-        ``path`` is (or links to) something other than a regular file (a folder, a
-        device, a FIFO, a socket), is a dangling or looping link, or its folder does not
-        exist, is not a folder or is not writable.
+        ``path`` is something other than a regular file or a symbolic link (a folder, a
+        device, a FIFO, a socket), or its folder does not exist, is not a folder or is
+        not writable.
     """
     shown = safe_text(os.fspath(path))
     p = Path(path)
     if not p.name or p.name in (".", ".."):
         raise UsageError(f"{shown} is not a file name")
     try:
-        st = os.stat(p)
+        folder = Path(os.path.realpath(p.parent))
+    except (OSError, ValueError) as exc:  # a loop in the folder's links, a NUL byte
+        raise UsageError(f"cannot write {shown}: {getattr(exc, 'strerror', None) or exc}") from None
+    target = folder / p.name
+    try:
+        st = os.lstat(target)
     except FileNotFoundError:
-        if p.is_symlink():
-            raise UsageError(f"{shown} is a symbolic link to nothing; refusing to write") from None
         st = None
-    except OSError as exc:
-        raise UsageError(f"cannot write {shown}: {exc.strerror or exc}") from None
-    if st is not None:
+    except (OSError, ValueError) as exc:
+        strerror = getattr(exc, "strerror", None)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            st = None  # the folder check below says what is wrong
+        else:
+            raise UsageError(f"cannot write {shown}: {strerror or exc}") from None
+    if st is not None and not stat.S_ISLNK(st.st_mode):
         kind = _kind(st.st_mode)
         if kind is not None:
             raise UsageError(f"{shown} is {kind}, not a regular file; refusing to replace it")
-        target = Path(os.path.realpath(p))
-    else:
-        target = Path(os.path.realpath(p.parent)) / p.name if p.parent != p else p
-    folder = target.parent
     if not folder.exists():
         raise UsageError(
             f"cannot write {shown}: the folder {safe_text(str(p.parent))} does not exist"
@@ -200,22 +213,25 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file and a rename (never half-written).
 
-    Never creates folders (callers that want one create it first) and never replaces
-    anything but a regular file: see :func:`check_writable`. A failed write (disk full,
-    read-only mount, permissions) leaves the old file untouched and raises
-    :class:`UsageError` with one line.
+    The temporary file is made in ``path``'s own folder (``O_EXCL``, a fresh name, so
+    nothing planted there is followed) and renamed over ``path``: a symbolic link at
+    ``path`` is replaced, never written through. Never creates folders (callers that
+    want one create it first) and never replaces anything but a regular file or a link:
+    see :func:`check_writable`. A failed write (disk full, read-only mount,
+    permissions) leaves the old file untouched and raises :class:`UsageError` with one
+    line.
 
     Returns
     -------
     pathlib.Path
-        The file written (``path`` with symbolic links resolved).
+        The name written (``path`` in its folder with links resolved).
     """
     target = check_writable(path)
     shown = safe_text(os.fspath(path))
     payload = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
@@ -223,7 +239,9 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give it a normal file's mode
-        os.replace(tmp, target)
+        if os.path.isdir(target) and not os.path.islink(target):  # appeared since the check
+            raise UsageError(f"{shown} is a folder, not a regular file; refusing to replace it")
+        os.replace(tmp, target)  # rename(2): replaces a link at target, never follows it
         tmp = None
     except OSError as exc:
         raise UsageError(f"cannot write {shown}: {exc.strerror or exc}") from None
@@ -236,13 +254,14 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     return target
 
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029{BIDI_CONTROLS}]")
 
 
 def safe_text(text: str) -> str:
-    """``text`` with every control character, DEL and lone surrogate written as a visible
-    escape (``\\x1b``, ``\\n``, ``\\ud800``): one printable line, safe for a terminal,
-    XML 1.0 and UTF-8."""
+    """``text`` with every control character, DEL, lone surrogate and bidirectional
+    formatting character written as a visible escape (``\\x1b``, ``\\n``, ``\\ud800``,
+    ``\\u202e``): one printable line, safe for a terminal, XML 1.0 and UTF-8, shown in the
+    order it is stored."""
 
     def esc(m: re.Match[str]) -> str:
         c = m.group()

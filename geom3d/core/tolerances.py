@@ -51,8 +51,13 @@ __all__ = [
     "MAX_BURST",
     "MAX_COORD_MM",
     "MAX_MESH_BYTES",
+    "MAX_MESH_ELEMENTS",
+    "MAX_MESH_TRIANGLES",
     "MAX_PS",
+    "MAX_REPORT_BYTES",
     "MAX_ROLL_MOD",
+    "MAX_ROUTE_POINTS",
+    "MAX_ROUTE_TRAVEL_MM",
     "MAX_SCALE",
     "MAX_SCENARIO_BYTES",
     "MAX_SCENARIO_DEPTH",
@@ -116,11 +121,14 @@ __all__ = [
     "STAND_RIM_MM",
     "SURFACE_BOX_PAD_MM",
     "SURFACE_INSET_MM",
+    "SURVEY_BYTES_PER_PAIR",
     "SURVEY_FOOT_MM",
     "SURVEY_LEVEL_MERGE_MM",
     "SURVEY_MAX_GRID_POINTS",
     "SURVEY_MAX_LAYERS",
+    "SURVEY_MAX_PAIRS",
     "SURVEY_SCENERY_MAX_RATIO",
+    "SURVEY_STALL_S",
     "SURVEY_TABLE_RANGE_MM",
     "TABLE_CAP_MARGIN_MM",
     "TABLE_FLOOR_DEPTH_MM",
@@ -149,6 +157,11 @@ EYE_SPACING_MM: float = 2.0
 #: Route sampling: LoF along a route is checked every ``ROUTE_STEP_MM`` of travel, then the
 #: first position with LoF is refined by bisection to ``ROUTE_REFINE_MM``.
 ROUTE_STEP_MM: float = 10.0
+#: Scenario limits on a route: at most ``MAX_ROUTE_POINTS`` positions and
+#: ``MAX_ROUTE_TRAVEL_MM`` of travel (100,000 samples at ``ROUTE_STEP_MM``, each a Line of
+#: Fire or a template test; a real move is a few hundred mm).
+MAX_ROUTE_POINTS: int = 10_000
+MAX_ROUTE_TRAVEL_MM: float = 1_000_000.0
 ROUTE_REFINE_MM: float = 0.5
 
 #: Pitched templates: a moving trooper's route is checked for contact every this many mm
@@ -241,6 +254,15 @@ SURVEY_TABLE_RANGE_MM: tuple[float, float] = (200.0, 5000.0)
 SURVEY_SCENERY_MAX_RATIO: float = 1.5
 #: Survey input limit: at most this many grid points (a 5 m table at a 10 mm grid).
 SURVEY_MAX_GRID_POINTS: int = 250_000
+#: Survey input limit: at most this many pairs of positions (what costs time and memory:
+#: 10 M pairs is about 4,470 positions, a 1.2 m table at an 18 mm grid; hours of CPU).
+SURVEY_MAX_PAIRS: int = 10_000_000
+#: Survey on a Dask cluster: no chunk of pairs finished for this long (s) means a stalled
+#: worker (one without a nanny is never restarted): the survey stops, saying so.
+SURVEY_STALL_S: float = 600.0
+#: Survey memory estimate per pair (bytes) for messages: the pair's indices and answer
+#: (17 B) and, when it is visible, its entry in the report (a list of two ints, ~100 B).
+SURVEY_BYTES_PER_PAIR: int = 120
 
 
 #: GJK (used only for the *distance* of a pitched volume, never for contact decisions)
@@ -382,6 +404,14 @@ MAX_SCENARIO_INT: int = 2**53
 
 #: Largest mesh file read, and largest total of a glTF's external buffers (bytes).
 MAX_MESH_BYTES: int = 1 << 30
+#: Largest report file read back as input (``survey --compare``): a survey of the most
+#: pairs allowed lists at most 10 M visible pairs, about 200 MB of JSON.
+MAX_REPORT_BYTES: int = 512 << 20
+#: Mesh input limits on what a file expands to (a glTF instancing one mesh many times, a
+#: sparse accessor with no data): triangles after instancing (a 1 GiB binary STL holds
+#: 21 M) and elements of one accessor (e.g. vertices), checked before parsing.
+MAX_MESH_TRIANGLES: int = 25_000_000
+MAX_MESH_ELEMENTS: int = 75_000_000
 
 #: A loaded mesh (in mm, before the scenario's ``scale``) whose largest extent is below
 #: ``MESH_TINY_MM`` or above ``MESH_HUGE_MM`` gets a "wrong units?" warning: metres read

@@ -320,6 +320,14 @@ def read_entry_file(path: Path, read, warn):
     except OSError as exc:
         warn(f"cannot open it ({exc.strerror or exc})")
         return None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        mode = 0
+    if not stat.S_ISREG(mode):  # a folder planted at the name (fdopen refuses one)
+        os.close(fd)
+        warn("not a regular file")
+        return None
     with os.fdopen(fd, "rb") as fh:
         try:
             st = os.fstat(fh.fileno())
@@ -355,6 +363,18 @@ def _aligned_member(name: str, offset: int) -> zipfile.ZipInfo:
     return member
 
 
+def _clear_folder_at(path: Path) -> None:
+    """Remove a folder (not a link) that sits at a cache entry's name, so the entry can
+    be renamed into place: moved aside to a fresh name first, then deleted."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return
+    import shutil
+
+    aside = tempfile.mkdtemp(dir=path.parent, prefix=f".{path.stem}.stale.")
+    os.replace(path, os.path.join(aside, "entry"))
+    shutil.rmtree(aside, ignore_errors=True)
+
+
 def disk_put(cache_file: Path, key: str, source_digest: str, vertices, faces, stats: dict) -> None:
     """Write a disk cache entry atomically (temp file + rename); failures are logged."""
     tmp_name = None
@@ -372,6 +392,7 @@ def disk_put(cache_file: Path, key: str, source_digest: str, vertices, faces, st
                 with zf.open(member, "w", force_zip64=True) as out:
                     arr = np.ascontiguousarray(arr, dtype=dtype)
                     np.lib.format.write_array(out, arr, version=(1, 0), allow_pickle=False)
+        _clear_folder_at(cache_file)
         os.replace(tmp_name, cache_file)
         tmp_name = None
     except OSError as exc:

@@ -38,7 +38,14 @@ from geom3d.core.errors import MeshError
 from geom3d.core.inputfile import InputFileProblem, iter_regular, read_regular
 from geom3d.core.tolerances import MAX_MESH_BYTES
 
-__all__ = ["array_digest", "content_digest", "file_digest", "gltf_external_buffers"]
+__all__ = [
+    "array_digest",
+    "content_digest",
+    "file_digest",
+    "gltf_buffer_paths",
+    "gltf_external_buffers",
+    "gltf_json",
+]
 
 #: How :func:`file_digest` starts for a file it cannot read (a digest of the problem).
 UNREADABLE_PREFIX = "unreadable-"
@@ -57,7 +64,7 @@ def _has_buffers(path: Path) -> bool:
     return path.suffix.lower() in (".gltf", ".glb")
 
 
-def _gltf_json(path: Path, data: bytes):
+def gltf_json(path: Path, data: bytes):
     """The JSON document of a ``.gltf`` file or of a GLB's first chunk, or None if broken."""
     try:
         if path.suffix.lower() == ".glb":
@@ -123,7 +130,7 @@ def gltf_external_buffers(path: str | Path, data: bytes) -> dict[str, bytes]:
     path = Path(path)
     if not _has_buffers(path):
         return {}
-    doc = _gltf_json(path, data)
+    doc = gltf_json(path, data)
     buffers = doc.get("buffers") if isinstance(doc, dict) else None
     if not isinstance(buffers, list):
         return {}
@@ -142,6 +149,51 @@ def gltf_external_buffers(path: str | Path, data: bytes) -> dict[str, bytes]:
             raise MeshError(f"{where}: {exc} ({uri[:200]!r})", file=str(path)) from None
         budget -= len(content)
         out[uri] = content
+    return out
+
+
+def _glb_json_chunk(path: Path) -> bytes:
+    """A GLB's header and JSON chunk (the binary chunk is not read), a regular file only."""
+    data = b""
+    chunks = iter_regular(path, MAX_MESH_BYTES, chunk=1 << 16)
+    try:
+        for chunk in chunks:
+            data += chunk
+            if len(data) >= 20 and len(data) >= 20 + struct.unpack_from("<I", data, 12)[0]:
+                break
+    finally:
+        chunks.close()
+    return data
+
+
+def gltf_buffer_paths(path: str | Path) -> list[Path]:
+    """The files a glTF/GLB file's external buffers name (links resolved), as
+    :func:`gltf_external_buffers` would read them; refused or unreadable ones left out.
+
+    Reads only the glTF's JSON (a GLB's first chunk), never the buffers: for the
+    commands' guard against writing a report over an input (:mod:`geom3d.commands._guard`).
+    """
+    path = Path(path)
+    if not _has_buffers(path):
+        return []
+    try:
+        if path.suffix.lower() == ".glb":
+            data = _glb_json_chunk(path)
+        else:
+            data = read_regular(path, MAX_MESH_BYTES)
+    except (OSError, InputFileProblem):
+        return []
+    doc = gltf_json(path, data)  # a GLB: its header and JSON chunk are enough
+    buffers = doc.get("buffers") if isinstance(doc, dict) else None
+    out: list[Path] = []
+    for i, buf in enumerate(buffers if isinstance(buffers, list) else []):
+        uri = buf.get("uri") if isinstance(buf, dict) else None
+        if not isinstance(uri, str) or _is_embedded(uri):
+            continue
+        try:
+            out.append(_buffer_file(path.parent, uri, f"buffers[{i}].uri", str(path)))
+        except (MeshError, OSError, ValueError):
+            continue
     return out
 
 

@@ -57,7 +57,9 @@ from geom3d.mesh.digest import (
     content_digest,
     file_digest,
     gltf_external_buffers,
+    gltf_json,
 )
+from geom3d.mesh.gltf_bounds import check_gltf_bounds
 from geom3d.mesh.report import LoadedMesh, MeshReport, plural
 from geom3d.mesh.topology import degenerate_faces, mesh_topology, used_vertices
 
@@ -157,6 +159,8 @@ def _parse(
         problem = _check_stl(data)
         if problem:
             raise MeshError(problem, file=str(path))
+    if fmt in _Y_UP_FORMATS:  # what the document expands to, before the parser allocates it
+        check_gltf_bounds(gltf_json(path, data), str(path))
     kwargs = {"skip_materials": True} if fmt in _SKIP_MATERIAL_FORMATS else {}
     try:
         # Any warning while parsing (e.g. numpy's "could not be read to its end") means

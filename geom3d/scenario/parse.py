@@ -8,6 +8,8 @@ and checking references.
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 from pathlib import Path
 
@@ -15,7 +17,15 @@ from pydantic import ValidationError
 
 from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.core.inputfile import InputFileProblem, stat_regular
-from geom3d.core.tolerances import MAX_BODY_MM, MAX_MESH_BYTES, MAX_SILHOUETTE_MM, MIN_BODY_MM
+from geom3d.core.tolerances import (
+    MAX_BODY_MM,
+    MAX_MESH_BYTES,
+    MAX_ROUTE_POINTS,
+    MAX_ROUTE_TRAVEL_MM,
+    MAX_SILHOUETTE_MM,
+    MIN_BODY_MM,
+    ROUTE_STEP_MM,
+)
 from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
@@ -120,6 +130,26 @@ def _accept_warnings(raw: ScenarioModel, ctx: ParseContext) -> tuple[str, ...]:
         if not pat.strip():
             raise ctx.error("an empty pattern would accept nothing", f"accept_warnings[{i}]")
     return tuple(raw.accept_warnings)
+
+
+def _route(points: list, ctx: ParseContext, where: str) -> tuple:
+    """A trooper's ``route`` in mm, bounded before anything is sampled along it: at most
+    ``MAX_ROUTE_POINTS`` positions and ``MAX_ROUTE_TRAVEL_MM`` of travel."""
+    if len(points) > MAX_ROUTE_POINTS:
+        raise ctx.error(
+            f"{len(points):,} positions, more than the {MAX_ROUTE_POINTS:,} a route may have",
+            where,
+        )
+    route = tuple(ctx.lengths(p, f"{where}[{j}]") for j, p in enumerate(points))
+    travel = sum(math.dist(a[:2], b[:2]) for a, b in itertools.pairwise(route))
+    if travel > MAX_ROUTE_TRAVEL_MM:
+        raise ctx.error(
+            f"{travel / 1000:,.0f} m of travel ({travel / ROUTE_STEP_MM:,.0f} samples every "
+            f"{ROUTE_STEP_MM:g} mm), more than the {MAX_ROUTE_TRAVEL_MM / 1000:,.0f} m "
+            "a route may cover",
+            where,
+        )
+    return route
 
 
 def _active(raw: ScenarioModel, troopers: list[TrooperSpec], ctx: ParseContext) -> tuple:
@@ -262,9 +292,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
             raise ctx.error(
                 f"unknown state {st!r} (known: {', '.join(STATES)})", f"{where}.state[{j}]"
             )
-    route = None
-    if t.route:
-        route = tuple(ctx.lengths(p, f"{where}.route[{j}]") for j, p in enumerate(t.route))
+    route = _route(t.route, ctx, f"{where}.route") if t.route else None
     check_infinity_only(t, ("stats", "reaction", "reaction_mod"), ruleset, ctx, where)
     return TrooperSpec(
         id=t.id,

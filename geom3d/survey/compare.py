@@ -12,10 +12,12 @@ and ``level``), so a table whose terrain moved up or down still matches. Reporte
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from geom3d.core.errors import UsageError
+from geom3d.core.output import safe_text
+from geom3d.core.reportfile import read_json_report
+from geom3d.core.tolerances import MAX_REPORT_BYTES
 from geom3d.core.units import LENGTH_UNITS
 
 __all__ = ["compare_surveys", "load_survey"]
@@ -27,12 +29,8 @@ _SHOWN = 10
 def load_survey(path) -> dict:
     """Read a ``survey.json`` (UsageError naming the file and what is wrong when it is not one)."""
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"--compare: {p}: file not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"--compare: {p}: not a survey.json ({type(exc).__name__})") from None
+    doc = read_json_report(p, MAX_REPORT_BYTES, "--compare")  # regular, bounded, one line
+    p = safe_text(str(p))
     if not isinstance(doc, dict):
         raise UsageError(f"--compare: {p}: not a survey.json (expected a mapping)")
     for key, kind in (
@@ -61,7 +59,7 @@ def load_survey(path) -> dict:
         for k, z in enumerate(doc["zones"]):
             where = f"zones[{k}]"
             str(z["id"]), float(z["sees_share"]), float(z["seen_share"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise UsageError(f"--compare: {p}: not a survey.json (malformed {where})") from None
     return doc
 

@@ -34,7 +34,7 @@ from geom3d.survey.analysis import (
     sees_counts,
     zone_shares,
 )
-from geom3d.survey.grid import Probe, ProbeGrid, place_probes, probe_for
+from geom3d.survey.grid import Probe, ProbeGrid, check_pairs, place_probes, probe_for
 from geom3d.survey.pairs import PairJob, pair_indices, visible_pairs
 
 __all__ = ["DEFAULT_LANES", "SurveyResult", "position_ids", "run_survey", "survey"]
@@ -125,6 +125,7 @@ def run_survey(
     t0 = time.perf_counter()
     pr = probe_for(scene, probe)
     grid = place_probes(scene, pr, spacing_mm)
+    check_pairs(len(grid.positions), spacing_mm)  # before any pair
     t_grid = time.perf_counter() - t0
     job = _job(scene, grid, pr, proofs)
     t1 = time.perf_counter()

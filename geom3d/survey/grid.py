@@ -34,10 +34,12 @@ from geom3d.core.tolerances import (
     DROP_REFINE_MAX_MM,
     DROP_STEEP_REL_EPS,
     STAND_INSET_MM,
+    SURVEY_BYTES_PER_PAIR,
     SURVEY_FOOT_MM,
     SURVEY_LEVEL_MERGE_MM,
     SURVEY_MAX_GRID_POINTS,
     SURVEY_MAX_LAYERS,
+    SURVEY_MAX_PAIRS,
     UPWARD_NORMAL_MIN_Z,
 )
 from geom3d.mesh import used_vertices
@@ -130,16 +132,39 @@ def grid_points(extent, spacing: float) -> np.ndarray:
         margin = 0.5 * ((b - a) - (n - 1) * spacing)
         return a + margin + spacing * np.arange(n)
 
-    nx = max(1, math.floor((x1 - x0) / spacing + 1e-9))
-    ny = max(1, math.floor((y1 - y0) / spacing + 1e-9))
+    nx = max(1, math.floor(min((x1 - x0) / spacing + 1e-9, 1e12)))
+    ny = max(1, math.floor(min((y1 - y0) / spacing + 1e-9, 1e12)))
     if nx * ny > SURVEY_MAX_GRID_POINTS:
         raise InputError(
             f"--spacing: {spacing:g} mm makes {nx * ny:,} grid points "
             f"(at most {SURVEY_MAX_GRID_POINTS:,}); use a coarser grid"
         )
+    check_pairs(nx * ny, spacing, "grid points")
     xs, ys = axis(x0, x1), axis(y0, y1)
     gx, gy = np.meshgrid(xs, ys, indexing="xy")
     return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def check_pairs(n: int, spacing: float, what: str = "positions") -> None:
+    """:class:`InputError` when ``n`` positions make more than ``SURVEY_MAX_PAIRS`` pairs.
+
+    The message gives the pairs, a memory estimate (``SURVEY_BYTES_PER_PAIR`` each) and
+    the spacing that would fit (``n`` scales as the area over the spacing squared).
+    Called on the grid (a lower bound: each grid point is at least one position) before
+    probes are placed, and on the positions (several levels per point) before any pair
+    is allocated.
+    """
+    pairs = n * (n - 1) // 2
+    if pairs <= SURVEY_MAX_PAIRS:
+        return
+    fit = math.sqrt(2.0 * SURVEY_MAX_PAIRS)  # positions whose pairs fit
+    suggest = spacing * math.sqrt(n / fit)
+    gib = pairs * SURVEY_BYTES_PER_PAIR / (1 << 30)
+    raise InputError(
+        f"--spacing: {spacing:g} mm gives {n:,} {what} = {pairs:,} pairs, more than the "
+        f"{SURVEY_MAX_PAIRS:,} a survey may have (about {gib:,.1f} GiB of memory); "
+        f"use a spacing of {math.ceil(suggest):g} mm or more"
+    )
 
 
 @dataclass(frozen=True)

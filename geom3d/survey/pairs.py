@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.errors import UsageError
+from geom3d.core.errors import UsageError, WorkerLost
 from geom3d.core.scheduler_address import connect
+from geom3d.core.tolerances import SURVEY_STALL_S
 from geom3d.raycast import RayEngine
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.interior_cache import cached_interior
@@ -255,45 +257,97 @@ def _mp_context():
     return mp.get_context("spawn")
 
 
+def _stop_pool(ex) -> None:
+    """Stop a pool's workers and multiprocessing's fork server now (nothing left
+    running after an interrupted or failed survey)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    for proc in procs:
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    ex.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        try:
+            proc.join(2.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(2.0)
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        from multiprocessing import forkserver
+
+        forkserver._forkserver._stop()  # private API, best effort
+    except Exception:
+        pass
+
+
 def _run_pool(job, chunks, workers, out, counters, progress) -> None:
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     ex = ProcessPoolExecutor(
         max_workers=workers, mp_context=_mp_context(), initializer=_init_pool, initargs=(job,)
     )
+    done = 0
     try:
         futs = [ex.submit(_pool_task, s, e) for s, e in chunks]
-        done = 0
         for fut in as_completed(futs):
             start, vis, cnt = fut.result()
             out[start : start + len(vis)] = vis
             counters += cnt
             done += len(vis)
             progress(done, len(out))
-    except BaseException:  # Ctrl-C or a failed chunk: stop the workers now
-        for proc in list(getattr(ex, "_processes", {}).values()):
-            proc.terminate()
-        ex.shutdown(wait=False, cancel_futures=True)
+    except BrokenProcessPool:  # a worker was killed (OOM killer, kill -9) or crashed
+        _stop_pool(ex)
+        raise WorkerLost(
+            f"survey: a worker process died; {len(out) - done:,} of {len(out):,} pairs were "
+            "not computed and nothing was written (run again; --workers 1 runs in this "
+            "process)"
+        ) from None
+    except BaseException:  # Ctrl-C, SIGTERM or a failed chunk: stop the workers now
+        _stop_pool(ex)
         raise
     ex.shutdown(wait=True)
 
 
 def _run_dask(job, chunks, address, out, counters, progress) -> int:
     client = connect(address)  # first: a clear usage error when Dask is not installed
-    from distributed import as_completed
+    from distributed import wait
 
     try:
         n_workers = len(client.scheduler_info().get("workers", {}))
         remote = client.scatter(job, broadcast=True)
         futs = [client.submit(_dask_task, remote, s, e, pure=False) for s, e in chunks]
-        done = 0
-        for fut in as_completed(futs, loop=client.loop):
-            start, vis, cnt = fut.result()
-            fut.release()
-            out[start : start + len(vis)] = vis
-            counters += cnt
-            done += len(vis)
-            progress(done, len(out))
+        done, pending = 0, set(futs)
+        last = time.monotonic()
+        while pending:
+            finished = {f for f in pending if f.done()}
+            for fut in finished:
+                start, vis, cnt = fut.result()
+                fut.release()
+                out[start : start + len(vis)] = vis
+                counters += cnt
+                done += len(vis)
+                progress(done, len(out))
+            pending -= finished
+            now = time.monotonic()
+            if finished:
+                last = now
+            elif now - last > SURVEY_STALL_S:  # a stalled worker (no nanny) holds a chunk
+                for fut in pending:
+                    fut.cancel()
+                raise WorkerLost(
+                    f"survey: the Dask cluster at {address} finished no pairs for "
+                    f"{SURVEY_STALL_S:g} s (a stalled worker?); {len(out) - done:,} of "
+                    f"{len(out):,} pairs were not computed and nothing was written"
+                )
+            if pending:
+                try:
+                    wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
+                except Exception:  # the poll's time-out: nothing finished
+                    pass
     finally:
         client.close()
     return n_workers

@@ -56,10 +56,7 @@ def test_atomic_write_never_creates_folders(tmp_path):
 def test_atomic_write_refuses_non_regular_files(tmp_path):
     folder = tmp_path / "folder"
     folder.mkdir()
-    (tmp_path / "to-folder").symlink_to(folder)
-    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
-    cases = [(folder, "is a folder"), (tmp_path / "to-folder", "is a folder"),
-             (tmp_path / "dangling", "symbolic link to nothing")]  # fmt: skip
+    cases = [(folder, "is a folder")]
     if hasattr(os, "mkfifo"):
         os.mkfifo(tmp_path / "fifo")
         cases.append((tmp_path / "fifo", "is a FIFO"))
@@ -68,20 +65,38 @@ def test_atomic_write_refuses_non_regular_files(tmp_path):
     for path, words in cases:
         with pytest.raises(UsageError, match=words):
             atomic_write(path, "x")
-    assert folder.is_dir() and (tmp_path / "to-folder").is_symlink()
-    assert not (tmp_path / "nowhere").exists()
+    assert folder.is_dir() and not any(folder.iterdir())
     if hasattr(os, "mkfifo"):
         assert (tmp_path / "fifo").is_fifo()
 
 
-def test_atomic_write_through_a_link_keeps_the_link(tmp_path):
-    real = tmp_path / "real.txt"
-    real.write_text("old")
-    link = tmp_path / "link.txt"
-    link.symlink_to(real.name)
-    assert atomic_write(link, "new") == real
-    assert link.is_symlink() and real.read_text() == "new"
-    assert check_writable(link) == real
+def test_atomic_write_replaces_a_link_and_never_writes_through_it(tmp_path):
+    """A link planted at the output's name (to a file, a folder, a device, nothing) is
+    replaced by the new file; what it pointed to is untouched (the red team's
+    ``out/survey.json -> ~/.bashrc``)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    links = {"to-file": victim, "to-folder": folder, "dangling": tmp_path / "nowhere"}
+    if Path("/dev/null").exists():
+        links["to-device"] = Path("/dev/null")
+    for name, dest in links.items():
+        link = tmp_path / name
+        link.symlink_to(dest)
+        assert check_writable(link) == link
+        assert atomic_write(link, f"report {name}") == link
+        assert not link.is_symlink() and link.read_text() == f"report {name}"
+    assert victim.read_text() == "precious"
+    assert not any(folder.iterdir()) and not (tmp_path / "nowhere").exists()
+
+
+def test_atomic_write_follows_links_in_the_folder_part(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "alias").symlink_to(real)
+    assert atomic_write(tmp_path / "alias" / "r.json", "x") == real / "r.json"
+    assert (real / "r.json").read_text() == "x"
 
 
 @pytest.mark.parametrize("err", [errno.ENOSPC, errno.EROFS, errno.EACCES])

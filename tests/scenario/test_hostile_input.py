@@ -435,7 +435,9 @@ def test_lone_surrogate_in_an_id_or_key_is_an_error(tmp_path):
         _write(tmp_path, "s.json", in_id)
     )
     in_yaml = 'format: geom3d/1\ntroopers: [{id: "a\\ud800", side: x, position: [0, 0]}]\n'
-    assert "lone surrogate" in _error(_write(tmp_path, "s.yaml", in_yaml))
+    # libyaml (the C parser, issue 33) refuses the escape itself; PyYAML's reader later
+    msg = _error(_write(tmp_path, "s.yaml", in_yaml))
+    assert "lone surrogate" in msg or "invalid Unicode character escape code" in msg
     in_key = '{"format": "geom3d/1", "x\\udfff": 1}'
     msg = _error(_write(tmp_path, "k.json", in_key))
     assert "x\\udfff: key holds a lone surrogate" in msg

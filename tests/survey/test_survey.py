@@ -31,7 +31,9 @@ def test_grid_points_are_centred_in_the_table():
         grid_points((0, 0, 100, 100), 0.0)
     with pytest.raises(InputError, match="grid points"):  # 1200 / 2 = 600: 360,000 points
         grid_points((0, 0, 1200, 1200), 2.0)
-    assert len(grid_points((0, 0, 1000, 250), 2.0)) == 62_500  # 500 x 125: allowed
+    with pytest.raises(InputError, match="62,500 grid points = 1,953,093,750 pairs"):
+        grid_points((0, 0, 1000, 250), 2.0)  # 500 x 125 points: over the pairs cap
+    assert len(grid_points((0, 0, 200, 80), 2.0)) == 4_000  # 100 x 40: 7,998,000 pairs
 
 
 def test_corridor_between_two_long_walls_is_the_longest_lane(corridor_doc):
