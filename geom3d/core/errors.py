@@ -126,6 +126,6 @@ class UsageError(Geom3dError, ValueError):
     """A command-line usage problem (bad option value, unwritable output): exit code 2."""
 
 
-class WorkerLost(Geom3dError, RuntimeError):
+class WorkerLost(Geom3dError, ValueError):
     """A worker process (or a cluster) stopped before its work was done: a survey
     cannot finish; the message says what is missing (exit 2, one line)."""
