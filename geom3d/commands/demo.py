@@ -63,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--out: cannot create the folder {args.out}: {exc.strerror}") from None
+    from geom3d.commands._guard import referenced_files, refuse_overwrite
+
+    names = ("lof.json", "attacks.json", "plan.png")  # never over the bundled table's files
+    refuse_overwrite([("--out", out_dir / n) for n in names], referenced_files(path))
     t0 = time.perf_counter()
     scene = load_for_command(path, lambda scn: all_pairs(scn) >= PROOF_MIN_PAIRS, quiet=args.quiet)
     load_s = time.perf_counter() - t0

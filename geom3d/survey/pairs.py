@@ -33,6 +33,7 @@ from geom3d.core.errors import UsageError, WorkerLost
 from geom3d.core.scheduler_address import connect
 from geom3d.core.tolerances import SURVEY_STALL_S
 from geom3d.raycast import RayEngine
+from geom3d.survey._stop import stop_pool
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.interior_cache import cached_interior
 
@@ -257,32 +258,6 @@ def _mp_context():
     return mp.get_context("spawn")
 
 
-def _stop_pool(ex) -> None:
-    """Stop a pool's workers and multiprocessing's fork server now (nothing left
-    running after an interrupted or failed survey)."""
-    procs = list((getattr(ex, "_processes", None) or {}).values())
-    for proc in procs:
-        try:
-            proc.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
-    ex.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        try:
-            proc.join(2.0)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(2.0)
-        except (OSError, ValueError, AttributeError):
-            pass
-    try:
-        from multiprocessing import forkserver
-
-        forkserver._forkserver._stop()  # private API, best effort
-    except Exception:
-        pass
-
-
 def _run_pool(job, chunks, workers, out, counters, progress) -> None:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
@@ -300,14 +275,14 @@ def _run_pool(job, chunks, workers, out, counters, progress) -> None:
             done += len(vis)
             progress(done, len(out))
     except BrokenProcessPool:  # a worker was killed (OOM killer, kill -9) or crashed
-        _stop_pool(ex)
+        stop_pool(ex)
         raise WorkerLost(
             f"survey: a worker process died; {len(out) - done:,} of {len(out):,} pairs were "
             "not computed and nothing was written (run again; --workers 1 runs in this "
             "process)"
         ) from None
     except BaseException:  # Ctrl-C, SIGTERM or a failed chunk: stop the workers now
-        _stop_pool(ex)
+        stop_pool(ex)
         raise
     ex.shutdown(wait=True)
 
