@@ -19,15 +19,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Union
 
 from geom3d.core.errors import Geom3dError, UsageError
 from geom3d.core.output import safe_text
 from geom3d.mesh.digest import gltf_buffer_paths
 
+#: A path as the commands hold one.
+PathLike = Union[str, "os.PathLike[str]"]
+
 __all__ = ["referenced_files", "refuse_overwrite"]
 
 
-def referenced_files(scenario_path) -> list[tuple[Path, str]]:
+def referenced_files(scenario_path: PathLike) -> list[tuple[Path, str]]:
     """The files reading ``scenario_path`` reads, each with what it is.
 
     Parameters
@@ -66,7 +70,7 @@ def _ids(path: Path, follow: bool) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _entry(path) -> Path | None:
+def _entry(path: PathLike) -> Path | None:
     """``path``'s name in its folder with the folder's links resolved."""
     p = Path(path)
     try:
@@ -76,10 +80,10 @@ def _entry(path) -> Path | None:
 
 
 def refuse_overwrite(
-    outputs: Mapping[str, object] | Iterable[tuple[str, object]],
-    inputs: Iterable[tuple[object, str]],
+    outputs: Mapping[str, PathLike] | Iterable[tuple[str, PathLike]],
+    inputs: Iterable[tuple[PathLike, str]],
     *,
-    allowed: Iterable[tuple[object, object]] = (),
+    allowed: Iterable[tuple[PathLike, PathLike]] = (),
 ) -> None:
     """:class:`UsageError` if writing one of ``outputs`` would replace one of ``inputs``.
 
@@ -112,7 +116,8 @@ def refuse_overwrite(
                 names.add(Path(os.path.realpath(path)))
             except (OSError, ValueError):
                 pass
-            same = entry in names or (out_ids and _ids(Path(path), True) in out_ids)
+            in_ids = _ids(Path(path), True)
+            same = entry in names or (in_ids is not None and in_ids in out_ids)
             if same and (entry, _entry(path)) not in ok:
                 raise UsageError(
                     f"{label}: {safe_text(os.fspath(out))} is {role}; refusing to overwrite it"

@@ -20,7 +20,7 @@ from geom3d.core.output import safe_text
 __all__ = ["read_head", "read_json_report"]
 
 
-def read_json_report(path, limit: int, label: str) -> object:
+def read_json_report(path: str | os.PathLike[str], limit: int, label: str) -> object:
     """The JSON document in the regular file ``path`` (at most ``limit`` bytes).
 
     Parameters
@@ -56,7 +56,7 @@ def read_json_report(path, limit: int, label: str) -> object:
         raise UsageError(f"{label}: {shown}: not JSON ({type(exc).__name__})") from None
 
 
-def read_head(path, size: int) -> bytes:
+def read_head(path: str | os.PathLike[str], size: int) -> bytes:
     """The first ``size`` bytes of ``path`` if it is a regular file, else ``b""``.
 
     Never blocks (a FIFO, or a link to one, is opened without waiting for a writer and

@@ -162,7 +162,7 @@ def _glb_json_chunk(path: Path) -> bytes:
             if len(data) >= 20 and len(data) >= 20 + struct.unpack_from("<I", data, 12)[0]:
                 break
     finally:
-        chunks.close()
+        getattr(chunks, "close", lambda: None)()  # a generator: close its file now
     return data
 
 

@@ -51,13 +51,24 @@ def _key_path(path: str, key) -> str:
 
 
 try:  # libyaml's parser (C) feeds Python's composer: 5x as fast as the pure-Python reader
-    from yaml._yaml import CParser as _Parser
+    from yaml._yaml import CParser as _FastParser
+
+    LIBYAML = True
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml.parser import Parser as _Parser
-    from yaml.reader import Reader as _Reader
-    from yaml.scanner import Scanner as _Scanner
-else:
-    _Reader = _Scanner = None
+    _FastParser = None
+    LIBYAML = False
+
+
+class _PyParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's own reader, scanner and parser (where libyaml is missing)."""
+
+    def __init__(self, stream) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+_Parser = _FastParser if LIBYAML else _PyParser
 
 
 class _DepthComposer(yaml.composer.Composer):
@@ -85,28 +96,20 @@ class _DepthComposer(yaml.composer.Composer):
             self._depth -= 1
 
 
-if _Reader is None:
+class _Loader(
+    _DepthComposer,
+    _Parser,  # type: ignore[valid-type,misc]
+    yaml.constructor.SafeConstructor,
+    yaml.resolver.Resolver,
+):
+    """The parser (libyaml's where present), the checks above, PyYAML's safe constructor."""
 
-    class _Loader(
-        _DepthComposer, _Parser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver
-    ):
-        """libyaml's parser, then the checks above, then PyYAML's safe constructor."""
-
-        def __init__(self, stream) -> None:
-            _Parser.__init__(self, stream)
-            yaml.composer.Composer.__init__(self)
-            yaml.constructor.SafeConstructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
-            self._depth = self._nodes = 0
-
-else:  # pragma: no cover
-
-    class _Loader(yaml.SafeLoader, _DepthComposer):
-        def __init__(self, stream) -> None:
-            yaml.SafeLoader.__init__(self, stream)
-            self._depth = self._nodes = 0
-
-    _Loader.compose_node = _DepthComposer.compose_node
+    def __init__(self, stream) -> None:
+        _Parser.__init__(self, stream)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self._depth = self._nodes = 0
 
 
 def _walk_nodes(root) -> None:
@@ -217,7 +220,7 @@ def _prescan(text: str) -> None:
 
 
 def _load_yaml(text: str):
-    if _Reader is None:
+    if LIBYAML:
         _prescan(text)
     loader = _Loader(text)
     try:

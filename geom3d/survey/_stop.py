@@ -32,6 +32,6 @@ def stop_pool(ex) -> None:
     try:
         from multiprocessing import forkserver
 
-        forkserver._forkserver._stop()  # private API, best effort
+        forkserver._forkserver._stop()  # type: ignore[attr-defined]  # private API, best effort
     except Exception:
         pass

@@ -28,9 +28,8 @@ _SHOWN = 10
 
 def load_survey(path) -> dict:
     """Read a ``survey.json`` (UsageError naming the file and what is wrong when it is not one)."""
-    p = Path(path)
-    doc = read_json_report(p, MAX_REPORT_BYTES, "--compare")  # regular, bounded, one line
-    p = safe_text(str(p))
+    doc = read_json_report(Path(path), MAX_REPORT_BYTES, "--compare")  # regular, bounded
+    p = safe_text(str(path))
     if not isinstance(doc, dict):
         raise UsageError(f"--compare: {p}: not a survey.json (expected a mapping)")
     for key, kind in (
