@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 
 from geom3d.check.discover import ScenarioFile
 from geom3d.check.record import TerminationRequested, check_scenario, error_record
+from geom3d.core.runtime import same_code_in_workers
 
 __all__ = [
     "PRELOAD",
@@ -116,6 +117,8 @@ def _worker_main(conn, environ: dict, cwd: str, parent_pid: int) -> None:
 
 def _mp_context():
     import multiprocessing as mp
+
+    same_code_in_workers()
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")

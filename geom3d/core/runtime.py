@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["settle_heap"]
+__all__ = ["same_code_in_workers", "settle_heap"]
 
 
 def settle_heap() -> None:
@@ -24,3 +24,26 @@ def settle_heap() -> None:
     frozen objects are still freed by reference counting.
     """
     gc.freeze()
+
+
+def same_code_in_workers() -> None:
+    """Make worker processes import the geom3d this process runs.
+
+    A fork server or a spawned worker gets this process's ``sys.path``, where ``''``
+    means "the current folder" (``python -m`` or ``python -c`` from a source tree): after
+    a ``chdir`` it names another folder, and the worker could import another installed
+    geom3d (an older one, with another worker protocol). Python 3.11's fork server even
+    ignores the ``sys.path`` it is handed. So the folder holding this geom3d (where this
+    process's geom3d came from) is put first on ``sys.path`` and on ``PYTHONPATH``, which
+    the fork server and spawned workers start with.
+    """
+    import os
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    if not sys.path or sys.path[0] != root:
+        sys.path.insert(0, root)
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if parts[:1] != [root]:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root, *(p for p in parts if p != root)])

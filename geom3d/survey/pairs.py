@@ -30,6 +30,7 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError, WorkerLost
+from geom3d.core.runtime import same_code_in_workers
 from geom3d.core.scheduler_address import connect
 from geom3d.core.tolerances import SURVEY_STALL_S
 from geom3d.raycast import RayEngine
@@ -250,6 +251,8 @@ def _dask_task(job: PairJob, start: int, stop: int) -> tuple[int, np.ndarray, np
 
 def _mp_context():
     import multiprocessing as mp
+
+    same_code_in_workers()
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")

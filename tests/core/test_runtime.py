@@ -58,3 +58,24 @@ def test_the_command_line_settles_the_heap_once_the_scene_is_loaded(capsys, tmp_
     assert main([command, str(p), *extra, "--quiet"]) == 0
     capsys.readouterr()
     assert gc.get_freeze_count() > 0
+
+
+def test_workers_import_the_same_geom3d(monkeypatch, tmp_path):
+    """A fork server started after a chdir found another geom3d through ``''`` on its
+    path (Python 3.11's ignores the ``sys.path`` it is handed): the package's own folder
+    goes first on ``sys.path`` and ``PYTHONPATH`` (issue 33)."""
+    import os
+    import sys
+    from pathlib import Path
+
+    import geom3d
+    from geom3d.core.runtime import same_code_in_workers
+
+    root = str(Path(geom3d.__file__).resolve().parent.parent)
+    monkeypatch.setattr(sys, "path", ["", *sys.path])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/elsewhere", root]))
+    monkeypatch.chdir(tmp_path)
+    same_code_in_workers()
+    same_code_in_workers()  # idempotent
+    assert sys.path[0] == root and sys.path.count(root) >= 1
+    assert os.environ["PYTHONPATH"].split(os.pathsep) == [root, "/elsewhere"]
