@@ -44,7 +44,7 @@ def test_bidi_file_names_in_junit_github_and_json(tmp_path, monkeypatch, capsys)
     for text in (out, junit, report):
         assert not any(c in text for c in BIDI)
     shown = "a\\u202e\\u2066\\u200f\\u061cgnp.yaml"
-    assert out.startswith(f"::error file={shown},title=geom3d check::")
+    assert out.startswith(f"::error file={shown},line=")
     root = ET.fromstring(junit.encode())
     assert {c.get("file") for c in root.iter("testcase")} == {shown}
     assert json.loads(report)["records"][0]["path"] == name
