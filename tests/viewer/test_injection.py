@@ -49,9 +49,9 @@ def test_3d_svg_text_is_escaped_and_valid_xml(hostile, tmp_path):
     texts = [t.text or "" for t in root.iter(f"{NS}text")]
     assert title in texts  # shown as written
     assert "cap</text><script>x</script>\\u202e" in texts  # bidi override as an escape
-    assert HOSTILE_ID in texts  # the trooper's label
+    assert any(HOSTILE_ID in t for t in texts)  # the trooper's label
     assert "<script" not in out.read_text()
-    # the picture itself is drawn from the original strings (the swap is undone)
+    # the picture itself is drawn from the original strings
     png = vr.render(hostile, None, view="iso", size=(320, 240), title=title)
     assert png.drawing.title == title
 
