@@ -51,8 +51,8 @@ OPEN = [_trooper("a", (100, 600, 0)), _trooper("b", (400, 600, 0), 180, side="re
 PASS_EXPECT = {"lof": [{"from": "a", "to": "b", "lof": True}]}
 # A 100 mm wall hides b from a wherever b walks (x from 400 to 677): the route never gives
 # LoF, so it is sampled to its end (every 10 mm of ~600 m of travel: minutes of work). Each
-# leg is 0.37 mm further along x, so no position repeats (the engine now remembers the
-# visibility of a position already seen, and a back-and-forth route took a second).
+# leg is 0.37 mm further along x, so no position repeats (the earlier back-and-forth route
+# over one line finished within the time limit after the issue 35/37 merges).
 WALL = [{"id": "wall", "box": {"size": [10, 1100, 100]}, "position": [250, 600, 0]}]
 ROUTE = [[400 + 0.37 * i, 200 if i % 2 else 1000] for i in range(750)]
 
