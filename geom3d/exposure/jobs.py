@@ -22,9 +22,8 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
 from geom3d.core.scheduler_address import connect
-from geom3d.raycast import RayEngine
-from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
-from geom3d.visibility.interior_cache import cached_interior
+from geom3d.survey.pairs import scenery_tools
+from geom3d.visibility import Prover, VisibilityStats, pair_patch
 
 __all__ = ["ExposureJob", "chunk_bounds", "visible_tasks"]
 
@@ -148,21 +147,7 @@ def _setup(job: ExposureJob, engine=None, prover=None) -> tuple:
     got = _WORKER.get(job.key)
     if got is None:
         _WORKER.clear()
-        eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
-        prv = None
-        if job.proofs:
-            if engine is not None and prover is not None:
-                prv = prover() if callable(prover) else prover
-            elif job.map_key:  # the map the scene built, from the disk cache
-                label, closed = job.label, job.closed
-                assert label is not None and closed is not None  # given with map_key
-                interior, _ = cached_interior(
-                    job.map_key, job.vertices, job.faces, lambda: (label, closed)
-                )
-                prv = Prover(interior, eng)
-            else:
-                prv = Prover(InteriorMap(job.vertices, job.faces, job.label, job.closed), eng)
-        got = (eng, prv)
+        got = scenery_tools(job, engine, prover)
         _WORKER[job.key] = got
     return got
 

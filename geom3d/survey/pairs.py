@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,14 @@ from geom3d.survey._stop import stop_pool
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.interior_cache import cached_interior
 
-__all__ = ["COUNTERS", "PairJob", "chunk_bounds", "pair_indices", "visible_pairs"]
+__all__ = [
+    "COUNTERS",
+    "PairJob",
+    "chunk_bounds",
+    "pair_indices",
+    "scenery_tools",
+    "visible_pairs",
+]
 
 #: Progress callback: ``progress(pairs_done, pairs_total)``.
 OnProgress = Callable[[int, int], None]
@@ -178,6 +186,29 @@ def _pair_visible(engine, prover, cyl: list[Cylinder], i: int, j: int, patch, st
     return w is not None
 
 
+def scenery_tools(job: Any, engine: Any = None, prover: Any = None) -> tuple[Any, Any]:
+    """A worker's BVH and (when ``job.proofs``) blocking prover over a job's scenery.
+
+    ``job`` is a :class:`PairJob` or any job with the same scenery fields (``vertices``,
+    ``faces``, ``proofs``, ``map_key``, ``label``, ``closed``: the exposure map's jobs).
+    ``engine`` / ``prover``: the caller's own BVH and prover over the same mesh
+    (``prover`` may be a function that returns one), used instead of building them; else
+    the prover reads the scene's interior map from the disk cache (``map_key``) or builds
+    it.
+    """
+    eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
+    if not job.proofs:
+        return eng, None
+    if engine is not None and prover is not None:
+        return eng, (prover() if callable(prover) else prover)
+    if job.map_key:  # the map the scene built, from the disk cache
+        label, closed = job.label, job.closed
+        assert label is not None and closed is not None  # given with map_key
+        interior, _ = cached_interior(job.map_key, job.vertices, job.faces, lambda: (label, closed))
+        return eng, Prover(interior, eng)
+    return eng, Prover(InteriorMap(job.vertices, job.faces, job.label, job.closed), eng)
+
+
 # Per-process cache: job key -> (engine, prover, cylinders, i, j, patch_mm); workers reuse
 # their BVH and prover.
 _WORKER: dict[str, tuple] = {}
@@ -190,21 +221,7 @@ def _setup(job: PairJob, engine=None, prover=None) -> tuple:
     got = _WORKER.get(job.key)
     if got is None:
         _WORKER.clear()
-        eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
-        prv = None
-        if job.proofs:
-            if engine is not None and prover is not None:
-                prv = prover() if callable(prover) else prover
-            elif job.map_key:  # the map the scene built, from the disk cache
-                label, closed = job.label, job.closed
-                assert label is not None and closed is not None  # given with map_key
-                interior, _ = cached_interior(
-                    job.map_key, job.vertices, job.faces, lambda: (label, closed)
-                )
-                prv = Prover(interior, eng)
-            else:
-                interior = InteriorMap(job.vertices, job.faces, job.label, job.closed)
-                prv = Prover(interior, eng)
+        eng, prv = scenery_tools(job, engine, prover)
         i, j = pair_indices(len(job.positions))
         got = (eng, prv, job.cylinders(), i, j, job.patch_mm)
         _WORKER[job.key] = got
