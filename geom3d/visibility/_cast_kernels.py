@@ -61,17 +61,17 @@ def clear_to_target(
     f, fu, valid, lane = packet_buffer()
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)
-    n_cand = proven_leaves(split, proven, cand)
+    n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
+    # no lattice: a grid of run-time zeros, typed as clear_on_grid's (a constant tuple
+    # would be typed as literals and compile _clear_loop a second time)
+    none = k_n * 0
     _clear_loop(
-        eyes, u, v, c, eye_idx, s, t, _NO_GRID, target, occ, scene, offset, width, ray_eps,
+        eyes, u, v, c, eye_idx, s, t, (none, none, none, none, 0.0), target, occ, scene,
+        offset, width, ray_eps,
         nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid,
         lane, leaves,
     )  # fmt: skip
     return clear, points
-
-
-#: ``grid`` of :func:`_clear_loop` when the rays are given as arrays.
-_NO_GRID = (0, 0, 0, 0, 0.0)
 
 
 @njit(cache=True, nogil=True)
@@ -94,7 +94,7 @@ def clear_on_grid(
     f, fu, valid, lane = packet_buffer()
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)
-    n_cand = proven_leaves(split, proven, cand)
+    n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
     no_idx = np.empty(0, np.int64)
     no_st = np.empty(0)
     _clear_loop(
