@@ -21,8 +21,8 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
-from geom3d.core.scheduler_address import connect
 from geom3d.survey.pairs import scenery_tools
+from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
 
 __all__ = ["ExposureJob", "chunk_bounds", "visible_tasks"]
@@ -197,58 +197,15 @@ def _dask_task(job: ExposureJob, start: int, stop: int):
     return start, *_run_chunk(job, _setup(job), start, stop)
 
 
-def _mp_context():
-    import multiprocessing as mp
-
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["geom3d.exposure.jobs"])
-        return ctx
-    return mp.get_context("spawn")
-
-
-def _run_pool(job, chunks, workers, out, counters, progress) -> None:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    ex = ProcessPoolExecutor(
-        max_workers=workers, mp_context=_mp_context(), initializer=_init_pool, initargs=(job,)
-    )
-    try:
-        futs = [ex.submit(_pool_task, s, e) for s, e in chunks]
-        done = 0
-        for fut in as_completed(futs):
-            start, vis, cnt = fut.result()
-            out[start : start + len(vis)] = vis
-            counters += cnt
-            done += len(vis)
-            progress(done, len(out))
-    except BaseException:  # Ctrl-C or a failed chunk: stop the workers now
-        for proc in list(getattr(ex, "_processes", {}).values()):
-            proc.terminate()
-        ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    ex.shutdown(wait=True)
-
-
-def _run_dask(job, chunks, address, out, counters, progress) -> int:
-    client = connect(address)  # first: a clear usage error when Dask is not installed
-    from distributed import as_completed
-
-    try:
-        n_workers = len(client.scheduler_info().get("workers", {}))
-        remote = client.scatter(job, broadcast=True)
-        futs = [client.submit(_dask_task, remote, s, e, pure=False) for s, e in chunks]
-        done = 0
-        for fut in as_completed(futs, loop=client.loop):
-            start, vis, cnt = fut.result()
-            fut.release()
-            out[start : start + len(vis)] = vis
-            counters += cnt
-            done += len(vis)
-            progress(done, len(out))
-    finally:
-        client.close()
-    return n_workers
+#: The exposure map's worker tasks (:mod:`geom3d.survey.runners`).
+_TASKS = Tasks(
+    module="geom3d.exposure.jobs",
+    init_pool=_init_pool,
+    pool_task=_pool_task,
+    dask_task=_dask_task,
+    what="exposure",
+    items="probe-observer pairs",
+)
 
 
 def visible_tasks(
@@ -286,7 +243,7 @@ def visible_tasks(
         }
 
     if scheduler is not None:
-        k = _run_dask(job, chunk_bounds(n, 8), scheduler, out, cnt, cb)
+        k = run_dask(_TASKS, job, chunk_bounds(n, 8), scheduler, out, cnt, cb)
         return out, info("dask", k)
     k = workers if workers is not None else (os.cpu_count() or 1)
     if k < 1:
@@ -305,5 +262,5 @@ def visible_tasks(
         finally:
             _WORKER.clear()  # do not keep the caller's BVH and prover alive
         return out, info("in-process", 1)
-    _run_pool(job, chunks, k, out, cnt, cb)
+    run_pool(_TASKS, job, chunks, k, out, cnt, cb)
     return out, info("processes", k)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,12 +29,9 @@ from typing import Any
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.errors import UsageError, WorkerLost
-from geom3d.core.runtime import same_code_in_workers
-from geom3d.core.scheduler_address import connect
-from geom3d.core.tolerances import SURVEY_STALL_S
+from geom3d.core.errors import UsageError
 from geom3d.raycast import RayEngine
-from geom3d.survey._stop import stop_pool
+from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.interior_cache import cached_interior
 
@@ -266,86 +262,15 @@ def _dask_task(job: PairJob, start: int, stop: int) -> tuple[int, np.ndarray, np
     return start, *_run_chunk(_setup(job), start, stop)
 
 
-def _mp_context():
-    import multiprocessing as mp
-
-    same_code_in_workers()
-
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["geom3d.survey.pairs"])
-        return ctx
-    return mp.get_context("spawn")
-
-
-def _run_pool(job, chunks, workers, out, counters, progress) -> None:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    ex = ProcessPoolExecutor(
-        max_workers=workers, mp_context=_mp_context(), initializer=_init_pool, initargs=(job,)
-    )
-    done = 0
-    try:
-        futs = [ex.submit(_pool_task, s, e) for s, e in chunks]
-        for fut in as_completed(futs):
-            start, vis, cnt = fut.result()
-            out[start : start + len(vis)] = vis
-            counters += cnt
-            done += len(vis)
-            progress(done, len(out))
-    except BrokenProcessPool:  # a worker was killed (OOM killer, kill -9) or crashed
-        stop_pool(ex)
-        raise WorkerLost(
-            f"survey: a worker process died; {len(out) - done:,} of {len(out):,} pairs were "
-            "not computed and nothing was written (run again; --workers 1 runs in this "
-            "process)"
-        ) from None
-    except BaseException:  # Ctrl-C, SIGTERM or a failed chunk: stop the workers now
-        stop_pool(ex)
-        raise
-    ex.shutdown(wait=True)
-
-
-def _run_dask(job, chunks, address, out, counters, progress) -> int:
-    client = connect(address)  # first: a clear usage error when Dask is not installed
-    from distributed import wait
-
-    try:
-        n_workers = len(client.scheduler_info().get("workers", {}))
-        remote = client.scatter(job, broadcast=True)
-        futs = [client.submit(_dask_task, remote, s, e, pure=False) for s, e in chunks]
-        done, pending = 0, set(futs)
-        last = time.monotonic()
-        while pending:
-            finished = {f for f in pending if f.done()}
-            for fut in finished:
-                start, vis, cnt = fut.result()
-                fut.release()
-                out[start : start + len(vis)] = vis
-                counters += cnt
-                done += len(vis)
-                progress(done, len(out))
-            pending -= finished
-            now = time.monotonic()
-            if finished:
-                last = now
-            elif now - last > SURVEY_STALL_S:  # a stalled worker (no nanny) holds a chunk
-                for fut in pending:
-                    fut.cancel()
-                raise WorkerLost(
-                    f"survey: the Dask cluster at {address} finished no pairs for "
-                    f"{SURVEY_STALL_S:g} s (a stalled worker?); {len(out) - done:,} of "
-                    f"{len(out):,} pairs were not computed and nothing was written"
-                )
-            if pending:
-                try:
-                    wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
-                except Exception:  # the poll's time-out: nothing finished
-                    pass
-    finally:
-        client.close()
-    return n_workers
+#: The survey's worker tasks (:mod:`geom3d.survey.runners`).
+_TASKS = Tasks(
+    module="geom3d.survey.pairs",
+    init_pool=_init_pool,
+    pool_task=_pool_task,
+    dask_task=_dask_task,
+    what="survey",
+    items="pairs",
+)
 
 
 def visible_pairs(
@@ -393,7 +318,7 @@ def visible_pairs(
 
     if scheduler is not None:
         chunks = chunk_bounds(n_pairs, 8)
-        n = _run_dask(job, chunks, scheduler, out, cnt, cb)
+        n = run_dask(_TASKS, job, chunks, scheduler, out, cnt, cb)
         return out, info("dask", n)
     n = workers if workers is not None else (os.cpu_count() or 1)
     if n < 1:
@@ -412,5 +337,5 @@ def visible_pairs(
         finally:
             _WORKER.clear()  # do not keep the caller's BVH and prover alive
         return out, info("in-process", 1)
-    _run_pool(job, chunks, n, out, cnt, cb)
+    run_pool(_TASKS, job, chunks, n, out, cnt, cb)
     return out, info("processes", n)
