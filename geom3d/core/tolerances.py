@@ -498,6 +498,24 @@ MAX_ROLL_MOD: int = 40
 MAX_PS: int = 40
 MAX_WOUNDS: int = 20
 
+#: 40k vehicles (SPEC 12.6, :mod:`geom3d.placement.vehicles`): a firer within this distance
+#: of a diagonal of the hull's plan rectangle is on the boundary of two facings (the side
+#: facing is hit); Armour Values are whole numbers in MIN_ARMOUR..MAX_ARMOUR (7e: 10-14).
+FACING_TIE_MM: float = PLACEMENT_TOL_MM
+MIN_ARMOUR: int = 10
+MAX_ARMOUR: int = 14
+
+#: The hull-coverage search: a grid of contact angles and headings (degrees), templates
+#: inscribed with HULL_SEARCH_SECTIONS points per circle; the best HULL_REFINE_STARTS
+#: admissible cells are refined by a compass search down to HULL_REFINE_MIN_DEG; the chosen
+#: placement's area is measured with the template inscribed to HULL_AREA_ERROR_MM.
+HULL_GRID_CONTACT_DEG: float = 5.0
+HULL_GRID_HEADING_DEG: float = 2.0
+HULL_SEARCH_SECTIONS: int = 32
+HULL_REFINE_STARTS: int = 6
+HULL_REFINE_MIN_DEG: float = 1e-4
+HULL_AREA_ERROR_MM: float = 1e-4
+
 
 #: Every constant above is public: an upper-case name is a tolerance or a rule number.
 __all__ = sorted(name for name in dict(globals()) if name.isupper() and not name.startswith("_"))

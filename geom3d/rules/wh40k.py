@@ -49,12 +49,14 @@ applies ``hits`` holds the roll (``["D3"]``) and ``hits_total`` says it (``"D3"`
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from geom3d.core.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM, WH40K_MAX_CONTACT_OFFSET_DEG
 from geom3d.placement.direct import base_edge_point, default_heading, solve_heading
 from geom3d.placement.focus import solve_heading_at
+from geom3d.rules import wh40k_vehicles as vehicles
 from geom3d.rules.base import StandardRuleset
 from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
 from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
@@ -132,11 +134,7 @@ def wall_of_death(scene, attack) -> dict:
 
 
 def _discs(scene, ids) -> np.ndarray:
-    return np.array(
-        [[scene.troopers[i].position[0], scene.troopers[i].position[1], scene.troopers[i].radius]
-         for i in ids],
-        dtype=np.float64,
-    ).reshape(-1, 3)  # fmt: skip
+    return vehicles.discs(scene, ids)
 
 
 def _solver_entry(index: int, sol) -> dict:
@@ -165,6 +163,8 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
     friends = [t.id for t in scene.troopers.values() if t.side == firer.side and t.id != firer.id]
     is_circle = isinstance(shape, CircleShape)
     contact = None
+    barrel = None if firer.vehicle is None else firer.vehicle.barrel
+    at_vehicle = main is not None and main.vehicle is not None and main.id != firer.id
     heading: float | str | None
     fxy: tuple[float, ...] | np.ndarray
     if is_circle:
@@ -180,13 +180,23 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         friends = [*friends, firer.id]  # a blast over the firer touches a friendly model
     else:
         heading = spec.heading_deg
-        contact = spec.contact_deg
-        if heading == "auto" and spec.focus is not None:
+        contact = None if barrel is not None else spec.contact_deg
+        fixed = spec.focus[:2] if spec.focus is not None else barrel and barrel[:2]
+        compulsory = heading is None and contact is None and spec.focus is None
+        if at_vehicle and (heading == "auto" or compulsory):
+            assert main is not None  # at_vehicle
+            hs = vehicles.solve_against(scene, shape, firer, main.id, friends, fixed)
+            solver_log.append(vehicles.hull_solver_entry(spec.index, hs))
+            if not hs.found:
+                return invalid_placement(spec, "no_valid_placement", pitch_deg=0.0)
+            heading, contact = hs.heading_deg, hs.contact_deg
+            spec = replace(spec, focus=hs.focus)
+        elif fixed is not None and (heading == "auto" or compulsory):
             # the narrow end stays at the user's focus; only the heading is chosen there
             sol = solve_heading_at(
                 shape,
                 firer.position[:2],
-                spec.focus[:2],
+                fixed,
                 _discs(scene, targets),
                 _discs(scene, friends),
                 dmax_deg=WH40K_MAX_CONTACT_OFFSET_DEG,
@@ -195,7 +205,7 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
             if not sol.found:
                 return invalid_placement(spec, "no_valid_placement", pitch_deg=0.0)
             heading, contact = sol.heading_deg, sol.contact_deg
-        elif heading == "auto" or (heading is None and contact is None and spec.focus is None):
+        elif heading == "auto" or compulsory:
             sol = solve_heading(
                 shape,
                 firer.position[:2],
@@ -218,6 +228,8 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         heading = float(heading)
         if spec.focus is not None:
             fxy = spec.focus[:2]
+        elif barrel is not None:
+            fxy = barrel[:2]
         else:
             if contact is None:
                 contact = heading
@@ -228,21 +240,17 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         sd_firer = float(
             footprint_signed_distance(shape, focus[:2], heading, [firer.position[:2]])[0]
         )
+        if barrel is not None:  # a baseless vehicle fires from its barrel
+            sd_firer = math.dist(focus[:2], barrel[:2]) - firer.radius
         if spec.focus is not None and sd_firer > firer.radius + PLACEMENT_TOL_MM:
             return invalid_placement(
                 spec, "not_touching_attacker", volume, heading, contact, pitch_deg=0.0
             )
         # ruling A1 (SPEC 12.6): the template may lie over the firer's own base
     others = [t.id for t in scene.troopers.values() if t.id != firer.id]
-    under = set()
-    if others:
-        d = _discs(scene, others)
-        sd = footprint_signed_distance(shape, focus[:2], heading, d[:, :2])
-        under = {i for i, s, r in zip(others, sd, d[:, 2], strict=True) if s <= r + CONTACT_EPS_MM}
-    if is_circle:
-        sdf = float(footprint_signed_distance(shape, focus[:2], heading, [firer.position[:2]])[0])
-        if sdf <= firer.radius + CONTACT_EPS_MM:
-            under.add(firer.id)
+    under = vehicles.under_template(scene, shape, focus[:2], heading, others)
+    if is_circle and vehicles.under_template(scene, shape, focus[:2], heading, [firer.id]):
+        under.add(firer.id)
     order = list(scene.troopers)
     in_area = [t for t in order if t in under and t != firer.id]
     excluded = {} if is_circle else {firer.id: "attacker"}
@@ -262,11 +270,14 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         witnesses={t: {"kind": "plan"} for t in in_area},
         hits=sum(1 for t in in_area if t in tset),
     )
+    if at_vehicle:
+        assert main is not None  # at_vehicle
+        res.vehicle = vehicles.vehicle_report(scene, shape, focus[:2], heading, firer, main.id)
     if any(f in under for f in friends):
         res.outcome, res.reason = "invalid", "touches_friendly"
         return res
     res.affected = list(in_area)
-    if not is_circle and not _solver_chose(solver_log, spec.index):
+    if not is_circle and not at_vehicle and not _solver_chose(solver_log, spec.index):
         hits = res.hits if res.hits is not None else 0  # set above: every model in the area
         res.maximal, res.most = _maximal(scene, shape, firer, targets, friends, hits)
     return res

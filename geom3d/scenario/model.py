@@ -8,6 +8,7 @@ from pathlib import Path
 from geom3d.core.errors import ScenarioError, UnknownIdError
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.rolls import Reaction, Stats, Weapon
+from geom3d.scenario.vehicles import VehicleSpec
 
 __all__ = [
     "LOF_EXPECT_KEYS",
@@ -79,6 +80,8 @@ class TrooperSpec:
     stats: Stats | None = None
     reaction: Reaction | None = None
     reaction_mod: int = 0
+    #: 40k vehicle (SPEC 12.6; :class:`geom3d.scenario.vehicles.VehicleSpec`)
+    vehicle: VehicleSpec | None = None
 
 
 @dataclass(frozen=True)

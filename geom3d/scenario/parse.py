@@ -48,6 +48,7 @@ from geom3d.scenario.rolls import (
 from geom3d.scenario.schema import FORMAT, STATES, ScenarioModel
 from geom3d.scenario.shapes import check_overridden, check_override_types, scale_overrides
 from geom3d.scenario.terrain_zones import parse_terrain_zones
+from geom3d.scenario.vehicles import parse_vehicle
 
 __all__ = ["load_scenario", "parse_scenario"]
 
@@ -294,6 +295,11 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
             )
     route = _route(t.route, ctx, f"{where}.route") if t.route else None
     check_infinity_only(t, ("stats", "reaction", "reaction_mod"), ruleset, ctx, where)
+    vehicle = (
+        parse_vehicle(t, ctx.units, ruleset.name, ctx, where, _mesh_path)
+        if t.vehicle is not None
+        else None
+    )
     return TrooperSpec(
         id=t.id,
         side=t.side,
@@ -310,6 +316,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
         stats=parse_stats(t.stats, ctx, f"{where}.stats"),
         reaction=parse_reaction(t.reaction, ctx, f"{where}.reaction"),
         reaction_mod=parse_reaction_mod(t.reaction_mod, ctx, f"{where}.reaction_mod"),
+        vehicle=vehicle,
     )
 
 

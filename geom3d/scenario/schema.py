@@ -131,6 +131,33 @@ class _Cyl(_Model):
         return v
 
 
+class _Hull(_Model):
+    box: _Box | None = None
+    mesh: str | None = None
+    mesh_units: MeshUnit | None = None
+    scale: Any = 1.0
+    rotation_deg: Num = 0.0
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, v: Any) -> Any:
+        return _check_scale(v)
+
+
+class _Armour(_Model):
+    front: int
+    side: int
+    rear: int
+
+
+class _Vehicle(_Model):
+    """40k vehicle (SPEC 12.6), checked by geom3d.scenario.vehicles."""
+
+    hull: _Hull
+    barrel: list[Num] | None = None
+    armour: _Armour
+
+
 class _Trooper(_Model):
     id: str
     side: str
@@ -142,6 +169,7 @@ class _Trooper(_Model):
     route: list[Point] | None = None
     unit: str | None = None
     flyer: bool = False  # 40k: no Wall of Death against Flyers
+    vehicle: _Vehicle | None = None  # 40k vehicle: hull, barrel, armour (SPEC 12.6)
     # Infinity roll data (SPEC 12.4), checked by geom3d.scenario.rolls
     stats: Any = None
     reaction: Any = None

@@ -151,6 +151,10 @@ class PlacementResult:
         the target unit as any legal placement (ruling A2, SPEC 12.6); ``most`` is that
         maximum. None where not judged (the solver's own placements, blasts, Infinity).
     most : int or None
+    vehicle : dict or None
+        40k, the main target is a vehicle (SPEC 12.6): ``target``, ``facing``, ``armour``,
+        ``covered_area_mm2``, ``hull_area_mm2``, ``covered_share``, ``firer_point``
+        (:mod:`geom3d.rules.wh40k_vehicles`).
     """
 
     index: int
@@ -169,6 +173,7 @@ class PlacementResult:
     hits: int | None = None
     maximal: bool | None = None
     most: int | None = None
+    vehicle: dict | None = None
 
     @property
     def focus(self) -> tuple[float, float, float] | None:
@@ -197,6 +202,8 @@ class PlacementResult:
         if self.maximal is not None:
             d["maximal"] = self.maximal
             d["most_possible"] = self.most
+        if self.vehicle is not None:
+            d["vehicle"] = dict(self.vehicle)
         return d
 
 

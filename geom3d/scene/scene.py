@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +43,7 @@ from geom3d.scene.standing import (
 )
 from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
+from geom3d.scene.vehicles import local_hull, place_vehicle
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
 
@@ -244,7 +245,8 @@ class Scene:
         self.surface: Surface = built.surface
         self.warnings.extend(built.warnings)  # one line per piece (load, rest, closing)
         self.troopers: dict[str, Trooper] = {}
-        specs = scenario.troopers
+        self._hulls = {t.id: local_hull(t.vehicle) for t in scenario.troopers if t.vehicle}
+        specs = tuple(self._as_body(t) for t in scenario.troopers)
         drop_xy = [t for t in specs if len(t.position) == 2]
         z_drop, variation, overlaps = self.surface.footing(
             [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
@@ -275,6 +277,13 @@ class Scene:
         self.warnings = [Message(printable(w), severity_of(w)) for w in self.warnings]
 
     # ------------------------------------------------------------------ construction
+    def _as_body(self, t: TrooperSpec) -> TrooperSpec:
+        """A baseless vehicle's cylinder stands in for its hull (:mod:`.vehicles`)."""
+        if t.vehicle is None or t.vehicle.barrel is None:
+            return t
+        hull = self._hulls[t.id]
+        return replace(t, diameter=hull.stand_diameter(), height=hull.height)
+
     def _make_trooper(
         self, t: TrooperSpec, z_of: dict[str, float], engaged: tuple[str, ...]
     ) -> Trooper:
@@ -301,6 +310,9 @@ class Scene:
             route=route,
             unit=t.unit,
             dropped=len(t.position) == 2,
+            vehicle=None
+            if t.vehicle is None
+            else place_vehicle(t.vehicle, self._hulls[t.id], pos, t.facing_deg),
         )
 
     @staticmethod

@@ -15,6 +15,7 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.validation import xyz
+from geom3d.scene.vehicles import VehicleBody
 
 __all__ = ["Trooper"]
 
@@ -42,6 +43,8 @@ class Trooper:
     unit : str or None
     dropped : bool
         True when z came from drop-to-surface.
+    vehicle : VehicleBody or None
+        40k vehicle: its hull in plan, barrel and armour (SPEC 12.6).
     """
 
     id: str
@@ -56,6 +59,7 @@ class Trooper:
     route: tuple[tuple[float, float, float], ...] | None = None
     unit: str | None = None
     dropped: bool = False
+    vehicle: VehicleBody | None = None
 
     @functools.cached_property
     def cylinder(self) -> Cylinder:

@@ -1,0 +1,135 @@
+"""40k vehicles in template attacks (SPEC 12.6; rule text 004), for :mod:`geom3d.rules.wh40k`.
+
+"Place the template so that its narrow end is touching the base of the firing model, or
+the end of the firing weapon's barrel for Vehicle models without bases ... Against
+Vehicles, the template must be placed to cover as much of the Vehicle as possible without
+touching a friendly model. The position of the firer is used to determine which armour
+Facing is hit."
+
+* A vehicle is under a template when any part of its hull's footprint is (touching
+  counts): :func:`geom3d.placement.vehicles.hull_touched`. A friendly vehicle under it
+  makes the placement ``invalid``/``touches_friendly`` like a friendly base.
+* A baseless vehicle (``barrel``) fires its teardrops from the barrel: the narrow end is
+  the barrel's plan point, whatever ``contact_deg`` says; an explicit ``focus`` must be
+  the barrel (within ``PLACEMENT_TOL_MM``) or the placement is ``not_touching_attacker``.
+* Main target a vehicle, heading ``auto`` or none (compulsory): the teardrop covering the
+  most hull area (:func:`geom3d.placement.vehicles.solve_hull_cover`), no friendly model
+  touched. The count solvers (other main targets) see a vehicle as the disc circumscribing
+  its plan rectangle (for friendly vehicles that only forbids more; the placement they
+  choose is then judged exactly).
+* Each placement whose main target is a vehicle reports ``vehicle``: ``target``,
+  ``facing`` (front / side / rear, from the firer's point: its base centre, or its
+  barrel for a baseless vehicle), ``armour`` (that facing's Armour Value),
+  ``covered_area_mm2``, ``hull_area_mm2``, ``covered_share`` (their ratio) and
+  ``firer_point``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geom3d.core.tolerances import CONTACT_EPS_MM, WH40K_MAX_CONTACT_OFFSET_DEG
+from geom3d.placement.vehicles import covered_area, facing_hit, hull_touched, solve_hull_cover
+from geom3d.templates import footprint_signed_distance
+
+__all__ = [
+    "discs",
+    "firer_point",
+    "hull_solver_entry",
+    "solve_against",
+    "under_template",
+    "vehicle_report",
+]
+
+
+def discs(scene, ids) -> np.ndarray:
+    """(k, 3) ``[x, y, r]`` of troopers ``ids``: base discs; a vehicle's hull as the disc
+    circumscribing its plan rectangle (for the count solvers)."""
+    rows = []
+    for i in ids:
+        t = scene.troopers[i]
+        if t.vehicle is None:
+            rows.append([t.position[0], t.position[1], t.radius])
+        else:
+            h = t.vehicle.hull
+            rows.append([h.center[0], h.center[1], math.hypot(*h.half_size)])
+    return np.array(rows, dtype=np.float64).reshape(-1, 3)
+
+
+def firer_point(firer) -> tuple[float, float]:
+    """Where the firer is for facings: its barrel (baseless vehicle) or base centre."""
+    if firer.vehicle is not None and firer.vehicle.barrel is not None:
+        return (firer.vehicle.barrel[0], firer.vehicle.barrel[1])
+    return (firer.position[0], firer.position[1])
+
+
+def under_template(scene, shape, focus_xy, heading: float, ids) -> set[str]:
+    """Troopers of ``ids`` with any part of their base (or hull) under the template."""
+    out = set()
+    plain = [i for i in ids if scene.troopers[i].vehicle is None]
+    if plain:
+        d = discs(scene, plain)
+        sd = footprint_signed_distance(shape, focus_xy, heading, d[:, :2])
+        out = {i for i, s, r in zip(plain, sd, d[:, 2], strict=True) if s <= r + CONTACT_EPS_MM}
+    for i in ids:
+        v = scene.troopers[i].vehicle
+        if v is not None and hull_touched(shape, focus_xy, heading, v.hull.footprint):
+            out.add(i)
+    return out
+
+
+def solve_against(scene, shape, firer, target, friends, fixed_focus_xy):
+    """The teardrop covering the most of ``target``'s hull (module docstring)."""
+    plain = [i for i in friends if scene.troopers[i].vehicle is None]
+    hulls = [
+        scene.troopers[i].vehicle.hull.footprint
+        for i in friends
+        if scene.troopers[i].vehicle is not None
+    ]
+    return solve_hull_cover(
+        shape,
+        scene.troopers[target].vehicle.hull.footprint,
+        center_xy=firer.position[:2],
+        radius=firer.radius,
+        fixed_focus_xy=fixed_focus_xy,
+        friend_discs=discs(scene, plain),
+        friend_hulls=hulls,
+        dmax_deg=WH40K_MAX_CONTACT_OFFSET_DEG,
+    )
+
+
+def hull_solver_entry(index: int, sol) -> dict:
+    """The ``solver`` section entry of a hull-coverage placement (degrees to 1e-3)."""
+
+    def r3(v):
+        return None if v is None else round(v, 3)
+
+    return {
+        "placement": index,
+        "found": sol.found,
+        "objective": "hull_area",
+        "heading_deg": r3(sol.heading_deg),
+        "contact_deg": r3(sol.contact_deg),
+        "covered_area_mm2": round(sol.area, 3),
+        "examined": sol.examined,
+    }
+
+
+def vehicle_report(scene, shape, focus_xy, heading: float, firer, target: str) -> dict:
+    """The placement's ``vehicle`` entry against vehicle ``target`` (module docstring)."""
+    v = scene.troopers[target].vehicle
+    area = covered_area(shape, focus_xy, heading, v.hull)
+    total = v.hull.area
+    point = firer_point(firer)
+    facing = facing_hit(point, v.hull)
+    return {
+        "target": target,
+        "facing": facing,
+        "armour": v.armour_of(facing),
+        "covered_area_mm2": round(area, 3),
+        "hull_area_mm2": round(total, 3),
+        "covered_share": round(area / total, 4) if total > 0 else 0.0,
+        "firer_point": [round(point[0], 3), round(point[1], 3)],
+    }

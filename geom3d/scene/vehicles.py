@@ -1,0 +1,136 @@
+"""A 40k vehicle placed in the scene: its hull in plan, its barrel, its armour (SPEC 12.6).
+
+The hull is the vehicle's body for every 40k question the engine answers in plan view
+(templates: a vehicle is under a template when any part of its hull's footprint is;
+coverage; facings; friendly hulls a template may not touch). Frames: see
+:mod:`geom3d.scenario.vehicles`. A mesh hull's footprint is the union of its triangles
+seen from above (scaled, turned by its ``rotation_deg``, then by the trooper's
+``facing_deg``); its plan rectangle is the footprint's bounding rectangle in the
+vehicle's frame. A box hull's footprint is its rectangle.
+
+A vehicle without a base (``barrel`` given) stands on its hull: for dropping onto the
+surface and for Line of Fire its trooper cylinder is the largest upright cylinder centred
+on its position inside the hull's plan rectangle (diameter: the rectangle's shorter side
+when centred, else twice the distance to its nearest edge), as tall as the hull.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely.affinity import rotate, translate
+from shapely.geometry import box as shapely_box
+from shapely.geometry.base import BaseGeometry
+
+from geom3d.core.tolerances import GEOM_EPS_MM, MIN_BODY_MM
+from geom3d.mesh import load_mesh
+from geom3d.placement.vehicles import HullPlan
+from geom3d.scenario.vehicles import VehicleSpec
+
+__all__ = ["LocalHull", "VehicleBody", "local_hull", "place_vehicle"]
+
+
+@dataclass(frozen=True)
+class LocalHull:
+    """The hull in the vehicle's own frame (origin at the trooper's position), mm.
+
+    Attributes
+    ----------
+    footprint : shapely geometry
+    rect : (4,) tuple of float
+        ``(x0, y0, x1, y1)``: the plan rectangle.
+    height : float
+        Top of the hull above the origin.
+    """
+
+    footprint: BaseGeometry
+    rect: tuple[float, float, float, float]
+    height: float
+
+    def stand_diameter(self) -> float:
+        """Diameter of the stand-in cylinder of a baseless vehicle (module docstring)."""
+        x0, y0, x1, y1 = self.rect
+        d = 2.0 * min(-x0, x1, -y0, y1)
+        return max(d, MIN_BODY_MM)
+
+
+@dataclass(frozen=True)
+class VehicleBody:
+    """A vehicle in the scene.
+
+    Attributes
+    ----------
+    spec : VehicleSpec
+    hull : HullPlan
+        World plan footprint and rectangle.
+    barrel : (3,) tuple of float or None, mm
+        World point where a baseless vehicle's templates start.
+    base_z : float, mm
+        Height of the hull's origin (the trooper's position z).
+    height : float, mm
+    """
+
+    spec: VehicleSpec
+    hull: HullPlan
+    barrel: tuple[float, float, float] | None
+    base_z: float
+    height: float
+
+    @property
+    def baseless(self) -> bool:
+        return self.barrel is not None
+
+    def armour_of(self, facing: str) -> int:
+        return self.spec.armour_of(facing)
+
+
+def _rotz(v: np.ndarray, deg: float) -> np.ndarray:
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    out = v.copy()
+    out[:, 0] = c * v[:, 0] - s * v[:, 1]
+    out[:, 1] = s * v[:, 0] + c * v[:, 1]
+    return out
+
+
+def local_hull(spec: VehicleSpec) -> LocalHull:
+    """The hull in the vehicle's frame (a mesh is read through the mesh cache)."""
+    if spec.box_size is not None:
+        x, y, z = spec.box_size
+        return LocalHull(
+            shapely_box(-0.5 * x, -0.5 * y, 0.5 * x, 0.5 * y),
+            (-0.5 * x, -0.5 * y, 0.5 * x, 0.5 * y),
+            z,
+        )
+    assert spec.mesh_path is not None  # parse_vehicle: exactly one of box / mesh
+    mesh = load_mesh(spec.mesh_path, units=spec.mesh_units)
+    v = np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(spec.scale)
+    v = _rotz(v, spec.rotation_deg)
+    tri = v[np.asarray(mesh.faces)][:, :, :2]
+    e1, e2 = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
+    keep = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]) > GEOM_EPS_MM
+    polys = shapely.polygons(tri[keep])
+    foot = shapely.union_all(polys)
+    x0, y0, x1, y1 = (float(c) for c in foot.bounds)
+    return LocalHull(foot, (x0, y0, x1, y1), float(v[:, 2].max()))
+
+
+def place_vehicle(spec: VehicleSpec, local: LocalHull, position, facing_deg: float) -> VehicleBody:
+    """The vehicle at ``position`` ((3,) mm), its front along ``facing_deg``."""
+    px, py, pz = (float(c) for c in position)
+    foot = translate(rotate(local.footprint, facing_deg, origin=(0, 0)), px, py)
+    x0, y0, x1, y1 = local.rect
+    cx, cy = _rotz(np.array([[0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.0]]), facing_deg)[0, :2]
+    hull = HullPlan(
+        footprint=foot,
+        center=(px + float(cx), py + float(cy)),
+        half_size=(0.5 * (x1 - x0), 0.5 * (y1 - y0)),
+        heading_deg=float(facing_deg),
+    )
+    barrel = None
+    if spec.barrel is not None:
+        b = _rotz(np.array([spec.barrel], dtype=np.float64), facing_deg)[0]
+        barrel = (px + float(b[0]), py + float(b[1]), pz + float(b[2]))
+    return VehicleBody(spec, hull, barrel, pz, local.height)
