@@ -298,6 +298,23 @@ def _hits_cell(a: dict):
     return str(total)
 
 
+def _vehicle_lines(doc: dict) -> str:
+    """One line per placement against a 40k vehicle (SPEC 12.6), under the table."""
+    out = []
+    for a in doc["attacks"]:
+        for i, p in enumerate(a.get("placements", [])):
+            v = p.get("vehicle")
+            if v is None:
+                continue
+            hit = "hit" if v["target"] in p.get("in_area", []) else "not under the template"
+            out.append(
+                f"{a['id']} placement {i}: vehicle {v['target']}: {hit}, {v['facing']} facing "
+                f"(armour {v['armour']}), {100 * v['covered_share']:.1f}% of its hull covered "
+                f"({v['covered_area_mm2']:g} of {v['hull_area_mm2']:g} mm²)"
+            )
+    return "".join(line + "\n" for line in out)
+
+
 def attack_table(doc: dict) -> str:
     """``geom3d attack --format table``: one row per attack."""
     rows = []
@@ -318,6 +335,7 @@ def attack_table(doc: dict) -> str:
         ["attack", "outcome", "reason", "affected", "excluded", "hits"],
         rows,
     )
+    text += _vehicle_lines(doc)
     if any("weapon" in a for a in doc["attacks"]):
         from geom3d.combat.text import odds_table
 

@@ -225,6 +225,7 @@ class _Problem:
         self.hulls = list(friend_hulls)
         self.dmax = dmax
         self.count = 0
+        self.local: dict[int, np.ndarray] = {}
 
     def focus(self, phi: float) -> np.ndarray:
         if self.fixed is not None:
@@ -247,7 +248,9 @@ class _Problem:
         self.count += 1
         if not self.admissible(phi, theta):
             return -math.inf
-        poly = template_polygon(self.shape, self.focus(phi), theta, sections)
+        if sections not in self.local:
+            self.local[sections] = self.shape.boundary(sections)
+        poly = Polygon(self.shape.to_plan(self.local[sections], self.focus(phi), theta))
         area = float(poly.intersection(self.hull).area)
         return area if area > 0 else -float(poly.distance(self.hull))
 

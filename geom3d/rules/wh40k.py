@@ -241,7 +241,8 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
             footprint_signed_distance(shape, focus[:2], heading, [firer.position[:2]])[0]
         )
         if barrel is not None:  # a baseless vehicle fires from its barrel
-            sd_firer = math.dist(focus[:2], barrel[:2]) - firer.radius
+            # the test below then asks the focus to be the barrel (within the tolerance)
+            sd_firer = math.dist(focus[:2], barrel[:2]) + firer.radius
         if spec.focus is not None and sd_firer > firer.radius + PLACEMENT_TOL_MM:
             return invalid_placement(
                 spec, "not_touching_attacker", volume, heading, contact, pitch_deg=0.0
