@@ -13,7 +13,7 @@ from __future__ import annotations
 from geom3d.mesh.cache import clear_memory_cache, default_cache_dir
 from geom3d.mesh.digest import content_digest, file_digest
 from geom3d.mesh.load import CACHE_VERSION, MESH_FORMATS, load_mesh
-from geom3d.mesh.primitives import box_mesh
+from geom3d.mesh.primitives import box_mesh, prism_mesh
 from geom3d.mesh.report import LoadedMesh, MeshReport
 from geom3d.mesh.topology import MeshTopology, degenerate_faces, mesh_topology, used_vertices
 
@@ -31,5 +31,6 @@ __all__ = [
     "file_digest",
     "load_mesh",
     "mesh_topology",
+    "prism_mesh",
     "used_vertices",
 ]

@@ -42,6 +42,11 @@ class SceneryItem:
         ``auto``, ``closed`` or ``surface`` (SPEC 11.1).
     drop : bool
         The file gave ``position: [x, y]`` (no z).
+    prism : tuple of (x, y) tuples, mm, or None
+        A blocking polygon terrain zone's plan shape (world coordinates, ``position`` at
+        the origin), extruded from z = 0 to ``prism_height``; ``box_size`` and
+        ``mesh_path`` are then None.
+    prism_height : float, mm
     """
 
     id: str
@@ -54,6 +59,8 @@ class SceneryItem:
     blocks_lof: bool
     solid: str = "auto"
     drop: bool = False
+    prism: tuple[tuple[float, float], ...] | None = None
+    prism_height: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ A zone is a plan shape (``rect: [x0, y0, x1, y1]`` or ``polygon: [[x, y], ...]``
 file's units) extruded from the table top (z = 0) up to ``height_mm`` (millimetres
 whatever the file's units, as its name says). ``blocks_lof: true`` (a visibility zone such
 as smoke, 003 "Visibility Conditions can affect Line of Fire") makes the zone's volume a
-blocking solid: it is added to the scenery as a closed box named ``zone:ID``; only
-rectangles may block (a polygon that blocks is an input error, not yet supported).
+blocking solid: it is added to the scenery as a closed solid named ``zone:ID``, a box for
+a ``rect``, an upright prism for a ``polygon`` (which must then be simple: its edges may
+not cross).
 """
 
 from __future__ import annotations
@@ -56,6 +57,31 @@ def _area2(pts) -> float:
     )
 
 
+def _simple(poly) -> bool:
+    """Whether the polygon's edges meet only at shared corners (no repeated point)."""
+    from shapely.geometry import Polygon
+
+    return len(set(poly)) == len(poly) and Polygon(poly).is_valid
+
+
+def _prism_piece(zone_id: str, poly, height: float) -> SceneryItem:
+    """A blocking polygon zone's solid: its prism, world coordinates."""
+    return SceneryItem(
+        id=zone_piece_id(zone_id),
+        box_size=None,
+        mesh_path=None,
+        mesh_units="mm",
+        position=(0.0, 0.0, 0.0),
+        rotation_deg=0.0,
+        scale=(1.0, 1.0, 1.0),
+        blocks_lof=True,
+        solid="closed",
+        drop=False,
+        prism=tuple(poly),
+        prism_height=height,
+    )
+
+
 def parse_terrain_zones(raw, scenery_ids: set[str], ctx: ParseContext):
     """``terrain_zones`` -> (zones, extra scenery items for the blocking ones).
 
@@ -63,7 +89,8 @@ def parse_terrain_zones(raw, scenery_ids: set[str], ctx: ParseContext):
     ------
     ScenarioError
         Duplicate id, neither or both of ``rect`` / ``polygon``, a bad rectangle or a
-        degenerate polygon, a height that is not positive, a blocking polygon.
+        degenerate polygon, a height that is not positive, a blocking polygon that is not
+        simple.
     """
     zones, pieces, seen = [], [], set()
     for i, z in enumerate(raw.terrain_zones):
@@ -92,20 +119,22 @@ def parse_terrain_zones(raw, scenery_ids: set[str], ctx: ParseContext):
                 (r[0], r[3]),
             )
         else:
-            if z.blocks_lof:
-                raise ctx.error(
-                    "blocks_lof is supported for rect zones only (give the zone as a rect)",
-                    f"{where}.blocks_lof",
-                )
             if len(z.polygon) < 3 or any(len(p) != 2 for p in z.polygon):
                 raise ctx.error("expected at least 3 points [x, y]", f"{where}.polygon")
             points = [ctx.lengths(p, f"{where}.polygon[{j}]") for j, p in enumerate(z.polygon)]
             poly = tuple((float(p[0]), float(p[1])) for p in points)
             if abs(_area2(poly)) < 1e-9:
                 raise ctx.error("the polygon has no area", f"{where}.polygon")
+            if z.blocks_lof and not _simple(poly):
+                raise ctx.error(
+                    "a blocking zone's polygon must be simple (its edges cross or touch)",
+                    f"{where}.polygon",
+                )
         h = float(z.height_mm)
         zones.append(TerrainZone(z.id, z.kind, poly, h, z.blocks_lof))
-        if z.blocks_lof:
+        if z.blocks_lof and z.polygon is not None:
+            pieces.append(_prism_piece(z.id, poly, h))
+        elif z.blocks_lof:
             (x0, y0), (x1, y1) = poly[0], poly[2]
             pieces.append(
                 SceneryItem(

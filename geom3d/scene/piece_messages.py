@@ -86,7 +86,7 @@ def plausibility_messages(scn: Scenario, pieces: Sequence[PieceReport], parts) -
             found.append(plausibility.table_mesh_size(size, it.mesh_units, scn.table_size))
             found.append(plausibility.off_table(lo, hi, scn.table_size, "the table mesh"))
         else:
-            if it.box_size is None:
+            if it.mesh_path is not None:
                 found.append(plausibility.piece_size(hi - lo, it.mesh_units, it.scale))
             found.append(plausibility.off_table(lo, hi, scn.table_size))
         rep.messages += [m for m in found if m is not None]

@@ -128,7 +128,11 @@ def _scenery_key(scn: Scenario) -> str:
     h = hashlib.sha256()
     items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
     for it in items:
-        src = file_digest(it.mesh_path) if it.mesh_path else repr(it.box_size)
+        src = (
+            file_digest(it.mesh_path)
+            if it.mesh_path
+            else repr((it.box_size, it.prism, it.prism_height))
+        )
         h.update(
             f"{it.id}|{src}|{it.mesh_units}|{it.position!r}|{it.rotation_deg!r}|{it.scale!r}|"
             f"{it.blocks_lof}|{it.solid}|{it.drop}\n".encode()

@@ -44,7 +44,7 @@ from scipy.sparse.csgraph import connected_components
 from geom3d.core.errors import MeshError
 from geom3d.core.messages import Message, note, warning
 from geom3d.core.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
-from geom3d.mesh import LoadedMesh, box_mesh, load_mesh
+from geom3d.mesh import LoadedMesh, box_mesh, load_mesh, prism_mesh
 from geom3d.mesh.boundary import merge_positions
 from geom3d.mesh.closing import ClosingReport, close_table
 from geom3d.mesh.closing_cache import cached_closing, closing_key
@@ -406,6 +406,8 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         assert ground is not None  # made whenever there is scenery
         if it.box_size is not None:
             v, f = box_mesh(it.box_size)
+        elif it.prism is not None:
+            v, f = prism_mesh(it.prism, it.prism_height)
         else:
             lm = _load_for(scn, it, f"scenery[{i}].mesh")
             reports.append((it.id, lm.report))
@@ -415,7 +417,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         v = _place_piece(it, v, f, ground, rep)
         n_first = len(rep.messages)  # the rest line goes after the sink line, if any
         ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
-        if it.solid == "auto" and it.blocks_lof and it.box_size is None:
+        if it.solid == "auto" and it.blocks_lof and it.mesh_path is not None:
             if floor_id is None:  # what the curtains stand on: the table mesh, or z = 0
                 if table_v is None or table_f is None:  # the two are set together
                     floor_id = "z=0"
@@ -428,7 +430,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
             msg = closing_message(rep.closing, table=False)
             if msg:
                 rep.messages.append(note(msg))
-        if it.box_size is None:
+        if it.mesh_path is not None:
             closed = rep.closing is not None and rep.closing.method != "none"
             notes = _load_notes(lm.report, it, closed)
             rep.messages[:0] = notes

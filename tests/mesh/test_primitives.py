@@ -1,12 +1,14 @@
-"""geom3d.mesh.primitives: the one box mesh (scenario ``box``, ``terrain.box``)."""
+"""geom3d.mesh.primitives: the one box mesh (scenario ``box``, ``terrain.box``) and the
+prism of a blocking polygon zone."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import trimesh
 
 from geom3d import terrain
-from geom3d.mesh import box_mesh, mesh_topology
+from geom3d.mesh import box_mesh, mesh_topology, prism_mesh
 
 
 @pytest.mark.parametrize("size", [(10.0, 20.0, 30.0), (1.0, 1.0, 1.0), (300.0, 2.0, 0.5)])
@@ -34,3 +36,20 @@ def test_terrain_box_is_the_same_mesh():
     t = terrain.box((40, 10, 5))
     np.testing.assert_array_equal(t.vertices, v)
     np.testing.assert_array_equal(t.faces, f)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_prism_mesh_of_a_non_convex_polygon_is_a_closed_outward_solid(reverse):
+    # a U: 100 x 100 with a 20 x 60 notch from the top edge: area 10000 - 1200 = 8800
+    poly = [(0, 0), (100, 0), (100, 100), (60, 100), (60, 40), (40, 40), (40, 100), (0, 100)]
+    v, f = prism_mesh(poly[::-1] if reverse else poly, 50.0)
+    assert v.shape == (16, 3) and f.dtype == np.int64
+    m = trimesh.Trimesh(v, f, process=False)
+    assert m.is_watertight and m.is_winding_consistent
+    assert m.volume == pytest.approx(8800 * 50.0)  # positive: the faces point outward
+    assert sorted(set(v[:, 2])) == [0.0, 50.0]
+    # no triangle of a cap covers the notch
+    centroids = v[f].mean(axis=1)
+    caps = centroids[np.isclose(centroids[:, 2], 0) | np.isclose(centroids[:, 2], 50)]
+    inside_notch = (caps[:, 0] > 40) & (caps[:, 0] < 60) & (caps[:, 1] > 40)
+    assert not inside_notch.any()

@@ -77,6 +77,46 @@ def test_blocking_zone_blocks_lof_through_it():
     assert lof_report(s, pairs=[("a", "b")])["terrain_zones"][0]["affected"] == ["c"]
 
 
+# a U of smoke, 80 mm high, open towards +y: the bar y -60..-20 and two arms x 120..130
+# and 170..180 up to y = 60; the notch between the arms is x 130..170 above y = -20
+U_SMOKE = {"id": "u", "kind": "smoke", "height_mm": 80, "blocks_lof": True,
+           "polygon": [[120, -60], [180, -60], [180, 60], [170, 60], [170, -20], [130, -20],
+                       [130, 60], [120, 60]]}  # fmt: skip
+
+
+def test_blocking_polygon_zone_blocks_through_its_body_not_its_notch():
+    # b stands in the notch: base x 137.5..162.5, y -2.5..22.5, 7.5 mm from each arm and
+    # 17.5 mm above the bar, so outside the zone. a looks down the notch from y = 300:
+    # every segment between the two cylinders stays in x 137.5..162.5, inside the notch,
+    # so nothing blocks. c looks up from y = -200: every segment to b crosses the bar
+    # (y -60..-20 spans x 120..180, 80 mm high, above both troopers): blocked.
+    ts = [trooper("a", [150, 300], facing_deg=-90), trooper("b", [150, 10], side="red"),
+          trooper("c", [150, -200], facing_deg=90)]  # fmt: skip
+    s = make_scene(ts, terrain_zones=[U_SMOKE])
+    assert s.line_of_fire("a", "b").lof
+    r = s.line_of_fire("c", "b")
+    assert (r.lof, r.reason) == (False, "blocked")
+    assert make_scene(ts).line_of_fire("c", "b").lof  # the zone is what blocks
+    (z,) = lof_report(s, pairs=[("a", "b")])["terrain_zones"]
+    assert z["affected"] == [] and z["blocks_lof"]
+    (piece,) = [p for p in s.scenario.scenery if p.id == "zone:u"]
+    assert piece.prism is not None and piece.box_size is None and piece.prism_height == 80.0
+
+
+def test_a_blocking_rect_zone_is_still_a_box():
+    smoke = {"id": "smoke", "kind": "smoke", "rect": [120, -50, 180, 50], "height_mm": 80,
+             "blocks_lof": True}  # fmt: skip
+    s = make_scene([trooper("a", [0, 0])], terrain_zones=[smoke])
+    (piece,) = s.scenario.scenery
+    assert (piece.id, piece.box_size, piece.position, piece.prism, piece.solid) == (
+        "zone:smoke",
+        (60.0, 100.0, 80.0),
+        (150.0, 0.0, 0.0),
+        None,
+        "closed",
+    )
+
+
 @pytest.mark.parametrize(
     ("zone", "path", "words"),
     [
@@ -84,8 +124,9 @@ def test_blocking_zone_blocks_lof_through_it():
         ({**SWAMP, "height_mm": 0}, "terrain_zones[0].height_mm", "positive"),
         ({"id": "z", "kind": "k", "polygon": [[0, 0], [1, 1], [2, 2]], "height_mm": 5},
          "terrain_zones[0].polygon", "no area"),
-        ({"id": "z", "kind": "k", "polygon": [[0, 0], [9, 0], [0, 9]], "height_mm": 5,
-          "blocks_lof": True}, "terrain_zones[0].blocks_lof", "rect zones only"),
+        ({"id": "z", "kind": "k", "polygon": [[0, 0], [30, 10], [30, 0], [0, 20]], "height_mm": 5,
+          "blocks_lof": True}, "terrain_zones[0].polygon",
+         r"a blocking zone's polygon must be simple \(its edges cross or touch\)"),
     ],
 )  # fmt: skip
 def test_bad_zones(zone, path, words):
