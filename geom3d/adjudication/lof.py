@@ -43,6 +43,7 @@ from geom3d.core.validation import xyz
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.results import LofResult, RouteResult, RouteWindow
 from geom3d.scene.scene import Scene, Trooper
+from geom3d.scene.vehicles import engine_for
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 
 __all__ = [
@@ -124,7 +125,7 @@ def pair_visibility(
     w, k = pair_patch(
         a.cylinder,
         b.cylinder,
-        scene.engine,
+        engine_for(scene, (a.id, b.id)),  # 40k hulls but the pair's own (scene.vehicles)
         _occluders(scene, (a.id, b.id)),
         prover=scene.prover_if_built or prover,
         patch_mm=_policy(scene).patch_mm,

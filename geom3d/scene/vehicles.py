@@ -12,11 +12,18 @@ A vehicle without a base (``barrel`` given) stands on its hull: for dropping ont
 surface and for Line of Fire its trooper cylinder is the largest upright cylinder centred
 on its position inside the hull's plan rectangle (diameter: the rectangle's shorter side
 when centred, else twice the distance to its nearest edge), as tall as the hull.
+
+Line of Fire: every hull is a blocking solid for the Line of Fire between other models
+(:func:`engine_for`: the scenery's blocking triangles plus the hulls' triangles, one BVH
+per set of hulls left out, cached per scene); a pair that involves a vehicle leaves that
+vehicle's own hull out, so a vehicle sees and is seen through its trooper cylinder.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,11 +33,16 @@ from shapely.geometry import box as shapely_box
 from shapely.geometry.base import BaseGeometry
 
 from geom3d.core.tolerances import GEOM_EPS_MM, MIN_BODY_MM
-from geom3d.mesh import load_mesh
+from geom3d.mesh import box_mesh, load_mesh
 from geom3d.placement.vehicles import HullPlan
+from geom3d.raycast import RayBackend, RayEngine
 from geom3d.scenario.vehicles import VehicleSpec
 
-__all__ = ["LocalHull", "VehicleBody", "local_hull", "place_vehicle"]
+__all__ = ["LocalHull", "VehicleBody", "engine_for", "hull_solid", "local_hull", "place_vehicle"]
+
+#: Per scene: the ray engines of the scenery plus hulls, keyed by the hulls left out.
+_ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ENGINES_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,8 @@ class VehicleBody:
     base_z : float, mm
         Height of the hull's origin (the trooper's position z).
     height : float, mm
+    origin : (3,) tuple of float, mm
+        The trooper's position (the hull's origin).
     """
 
     spec: VehicleSpec
@@ -78,6 +92,7 @@ class VehicleBody:
     barrel: tuple[float, float, float] | None
     base_z: float
     height: float
+    origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     @property
     def baseless(self) -> bool:
@@ -133,4 +148,44 @@ def place_vehicle(spec: VehicleSpec, local: LocalHull, position, facing_deg: flo
     if spec.barrel is not None:
         b = _rotz(np.array([spec.barrel], dtype=np.float64), facing_deg)[0]
         barrel = (px + float(b[0]), py + float(b[1]), pz + float(b[2]))
-    return VehicleBody(spec, hull, barrel, pz, local.height)
+    return VehicleBody(spec, hull, barrel, pz, local.height, (px, py, pz))
+
+
+def hull_solid(body: VehicleBody) -> tuple[np.ndarray, np.ndarray]:
+    """The hull's triangles in the world: (vertices (n, 3) mm, faces (m, 3) int64)."""
+    spec = body.spec
+    if spec.box_size is not None:
+        v, f = box_mesh(spec.box_size)
+    else:
+        assert spec.mesh_path is not None  # exactly one of box / mesh
+        mesh = load_mesh(spec.mesh_path, units=spec.mesh_units)
+        v = _rotz(np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(spec.scale),
+                  spec.rotation_deg)  # fmt: skip
+        f = np.asarray(mesh.faces, dtype=np.int64)
+    v = _rotz(np.asarray(v, dtype=np.float64), body.hull.heading_deg) + np.asarray(body.origin)
+    return v, np.asarray(f, dtype=np.int64)
+
+
+def engine_for(scene, ids) -> RayBackend:
+    """The ray engine for Line of Fire between troopers ``ids``: the scene's own when it
+    has no vehicle, else its blocking scenery plus every hull but those of ``ids``."""
+    hulls = [t for t in scene.troopers.values() if t.vehicle is not None]
+    if not hulls:
+        return scene.engine
+    key = frozenset(i for i in ids if scene.troopers[i].vehicle is not None)
+    if len(key) == len(hulls):  # every hull is left out
+        return scene.engine
+    with _ENGINES_LOCK:
+        cache = _ENGINES.setdefault(scene, {})
+        if key in cache:
+            return cache[key]
+    parts = [(scene.blocking.vertices, scene.blocking.faces)]
+    parts += [hull_solid(t.vehicle) for t in hulls if t.id not in key]
+    verts, faces, n = [], [], 0
+    for v, f in parts:
+        verts.append(np.asarray(v, dtype=np.float64))
+        faces.append(np.asarray(f, dtype=np.int64) + n)
+        n += len(v)
+    engine = RayEngine(np.concatenate(verts), np.concatenate(faces))
+    with _ENGINES_LOCK:
+        return _ENGINES[scene].setdefault(key, engine)
