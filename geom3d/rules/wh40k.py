@@ -39,8 +39,9 @@ Wall of Death (``snap_shot: true``): no template is placed; ``wall_of_death`` =
 ``flame`` D3, ``hellstorm`` D6, ``blast`` never (``reason: not_a_template_weapon``,
 ``hits: null``). Not with an ``ordnance`` weapon (``reason: ordnance``), nor against a
 target unit of ``flyer`` models (``reason: flyer``). Otherwise ``applies`` holds when a
-model of the target unit is within 8" (203.2 mm, base edge to base edge in plan) of the
-firer (``reason: within_8in``) or the attack is ``charging`` (``reason: charging``).
+model of the target unit is within 8" (203.2 mm, base edge to base edge in plan; a
+vehicle's hull outline instead of a base) of the firer (``reason: within_8in``) or the
+attack is ``charging`` (``reason: charging``).
 The attack is ``resolved`` when it applies, else ``failed``/``no_wall_of_death``; when it
 applies ``hits`` holds the roll (``["D3"]``) and ``hits_total`` says it (``"D3"``), else
 ``hits: []``, ``hits_total: 0``.
@@ -119,9 +120,8 @@ def wall_of_death(scene, attack) -> dict:
         return {"applies": False, "reason": "flyer", "hits": hits}
     within = False
     for tid in targets:
-        t = scene.troopers[tid]
-        gap = math.hypot(t.position[0] - firer.position[0], t.position[1] - firer.position[1])
-        if gap - t.radius - firer.radius <= WALL_OF_DEATH_RANGE_MM + CONTACT_EPS_MM:
+        gap = vehicles.plan_gap(firer, scene.troopers[tid])
+        if gap <= WALL_OF_DEATH_RANGE_MM + CONTACT_EPS_MM:
             within = True
             break
     if within:

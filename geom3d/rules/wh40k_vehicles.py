@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from shapely.geometry import Point
 
 from geom3d.core.tolerances import CONTACT_EPS_MM, WH40K_MAX_CONTACT_OFFSET_DEG
 from geom3d.placement.vehicles import covered_area, facing_hit, hull_touched, solve_hull_cover
@@ -38,6 +39,7 @@ __all__ = [
     "discs",
     "firer_point",
     "hull_solver_entry",
+    "plan_gap",
     "solve_against",
     "under_template",
     "vehicle_report",
@@ -56,6 +58,16 @@ def discs(scene, ids) -> np.ndarray:
             h = t.vehicle.hull
             rows.append([h.center[0], h.center[1], math.hypot(*h.half_size)])
     return np.array(rows, dtype=np.float64).reshape(-1, 3)
+
+
+def plan_gap(firer, target) -> float:
+    """Plan distance (mm) between the firer's base and the target's base, or its hull's
+    outline for a vehicle (Wall of Death range; 0 or less when they touch or overlap)."""
+    fx, fy = firer.position[0], firer.position[1]
+    if target.vehicle is None:
+        d = math.hypot(target.position[0] - fx, target.position[1] - fy)
+        return d - target.radius - firer.radius
+    return float(target.vehicle.hull.footprint.distance(Point(fx, fy))) - firer.radius
 
 
 def firer_point(firer) -> tuple[float, float]:

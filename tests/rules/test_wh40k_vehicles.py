@@ -178,3 +178,25 @@ def test_json_and_table_carry_the_vehicle(tmp_path, capsys):
     assert main(["attack", str(p), "--format", "table"]) == 0
     out = capsys.readouterr().out
     assert "s placement 0: vehicle rhino: hit, side facing (armour 11), 26.9% of its hull" in out
+
+
+def test_a_large_blast_on_a_vehicle_covers_its_whole_hull():
+    # centred on the rhino (200, 100): the rectangle's corners are sqrt(30^2 + 50^2) = 58.3
+    # mm from the centre, inside the 63.5 mm radius: share 1
+    s = scene([flamer(), rhino()], [{"id": "b", "attacker": "flamer", "template": "large_blast",
+                                     "main_target": "rhino"}])  # fmt: skip
+    v = s.resolve_attack("b").placements[0].vehicle
+    assert v["covered_area_mm2"] == pytest.approx(6000.0, abs=1e-6)
+    assert (v["covered_share"], v["facing"]) == (1.0, "side")
+
+
+@pytest.mark.parametrize(("x", "applies"), [(299.2 - 0.01, True), (299.2 + 0.01, False)])
+def test_wall_of_death_range_is_measured_to_the_hull(x, applies):
+    # the rhino's hull at (x + 50, 100) facing 90 spans x + 20 .. x + 80 (its 60 mm width
+    # lies along x), so the base-to-hull gap is (x + 20) - 100 - 16 = x - 96: 203.2 mm at
+    # x = 299.2. (Its own 32 mm base disc, centre to centre minus radii, would be 217 mm.)
+    r = vehicle("rhino", (x + 50, 100), 90)
+    s = scene([flamer(), r], [{"id": "w", "attacker": "flamer", "template": "flame",
+                               "main_target": "rhino", "snap_shot": True}])  # fmt: skip
+    wod = s.resolve_attack("w").wall_of_death
+    assert wod["applies"] is applies
