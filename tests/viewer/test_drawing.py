@@ -235,3 +235,14 @@ def test_a_table_mesh_is_terrain_smooth_shaded_without_feature_edges(tmp_path):
     assert "terrain-edges" not in names  # no edge lines over the terrain
     assert "scenery-edges" in names  # modelled pieces keep their outlines
     assert names["terrain"].mesh.n_cells == len(faces)
+
+
+def test_a_vehicle_hull_is_drawn_in_its_side_colour():
+    # meshes/scenarios/attacks/wh40k_vehicle.yaml: rhino's hull 100 x 60 x 50 at (200, 100),
+    # facing 90: x 170..230, y 50..150, z 0..50
+    s = load_scene(REPO / "meshes/scenarios/attacks/wh40k_vehicle.yaml")
+    actors, _ = trooper_actors(s)
+    hull = {a.name: a for a in actors}["trooper:rhino:hull"]
+    np.testing.assert_allclose(hull.mesh.bounds, [170, 230, 50, 150, 0, 50], atol=1e-9)
+    assert hull.color == palette.side_colors(t.side for t in s.troopers.values())["orks"]
+    assert hull.mesh.n_cells == 12

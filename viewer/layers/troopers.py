@@ -8,6 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 import pyvista as pv
 
+from geom3d.scene.vehicles import hull_solid
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Label
@@ -49,7 +50,8 @@ def trooper_actors(
     a black line across the base along the 180° arc boundary, a tick pointing along the
     facing; a black outline of the base. Markers are fainter; 360° troopers get a full
     opaque cap. ``faint`` troopers are drawn at low opacity; ``hidden`` ones (the camera's
-    own in a ``from:`` view) keep only their base outline and facing marks.
+    own in a ``from:`` view) keep only their base outline and facing marks. A 40k
+    vehicle's hull is drawn around its cylinder, translucent, in its side's colour.
     """
     colors = side_colors(scene)
     faint = set(faint)
@@ -67,6 +69,13 @@ def trooper_actors(
         body = t.id not in hidden
         f = math.radians(t.facing_deg)
         front_op = op if t.id in faint else min(1.0, op + 0.45)
+        if body and t.vehicle is not None:  # 40k: the hull, the vehicle's body
+            hv, hf = hull_solid(t.vehicle)
+            cells = np.column_stack((np.full(len(hf), 3), hf)).ravel()
+            actors.append(
+                ActorSpec(f"trooper:{t.id}:hull", "silhouettes", pv.PolyData(hv, cells), color,
+                          op, meta=meta)
+            )  # fmt: skip
         if body:
             mantle = sh.mantle(c, r, c[2], z1)
             actors.append(
