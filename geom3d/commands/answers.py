@@ -51,10 +51,14 @@ def troopers_list(scene) -> list[dict]:
     underside of the base after drop-to-surface), ``dropped`` (z came from the surface),
     ``facing_deg``, ``silhouette`` (int, or None for an explicit cylinder),
     ``diameter_mm``, ``height_mm`` (the effective height: the base height when prone) and
-    ``states`` (sorted).
+    ``states`` (sorted); a 40k vehicle adds ``vehicle``: ``armour`` ({front, side,
+    rear}), ``barrel`` (world point, mm, or None: it has a base), ``hull_area_mm2``
+    (plan) and ``hull_rect`` (the plan rectangle's corners, front-left first,
+    counter-clockwise) (SPEC 12.6).
     """
-    return [
-        {
+    out = []
+    for t in scene.troopers.values():
+        entry = {
             "id": t.id,
             "side": t.side,
             "position": round_point(t.position),
@@ -65,8 +69,16 @@ def troopers_list(scene) -> list[dict]:
             "height_mm": round_value(t.height),
             "states": sorted(t.states),
         }
-        for t in scene.troopers.values()
-    ]
+        if t.vehicle is not None:
+            v = t.vehicle
+            entry["vehicle"] = {
+                "armour": dict(zip(("front", "side", "rear"), v.spec.armour, strict=True)),
+                "barrel": round_point(v.barrel),
+                "hull_area_mm2": round_value(v.hull.area),
+                "hull_rect": [round_point(tuple(c)) for c in v.hull.corners()],
+            }
+        out.append(entry)
+    return out
 
 
 def lof_report(scene, pairs=None, progress=None, areas: bool = True) -> dict:

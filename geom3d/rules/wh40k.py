@@ -190,6 +190,9 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
             if not hs.found:
                 return invalid_placement(spec, "no_valid_placement", pitch_deg=0.0)
             heading, contact = hs.heading_deg, hs.contact_deg
+            if contact is None and barrel is None:  # the user's focus, on the base edge
+                fx, fy = hs.focus[0] - firer.position[0], hs.focus[1] - firer.position[1]
+                contact = math.degrees(math.atan2(fy, fx)) % 360.0
             spec = replace(spec, focus=hs.focus)
         elif fixed is not None and (heading == "auto" or compulsory):
             # the narrow end stays at the user's focus; only the heading is chosen there

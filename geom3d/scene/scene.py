@@ -286,7 +286,7 @@ class Scene:
         if t.vehicle is None or t.vehicle.barrel is None:
             return t
         hull = self._hulls[t.id]
-        return replace(t, diameter=hull.stand_diameter(), height=hull.height)
+        return replace(t, silhouette=None, diameter=hull.stand_diameter(), height=hull.height)
 
     def _make_trooper(
         self, t: TrooperSpec, z_of: dict[str, float], engaged: tuple[str, ...]

@@ -200,3 +200,32 @@ def test_wall_of_death_range_is_measured_to_the_hull(x, applies):
                                "main_target": "rhino", "snap_shot": True}])  # fmt: skip
     wod = s.resolve_attack("w").wall_of_death
     assert wod["applies"] is applies
+
+
+def test_the_lof_document_lists_each_vehicle(capsys):
+    from support import REPO
+
+    path = REPO / "meshes/scenarios/attacks/wh40k_vehicle.yaml"
+    assert main(["lof", str(path), "--format", "json"]) == 0
+    ts = {t["id"]: t for t in json.loads(capsys.readouterr().out)["troopers"]}
+    assert "vehicle" not in ts["flamer"]
+    # pred: 110 x 70 at (100, 300) facing -90: its front-left corner (55, 35) turns to
+    # (35, -55) -> (135, 245); no base: a 70 mm stand-in cylinder, no silhouette number
+    pred = ts["pred"]
+    assert (pred["silhouette"], pred["diameter_mm"], pred["height_mm"]) == (None, 70.0, 50.0)
+    assert pred["vehicle"] == {
+        "armour": {"front": 13, "side": 11, "rear": 10},
+        "barrel": [100.0, 240.0, 30.0],
+        "hull_area_mm2": 7700.0,
+        "hull_rect": [[135.0, 245.0], [135.0, 355.0], [65.0, 355.0], [65.0, 245.0]],
+    }
+    assert ts["rhino"]["vehicle"]["barrel"] is None
+
+
+def test_auto_with_a_focus_keeps_the_narrow_end_there():
+    # the focus (100, 116) is on the flamer's base edge at 90 degrees
+    s = scene([flamer(), rhino()], [att("a", heading_deg="auto", focus=[100, 116])])
+    p = s.resolve_attack("a").placements[0]
+    assert p.focus[:2] == pytest.approx((100.0, 116.0), abs=1e-9)
+    assert p.contact_deg == pytest.approx(90.0, abs=1e-9)
+    assert p.outcome == "resolved" and p.vehicle["covered_area_mm2"] > 0
