@@ -249,7 +249,12 @@ class Scene:
         self.surface: Surface = built.surface
         self.warnings.extend(built.warnings)  # one line per piece (load, rest, closing)
         self.troopers: dict[str, Trooper] = {}
-        self._hulls = {t.id: local_hull(t.vehicle) for t in scenario.troopers if t.vehicle}
+        file = scenario.name if scenario.path is None else str(scenario.path)
+        self._hulls = {
+            t.id: local_hull(t.vehicle, file, f"troopers[{i}].vehicle.hull.mesh")
+            for i, t in enumerate(scenario.troopers)
+            if t.vehicle
+        }
         specs = tuple(self._as_body(t) for t in scenario.troopers)
         drop_xy = [t for t in specs if len(t.position) == 2]
         z_drop, variation, overlaps = self.surface.footing(

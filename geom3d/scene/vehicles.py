@@ -32,6 +32,7 @@ from shapely.affinity import rotate, translate
 from shapely.geometry import box as shapely_box
 from shapely.geometry.base import BaseGeometry
 
+from geom3d.core.errors import MeshError
 from geom3d.core.tolerances import GEOM_EPS_MM, MIN_BODY_MM
 from geom3d.mesh import box_mesh, load_mesh
 from geom3d.placement.vehicles import HullPlan
@@ -110,8 +111,15 @@ def _rotz(v: np.ndarray, deg: float) -> np.ndarray:
     return out
 
 
-def local_hull(spec: VehicleSpec) -> LocalHull:
-    """The hull in the vehicle's frame (a mesh is read through the mesh cache)."""
+def local_hull(spec: VehicleSpec, file: str = "<scenario>", where: str = "") -> LocalHull:
+    """The hull in the vehicle's frame (a mesh is read through the mesh cache).
+
+    Raises
+    ------
+    MeshError
+        The hull mesh cannot be read, or has no area seen from above (``file`` and the
+        field path ``where`` name it).
+    """
     if spec.box_size is not None:
         x, y, z = spec.box_size
         return LocalHull(
@@ -120,7 +128,10 @@ def local_hull(spec: VehicleSpec) -> LocalHull:
             z,
         )
     assert spec.mesh_path is not None  # parse_vehicle: exactly one of box / mesh
-    mesh = load_mesh(spec.mesh_path, units=spec.mesh_units)
+    try:
+        mesh = load_mesh(spec.mesh_path, units=spec.mesh_units)
+    except MeshError as exc:
+        raise MeshError(f"{spec.mesh_path.name}: {exc.message}", file=file, path=where) from None
     v = np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(spec.scale)
     v = _rotz(v, spec.rotation_deg)
     tri = v[np.asarray(mesh.faces)][:, :, :2]
@@ -128,6 +139,10 @@ def local_hull(spec: VehicleSpec) -> LocalHull:
     keep = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]) > GEOM_EPS_MM
     polys = shapely.polygons(tri[keep])
     foot = shapely.union_all(polys)
+    if foot.is_empty or foot.area <= 0:
+        raise MeshError(
+            f"{spec.mesh_path.name}: the hull has no area seen from above", file=file, path=where
+        )
     x0, y0, x1, y1 = (float(c) for c in foot.bounds)
     return LocalHull(foot, (x0, y0, x1, y1), float(v[:, 2].max()))
 

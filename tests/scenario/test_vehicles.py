@@ -99,3 +99,34 @@ def test_a_good_vehicle_parses_to_mm(tmp_path):
     assert v.barrel == (60.0, 0.0, 30.0)
     assert v.armour == (12, 11, 10) and v.armour_of("side") == 11
     assert v.mesh_path is None and v.scale == (1.0, 1.0, 1.0)
+
+
+def _mesh_doc(tmp_path, name):
+    data = doc(with_({"hull": {"mesh": name}}))
+    p = tmp_path / "v.yaml"
+    p.write_text(yaml.safe_dump(data))
+    return p
+
+
+def test_a_hull_mesh_that_is_not_a_mesh_is_one_line(tmp_path, capsys):
+    (tmp_path / "junk.stl").write_bytes(b"solid x\nthis is not a mesh\n")
+    p = _mesh_doc(tmp_path, "junk.stl")
+    assert main(["attack", str(p)]) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert out == "" and len(lines) == 1
+    assert f"{p}: troopers[0].vehicle.hull.mesh: junk.stl: " in lines[0]
+
+
+def test_a_hull_mesh_with_no_plan_area_is_one_line(tmp_path, capsys):
+    import trimesh
+
+    # one vertical triangle: seen from above it is a segment
+    trimesh.Trimesh([[0, 0, 0], [10, 0, 0], [0, 0, 10]], [[0, 1, 2]]).export(tmp_path / "f.stl")
+    p = _mesh_doc(tmp_path, "f.stl")
+    assert main(["attack", str(p)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"geom3d: error: {p}: troopers[0].vehicle.hull.mesh: f.stl: the hull has no area "
+        "seen from above"
+    ]
