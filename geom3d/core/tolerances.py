@@ -516,6 +516,10 @@ HULL_REFINE_STARTS: int = 6
 HULL_REFINE_MIN_DEG: float = 1e-4
 HULL_AREA_ERROR_MM: float = 1e-4
 
+#: Ruling A2 for vehicles: an explicit placement whose covered share of the hull is within
+#: this of the hull-coverage search's best is maximal (the search is numerical).
+VEHICLE_SHARE_TOL: float = 1e-3
+
 
 #: Every constant above is public: an upper-case name is a tolerance or a rule number.
 __all__ = sorted(name for name in dict(globals()) if name.isupper() and not name.startswith("_"))

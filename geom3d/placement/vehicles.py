@@ -29,6 +29,7 @@ one: tests compare it with an independent brute force.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -129,10 +130,17 @@ def facing_hit(point_xy, hull: HullPlan) -> str:
     return "side"
 
 
+@functools.lru_cache(maxsize=64)
+def _outline(shape: TemplateShape, sections: int) -> np.ndarray:
+    """The shape's inscribed outline in its own frame (read-only; made once)."""
+    local = shape.boundary(sections)
+    local.setflags(write=False)
+    return local
+
+
 def template_polygon(shape: TemplateShape, focus_xy, heading_deg: float, sections: int):
     """The template placed in plan as an inscribed polygon (``sections`` per circle)."""
-    local = shape.boundary(sections)
-    return Polygon(shape.to_plan(local, focus_xy, heading_deg))
+    return Polygon(shape.to_plan(_outline(shape, sections), focus_xy, heading_deg))
 
 
 def covered_area(shape: TemplateShape, focus_xy, heading_deg: float, hull: HullPlan) -> float:
@@ -225,7 +233,6 @@ class _Problem:
         self.hulls = list(friend_hulls)
         self.dmax = dmax
         self.count = 0
-        self.local: dict[int, np.ndarray] = {}
 
     def focus(self, phi: float) -> np.ndarray:
         if self.fixed is not None:
@@ -248,9 +255,7 @@ class _Problem:
         self.count += 1
         if not self.admissible(phi, theta):
             return -math.inf
-        if sections not in self.local:
-            self.local[sections] = self.shape.boundary(sections)
-        poly = Polygon(self.shape.to_plan(self.local[sections], self.focus(phi), theta))
+        poly = template_polygon(self.shape, self.focus(phi), theta, sections)
         area = float(poly.intersection(self.hull).area)
         return area if area > 0 else -float(poly.distance(self.hull))
 
@@ -259,13 +264,15 @@ def _grid(p: _Problem) -> list[tuple[float, float, float]]:
     """Scores of the coarse grid (vectorised areas; constraints on the promising cells)."""
     phis = [0.0] if p.fixed is not None else list(np.arange(0.0, 360.0, HULL_GRID_CONTACT_DEG))
     thetas = np.arange(0.0, 360.0, HULL_GRID_HEADING_DEG)
-    local = p.shape.boundary(HULL_SEARCH_SECTIONS)
-    cells, polys = [], []
-    for phi in phis:
-        for th in thetas:
-            cells.append((float(phi), float(th)))
-            polys.append(p.shape.to_plan(local, p.focus(float(phi)), float(th)))
-    geoms = shapely.polygons(np.asarray(polys))
+    local = _outline(p.shape, HULL_SEARCH_SECTIONS)
+    cells = [(float(phi), float(th)) for phi in phis for th in thetas]
+    rad = np.radians(np.tile(thetas, len(phis)))
+    foci = np.array([p.focus(f) for f in phis])[np.repeat(np.arange(len(phis)), len(thetas))]
+    c, s = np.cos(rad)[:, None], np.sin(rad)[:, None]  # the shape frame to plan, vectorised
+    x = foci[:, :1] + c * local[None, :, 0] - s * local[None, :, 1]
+    y = foci[:, 1:] + s * local[None, :, 0] + c * local[None, :, 1]
+    polys = np.stack((x, y), axis=-1)
+    geoms = shapely.polygons(polys)
     area = shapely.area(shapely.intersection(geoms, p.hull))
     gap = shapely.distance(geoms, p.hull)
     raw = np.where(area > 0, area, -gap)

@@ -281,7 +281,12 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
         res.outcome, res.reason = "invalid", "touches_friendly"
         return res
     res.affected = list(in_area)
-    if not is_circle and not at_vehicle and not _solver_chose(solver_log, spec.index):
+    if not is_circle and not _solver_chose(solver_log, spec.index):
+        if at_vehicle:  # ruling A2 for a vehicle: the most hull area
+            assert main is not None and res.vehicle is not None  # at_vehicle
+            fixed = barrel[:2] if barrel is not None else None
+            vehicles.judge_explicit(scene, shape, firer, main.id, friends, fixed, res.vehicle)
+            return res
         hits = res.hits if res.hits is not None else 0  # set above: every model in the area
         res.maximal, res.most = _maximal(scene, shape, firer, targets, friends, hits)
     return res
@@ -354,7 +359,8 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
         f"the target unit where {p.most} is the most possible (heading_deg: auto finds it)"
         for p in placements
         if p.maximal is False
-    ]
+    ] + [vehicles.short_warning(attack.id, p.index, p.vehicle) for p in placements if p.vehicle]
+    warnings = [w for w in warnings if w]
     return combine(
         scene,
         attack,

@@ -22,6 +22,10 @@ Facing is hit."
   barrel for a baseless vehicle), ``armour`` (that facing's Armour Value),
   ``covered_area_mm2``, ``hull_area_mm2``, ``covered_share`` (their ratio) and
   ``firer_point``.
+* Ruling A2 for vehicles: an explicit teardrop placement against a vehicle is compared
+  with the hull-coverage search's best (the narrow end anywhere on the firer's base, or
+  at the barrel): ``vehicle.maximal`` (its share within ``VEHICLE_SHARE_TOL`` of the
+  best) and ``vehicle.most_covered_share``; below it, the attack warns.
 """
 
 from __future__ import annotations
@@ -31,7 +35,11 @@ import math
 import numpy as np
 from shapely.geometry import Point
 
-from geom3d.core.tolerances import CONTACT_EPS_MM, WH40K_MAX_CONTACT_OFFSET_DEG
+from geom3d.core.tolerances import (
+    CONTACT_EPS_MM,
+    VEHICLE_SHARE_TOL,
+    WH40K_MAX_CONTACT_OFFSET_DEG,
+)
 from geom3d.placement.vehicles import covered_area, facing_hit, hull_touched, solve_hull_cover
 from geom3d.templates import footprint_signed_distance
 
@@ -39,7 +47,9 @@ __all__ = [
     "discs",
     "firer_point",
     "hull_solver_entry",
+    "judge_explicit",
     "plan_gap",
+    "short_warning",
     "solve_against",
     "under_template",
     "vehicle_report",
@@ -145,3 +155,24 @@ def vehicle_report(scene, shape, focus_xy, heading: float, firer, target: str) -
         "covered_share": round(area / total, 4) if total > 0 else 0.0,
         "firer_point": [round(point[0], 3), round(point[1], 3)],
     }
+
+
+def judge_explicit(scene, shape, firer, target: str, friends, fixed_xy, report: dict) -> None:
+    """Ruling A2 for a vehicle: add ``maximal`` and ``most_covered_share`` to ``report``
+    (an explicit placement's ``vehicle`` entry; see the module docstring)."""
+    best = solve_against(scene, shape, firer, target, friends, fixed_xy)
+    total = scene.troopers[target].vehicle.hull.area
+    most = max(best.area / total if best.found and total > 0 else 0.0, report["covered_share"])
+    report["maximal"] = report["covered_share"] >= most - VEHICLE_SHARE_TOL
+    report["most_covered_share"] = round(most, 4)
+
+
+def short_warning(attack_id: str, index: int, report: dict) -> str | None:
+    """The warning of an explicit placement that covers less of a vehicle than possible."""
+    if report.get("maximal") is not False:
+        return None
+    return (
+        f"attack {attack_id!r} placement {index}: the template covers "
+        f"{100 * report['covered_share']:.1f}% of {report['target']}'s hull where "
+        f"{100 * report['most_covered_share']:.1f}% is possible (heading_deg: auto finds it)"
+    )

@@ -92,6 +92,22 @@ def test_auto_covers_more_than_the_straight_heading_and_is_chosen_by_hull_area()
     (entry,) = auto.solver
     assert entry["objective"] == "hull_area" and entry["found"]
     assert entry["covered_area_mm2"] == pytest.approx(v["covered_area_mm2"], abs=1e-3)
+    assert "maximal" not in v and not auto.warnings  # the search's own choice
+    # ruling A2: an explicit placement at the search's own choice is maximal
+    again = scene(
+        [flamer(), rhino()],
+        [
+            att(
+                "e",
+                heading_deg=auto.placements[0].heading_deg,
+                contact_deg=auto.placements[0].contact_deg,
+            )
+        ],
+    )
+    ve = again.resolve_attack("e").placements[0].vehicle
+    assert ve["maximal"] is True and ve["most_covered_share"] == pytest.approx(
+        v["covered_share"], abs=1e-3
+    )
 
 
 def test_no_heading_is_the_compulsory_maximum():
@@ -174,7 +190,12 @@ def test_json_and_table_carry_the_vehicle(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     v = doc["attacks"][0]["placements"][0]["vehicle"]
     assert set(v) == {"target", "facing", "armour", "covered_area_mm2", "hull_area_mm2",
-                      "covered_share", "firer_point"}  # fmt: skip
+                      "covered_share", "firer_point", "maximal", "most_covered_share"}  # fmt: skip
+    assert v["maximal"] is False and v["most_covered_share"] > 0.2686 + 0.05
+    assert doc["attacks"][0]["warnings"] == [
+        f"attack 's' placement 0: the template covers 26.9% of rhino's hull where "
+        f"{100 * v['most_covered_share']:.1f}% is possible (heading_deg: auto finds it)"
+    ]
     assert main(["attack", str(p), "--format", "table"]) == 0
     out = capsys.readouterr().out
     assert "s placement 0: vehicle rhino: hit, side facing (armour 11), 26.9% of its hull" in out
