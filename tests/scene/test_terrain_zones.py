@@ -133,3 +133,14 @@ def test_bad_zones(zone, path, words):
     with pytest.raises(ScenarioError, match=words) as err:
         make_scene([trooper("a", [0, 0])], terrain_zones=[zone])
     assert err.value.path == path
+
+
+def test_a_trooper_in_a_blocking_polygon_zone_stands_on_the_ground_unwarned():
+    # d in the U's bar (y -60..-20): the prism is not ground, and d is not "embedded"
+    s = make_scene([trooper("a", [150, 300], facing_deg=-90), trooper("d", [150, -40])],
+                   terrain_zones=[U_SMOKE])  # fmt: skip
+    assert s.trooper("d").position[2] == 0.0
+    assert not any("embedded" in w for w in s.warnings)
+    assert not s.line_of_fire("a", "d").lof
+    (z,) = lof_report(s, pairs=[("a", "d")])["terrain_zones"]
+    assert z["affected"] == ["d"]
