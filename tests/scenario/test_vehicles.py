@@ -6,9 +6,12 @@ import copy
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from geom3d.api import build_scene
 from geom3d.cli import main
-from geom3d.core.errors import ScenarioError
+from geom3d.core.errors import Geom3dError, ScenarioError
 from geom3d.scenario import parse_scenario
 
 ARMOUR = {"front": 12, "side": 11, "rear": 10}
@@ -130,3 +133,69 @@ def test_a_hull_mesh_with_no_plan_area_is_one_line(tmp_path, capsys):
         f"geom3d: error: {p}: troopers[0].vehicle.hull.mesh: f.stl: the hull has no area "
         "seen from above"
     ]
+
+
+# ------------------------------------------------------------------ fuzz: never a traceback
+FUZZ_BASE = {
+    "format": "geom3d/1",
+    "ruleset": "wh40k-7e",
+    "troopers": [
+        {"id": "f", "side": "imperium", "position": [100, 100], "silhouette": 2},
+        {"id": "p", "side": "imperium", "position": [100, 300], "facing_deg": -90,
+         "vehicle": {"hull": {"box": {"size": [110, 70, 50]}}, "barrel": [60, 0, 30],
+                     "armour": {"front": 13, "side": 11, "rear": 10}}},
+        {"id": "r", "side": "orks", "position": [200, 100], "facing_deg": 90,
+         "vehicle": {"hull": {"box": {"size": [100, 60, 50]}},
+                     "armour": {"front": 11, "side": 11, "rear": 10}}},
+    ],
+    "attacks": [
+        {"id": "a", "attacker": "p", "template": "flame", "main_target": "r", "heading_deg": 300},
+        {"id": "b", "attacker": "f", "template": "blast", "main_target": "r"},
+    ],
+}  # fmt: skip
+
+FUZZ_JUNK = st.one_of(
+    st.none(), st.booleans(), st.integers(-100, 100), st.floats(allow_nan=True),
+    st.text(max_size=4), st.lists(st.integers(-5, 60), max_size=4),
+    st.dictionaries(st.sampled_from(["box", "mesh", "size", "front"]), st.integers(0, 20),
+                    max_size=2),
+)  # fmt: skip
+
+
+def _fuzz_paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _fuzz_paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _fuzz_paths(v, (*prefix, i))
+
+
+FUZZ_PATHS = [p for p in _fuzz_paths(FUZZ_BASE) if len(p) > 2 and p[0] == "troopers"]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(st.lists(st.tuples(st.sampled_from(FUZZ_PATHS), FUZZ_JUNK, st.booleans()),
+                min_size=1, max_size=2))  # fmt: skip
+def test_mutated_vehicles_load_or_raise_one_clear_error(mutations):
+    data = copy.deepcopy(FUZZ_BASE)
+    for path, value, delete in mutations:
+        obj = data
+        try:
+            for key in path[:-1]:
+                obj = obj[key]
+            if delete:
+                del obj[path[-1]]
+            else:
+                obj[path[-1]] = value
+        except (KeyError, IndexError, TypeError):
+            continue
+    try:
+        scene = build_scene(parse_scenario(data, file="fuzz.yaml"))
+        for a in scene.scenario.attacks:
+            scene.resolve_attack(a.id).to_dict()
+    except Geom3dError as exc:
+        text = str(exc)
+        assert text.startswith("fuzz.yaml") and "\n" not in text, text
