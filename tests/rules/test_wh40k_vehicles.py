@@ -20,6 +20,8 @@ import math
 
 import pytest
 import trimesh
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import make_scene
 
 from geom3d.cli import main
@@ -250,3 +252,34 @@ def test_auto_with_a_focus_keeps_the_narrow_end_there():
     assert p.focus[:2] == pytest.approx((100.0, 116.0), abs=1e-9)
     assert p.contact_deg == pytest.approx(90.0, abs=1e-9)
     assert p.outcome == "resolved" and p.vehicle["covered_area_mm2"] > 0
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(
+    quarter=st.integers(0, 3),
+    dx=st.floats(-300, 300),
+    dy=st.floats(-300, 300),
+    heading=st.floats(0, 360),
+)
+def test_a_rigid_motion_of_the_scene_keeps_facing_and_share(quarter, dx, dy, heading):
+    """The whole scenario turned by quarter turns (the search's grid is then the same) and
+    moved: the facing, the armour and the covered share do not change."""
+
+    def moved(xy):
+        a = math.radians(90.0 * quarter)
+        x, y = xy
+        return (math.cos(a) * x - math.sin(a) * y + dx, math.sin(a) * x + math.cos(a) * y + dy)
+
+    def run(motion):
+        tank = vehicle("tank", motion((210, 130)), heading + 90.0 * quarter * (motion is moved))
+        pred = vehicle("pred", motion((60, 260)), -90.0 + 90.0 * quarter * (motion is moved),
+                       side="imperium", barrel=(40, 0, 30))  # fmt: skip
+        s = scene([flamer(xy=motion((100, 100))), tank, pred],
+                  [att("a", target="tank", heading_deg="auto"),
+                   att("b", attacker="pred", target="tank")])  # fmt: skip
+        return [s.resolve_attack(i).placements[0].vehicle for i in ("a", "b")]
+
+    for v0, v1 in zip(run(lambda xy: xy), run(moved), strict=True):
+        assert (v0["facing"], v0["armour"]) == (v1["facing"], v1["armour"])
+        assert v0["covered_share"] == pytest.approx(v1["covered_share"], abs=1e-3)
