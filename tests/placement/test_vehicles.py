@@ -245,3 +245,26 @@ def test_rigid_motion_keeps_facing_and_share(hx, hy, hh, quarter, dx, dy):
     s1 = solve_hull_cover(FLAME, hull.footprint, center_xy=firer, radius=16)
     s2 = solve_hull_cover(FLAME, moved.footprint, center_xy=f2, radius=16)
     assert s1.area / hull.area == pytest.approx(s2.area / moved.area, abs=1e-3)
+
+
+def test_hull_cover_against_the_brute_force_on_seeded_layouts_with_friends():
+    rng = np.random.default_rng(35)
+    for _ in range(3):
+        d, a = rng.uniform(110, 200), rng.uniform(0, 2 * math.pi)
+        hull = rect_hull(d * math.cos(a), d * math.sin(a), rng.uniform(35, 60),
+                         rng.uniform(20, 35), rng.uniform(0, 180))  # fmt: skip
+        friends = []
+        while len(friends) < 2:
+            r, b = rng.uniform(45, 160), rng.uniform(0, 2 * math.pi)
+            f = (r * math.cos(b), r * math.sin(b), 12.5)
+            if hull.footprint.distance(Point(f[0], f[1])) > 15:
+                friends.append(f)
+        sol = solve_hull_cover(FLAME, hull.footprint, center_xy=(0, 0), radius=16,
+                               friend_discs=friends)  # fmt: skip
+        brute, _ = brute_best(hull.footprint, (0, 0), 16, friends=friends)
+        if brute <= 0:
+            continue
+        assert sol.found
+        tmpl = flame_polygon(sol.focus, sol.heading_deg, n=1440)
+        assert all(tmpl.distance(Point(fx, fy)) > fr - 1e-3 for fx, fy, fr in friends)
+        assert sol.area >= brute - 0.05, (sol, brute)
