@@ -27,9 +27,10 @@ from geom3d.adjudication.lof import _occluders
 from geom3d.core.errors import InputError
 from geom3d.core.output import round_point, round_value
 from geom3d.exposure.cells import Probe, ProbeGrid, probe_for, standing_cells
-from geom3d.exposure.decide import observers_for, screen
+from geom3d.exposure.decide import PROBE_ID, observers_for, screen
 from geom3d.exposure.jobs import ExposureJob, visible_tasks
 from geom3d.scene.scene import Scene
+from geom3d.scene.vehicles import blocking_mesh, engine_for
 
 __all__ = ["ExposureResult", "exposure", "run_exposure"]
 
@@ -58,7 +59,19 @@ class ExposureResult:
 
 
 def _job(scene: Scene, observers, probe: Probe, cells, tasks, proofs: bool) -> ExposureJob:
+    """The workers' job; with 40k vehicles, each observer's blocking triangles are the
+    scenery plus every hull but its own, exactly as ``lof`` builds them."""
     blocking = scene.blocking
+    meshes: list = []
+    which, seen = [], {}
+    for o in observers:
+        key = o.id if o.vehicle is not None else ""
+        if key not in seen:
+            mesh = blocking_mesh(scene, (o.id, PROBE_ID))
+            seen[key] = -1 if mesh is None else len(meshes)
+            if mesh is not None:
+                meshes.append(mesh)
+        which.append(seen[key])
     label = closed = None
     map_key = ""
     if proofs:
@@ -77,6 +90,8 @@ def _job(scene: Scene, observers, probe: Probe, cells, tasks, proofs: bool) -> E
         probe.height,
         scene.ruleset.lof_policy.patch_mm,
         tasks,
+        meshes,
+        which,
     )
 
 
@@ -108,10 +123,14 @@ def run_exposure(
     t_screen = time.perf_counter() - t1
     t2 = time.perf_counter()
     job = _job(scene, obs, pr, cells, tasks, proofs)
+    which = [int(w) for w in (job.observer_mesh if job.observer_mesh is not None else ())]
     vis, info = visible_tasks(
         job,
         engine=scene.engine,
         prover=lambda: scene.prover,
+        hull_engines=[  # the scene's own BVHs of job.meshes (lof's, cached per scene)
+            engine_for(scene, (obs[which.index(m)].id,)) for m in range(len(job.meshes))
+        ],
         workers=workers,
         scheduler=scheduler,
         progress=progress,

@@ -21,6 +21,7 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
+from geom3d.raycast import RayEngine
 from geom3d.survey.pairs import scenery_tools
 from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
@@ -60,6 +61,12 @@ class ExposureJob:
         ``(cell, observer)`` of every question.
     key : str
         Digest of the scenery and solids (workers cache their BVH and prover by it).
+    meshes : tuple of ((v, 3) float64, (f, 3) int64)
+        40k vehicles: the blocking triangles (scenery, then hulls) of each set of hulls
+        that block some observer (:func:`geom3d.scene.vehicles.blocking_mesh`; the
+        observer's own hull left out); empty without vehicles.
+    observer_mesh : (k,) int64
+        Per observer, its index in ``meshes``; -1: the scenery alone (``vertices``).
     """
 
     vertices: np.ndarray
@@ -76,6 +83,8 @@ class ExposureJob:
     patch_mm: float
     tasks: np.ndarray
     key: str = ""
+    meshes: tuple = ()
+    observer_mesh: np.ndarray | None = None
 
     @classmethod
     def make(
@@ -92,8 +101,11 @@ class ExposureJob:
         height,
         patch_mm,
         tasks,
+        meshes=(),
+        observer_mesh=None,
     ) -> ExposureJob:
-        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`."""
+        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`;
+        ``meshes`` / ``observer_mesh``: see the class (default: the scenery for all)."""
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
         h = hashlib.sha256()
@@ -107,6 +119,17 @@ class ExposureJob:
             h.update(closed.tobytes())
         else:
             h.update(b"no proofs")
+        meshes = tuple(
+            (np.ascontiguousarray(mv, dtype=np.float64), np.ascontiguousarray(mf, dtype=np.int64))
+            for mv, mf in meshes
+        )
+        for mv, mf in meshes:
+            h.update(np.array([len(mv), len(mf)], dtype=np.int64).tobytes())
+            h.update(mv.tobytes())
+            h.update(mf.tobytes())
+        which = np.full(len(observers), -1, dtype=np.int64)
+        if observer_mesh is not None:
+            which[:] = observer_mesh
         obs = np.array([[*c.base, c.radius] for c in observers], dtype=np.float64).reshape(-1, 4)
         oh = np.array([c.height for c in observers], dtype=np.float64)
         return cls(
@@ -124,6 +147,8 @@ class ExposureJob:
             float(patch_mm),
             np.ascontiguousarray(tasks, dtype=np.int64).reshape(-1, 2),
             h.hexdigest(),
+            meshes,
+            which,
         )
 
     @property
@@ -139,22 +164,31 @@ def chunk_bounds(n: int, workers: int) -> list[tuple[int, int]]:
     return [(s, min(n, s + size)) for s in range(0, n, size)]
 
 
-# Per-process cache: scenery key -> (engine, prover); workers reuse their BVH and prover.
+# Per-process cache: scenery key -> (engine, prover, engines of job.meshes); workers reuse
+# their BVHs and prover.
 _WORKER: dict[str, tuple] = {}
 
 
-def _setup(job: ExposureJob, engine=None, prover=None) -> tuple:
+def _setup(job: ExposureJob, engine=None, prover=None, hull_engines=None) -> tuple:
+    """The worker state of ``job`` (cached by its key). ``engine`` / ``prover`` /
+    ``hull_engines`` (one per ``job.meshes``): the caller's own, used instead of building
+    them."""
     got = _WORKER.get(job.key)
     if got is None:
         _WORKER.clear()
-        got = scenery_tools(job, engine, prover)
+        eng, prv = scenery_tools(job, engine, prover)
+        if hull_engines is None:
+            hull_engines = [RayEngine(v, f) for v, f in job.meshes]
+        got = (eng, prv, tuple(hull_engines))
         _WORKER[job.key] = got
     return got
 
 
 def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
     """Visibility of tasks ``start .. stop - 1`` ((stop - start,) bool) and counters."""
-    eng, prv = state
+    eng, prv, hull_engines = state
+    which = job.observer_mesh if job.observer_mesh is not None else ()
+    engines = [hull_engines[w] if w >= 0 else eng for w in which]
     stats = VisibilityStats()
     out = np.zeros(stop - start, dtype=bool)
     obs_cyl = [
@@ -167,7 +201,7 @@ def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
         w, _ = pair_patch(
             obs_cyl[j],
             probe,
-            eng,
+            engines[j] if len(engines) else eng,
             job.occluders[j],
             prover=prv,
             patch_mm=job.patch_mm,
@@ -213,14 +247,15 @@ def visible_tasks(
     *,
     engine=None,
     prover: Prover | Callable[[], Prover] | None = None,
+    hull_engines=None,
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """Visibility of every task of ``job``.
 
-    ``workers=1`` runs in-process on ``engine`` / ``prover`` (the scene's; built when
-    absent), ``workers=N`` on a local process pool (default: the CPU count),
+    ``workers=1`` runs in-process on ``engine`` / ``prover`` / ``hull_engines`` (the
+    scene's; built when absent), ``workers=N`` on a local process pool (default: the CPU count),
     ``scheduler`` on that Dask cluster.
 
     Returns
@@ -251,7 +286,7 @@ def visible_tasks(
     chunks = chunk_bounds(n, k)
     k = max(1, min(k, len(chunks)))
     if k == 1:
-        state = _setup(job, engine, prover)
+        state = _setup(job, engine, prover, hull_engines)
         try:
             done = 0
             for s, e in chunks:

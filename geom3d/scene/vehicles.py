@@ -39,7 +39,15 @@ from geom3d.placement.vehicles import HullPlan
 from geom3d.raycast import RayBackend, RayEngine
 from geom3d.scenario.vehicles import VehicleSpec
 
-__all__ = ["LocalHull", "VehicleBody", "engine_for", "hull_solid", "local_hull", "place_vehicle"]
+__all__ = [
+    "LocalHull",
+    "VehicleBody",
+    "blocking_mesh",
+    "engine_for",
+    "hull_solid",
+    "local_hull",
+    "place_vehicle",
+]
 
 #: Per scene: the ray engines of the scenery plus hulls, keyed by the hulls left out.
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -181,26 +189,47 @@ def hull_solid(body: VehicleBody) -> tuple[np.ndarray, np.ndarray]:
     return v, np.asarray(f, dtype=np.int64)
 
 
+def blocking_mesh(scene, ids) -> tuple[np.ndarray, np.ndarray] | None:
+    """The triangles that block Line of Fire between troopers ``ids`` when the scene has
+    vehicles: its blocking scenery, then every hull in scene order but those of ``ids``
+    (ids that are no trooper of the scene, such as the exposure map's probe, leave
+    nothing out). None when no hull blocks (the scene's own engine answers).
+
+    Returns
+    -------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+    """
+    hulls = [t for t in scene.troopers.values() if t.vehicle is not None]
+    keep = [t for t in hulls if t.id not in set(ids)]
+    if not keep:
+        return None
+    parts = [(scene.blocking.vertices, scene.blocking.faces)]
+    parts += [hull_solid(t.vehicle) for t in keep]
+    verts, faces, n = [], [], 0
+    for v, f in parts:
+        verts.append(np.asarray(v, dtype=np.float64))
+        faces.append(np.asarray(f, dtype=np.int64) + n)
+        n += len(v)
+    return np.concatenate(verts), np.concatenate(faces)
+
+
 def engine_for(scene, ids) -> RayBackend:
     """The ray engine for Line of Fire between troopers ``ids``: the scene's own when it
-    has no vehicle, else its blocking scenery plus every hull but those of ``ids``."""
+    has no vehicle, else its blocking scenery plus every hull but those of ``ids``
+    (:func:`blocking_mesh`)."""
     hulls = [t for t in scene.troopers.values() if t.vehicle is not None]
     if not hulls:
         return scene.engine
-    key = frozenset(i for i in ids if scene.troopers[i].vehicle is not None)
+    key = frozenset(i for i in ids if i in scene.troopers and scene.troopers[i].vehicle is not None)
     if len(key) == len(hulls):  # every hull is left out
         return scene.engine
     with _ENGINES_LOCK:
         cache = _ENGINES.setdefault(scene, {})
         if key in cache:
             return cache[key]
-    parts = [(scene.blocking.vertices, scene.blocking.faces)]
-    parts += [hull_solid(t.vehicle) for t in hulls if t.id not in key]
-    verts, faces, n = [], [], 0
-    for v, f in parts:
-        verts.append(np.asarray(v, dtype=np.float64))
-        faces.append(np.asarray(f, dtype=np.int64) + n)
-        n += len(v)
-    engine = RayEngine(np.concatenate(verts), np.concatenate(faces))
+    mesh = blocking_mesh(scene, key)
+    assert mesh is not None  # some hull is kept
+    engine = RayEngine(*mesh)
     with _ENGINES_LOCK:
         return _ENGINES[scene].setdefault(key, engine)

@@ -140,3 +140,54 @@ def test_the_screen_is_lofs_own_rule_on_every_cell():
             for c in cells
         ]
         assert got[:, j].tolist() == want, o.id
+
+
+def _hull_scene(extra=()):
+    """40k: observer a at (0, 200) facing +x (silhouette 2: r 16, 40 mm); an ork rhino,
+    box hull 100 x 60 x 50 at (150, 200) turned 90 (x 120..180, y 150..250, 50 tall),
+    itself an observer facing -x; a baseless ork predator (barrel) at (150, 60)."""
+    hull = {
+        "hull": {"box": {"size": [100, 60, 50]}},
+        "armour": {"front": 11, "side": 11, "rear": 10},
+    }
+    ts = [
+        trooper("a", [0, 200], side="imperium", facing_deg=0),
+        {
+            "id": "rhino",
+            "side": "orks",
+            "position": [150, 200, 0],
+            "facing_deg": 90,
+            "vehicle": hull,
+        },
+        {
+            "id": "pred",
+            "side": "orks",
+            "position": [150, 60, 0],
+            "facing_deg": 0,
+            "vehicle": {**hull, "barrel": [60, 0, 30]},
+        },
+        *extra,
+    ]
+    return make_scene(ts, table={"size": [400, 400]}, ruleset="wh40k-7e")
+
+
+def test_40k_hulls_block_the_exposure_map_as_they_block_lof():
+    # a probe (40k silhouette 2: r 16, 40 mm) at (330, 200) is hidden from a: every line
+    # from a's cylinder (y 184..216, z <= 40) to the probe's crosses the rhino's hull
+    # (x 120..180, y 150..250, z <= 50); at (330, 380) it is in the open
+    scene = _hull_scene()
+    doc = exposure(scene, observers="a,rhino,pred", spacing_mm=20, workers=1)
+    cells = _doc_cells(doc)
+    assert "a" not in cells[(330.0, 210.0)] and "a" in cells[(330.0, 390.0)]
+    # the rhino sees past its own hull (lof leaves a vehicle's own hull out)
+    assert "rhino" in cells[(330.0, 210.0)]
+    # every answer is lof's for a model standing on the cell (sampled)
+    rng = np.random.default_rng(12)
+    pick = rng.choice(len(doc["cells"]), 14, replace=False)
+    for i in sorted(pick.tolist()):
+        pos = doc["cells"][i]["position"]
+        s = _hull_scene([trooper("p", pos, side="green", silhouette=2)])
+        want = [o for o in doc["observers"] if s.line_of_fire(o, "p").lof]
+        assert doc["cells"][i]["seen_by"] == want, (pos, want)
+    two = exposure(scene, observers="a,rhino,pred", spacing_mm=20, workers=2)
+    assert _without_timing(two) == _without_timing(doc)
