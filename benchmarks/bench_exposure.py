@@ -2,7 +2,9 @@
 
 On the synthetic 1M-triangle scanned table of ``bench_lof.py`` (1200 x 1200 mm) with the
 benchmark scenario's first 5 troopers as observers (their facings and silhouettes from
-``_lof_figures.scenario_data``), prints, in one process:
+``_lof_figures.scenario_data``), or with ``--table waving`` on ``bench_lof.py``'s second
+table (``_waving.py``: a waving heightfield with 30 raised blocks, its scenario's first 5
+troopers as observers), prints, in one process:
 
 * per spacing (default 10 mm; ``--spacings 20,10,5`` for the scaling): the standable
   spots, spot x observer pairs, the share decided without rays (arcs, engagement), the
@@ -21,6 +23,7 @@ Usage::
     python benchmarks/bench_exposure.py                      # 1M triangles, 10 mm
     python benchmarks/bench_exposure.py --spacings 20,10,5
     python benchmarks/bench_exposure.py --triangles 200000 --spacings 40
+    python benchmarks/bench_exposure.py --table waving       # the second table
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _lof_figures as fig
+import bench_lof
 from _raw import scene_raw_seconds
 from bench_lof import write_table
 
@@ -51,7 +54,7 @@ N_OBSERVERS = 5
 
 
 def exposure_scene(table: Path):
-    data = fig.scenario_data(table, N_OBSERVERS, seed=0)
+    data = bench_lof.scenario_fn()(table, N_OBSERVERS, seed=0)
     return build_scene(parse_scenario(data, file="bench_exposure.yaml", base_dir=table.parent))
 
 
@@ -116,17 +119,25 @@ def run_one(scene, spacing: float, workers: int, check_workers: bool) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--triangles", type=int, default=1_000_000)
+    ap.add_argument(
+        "--table",
+        choices=("scan", "waving"),
+        default="scan",
+        help="scan: bench_lof.py's synthetic scanned table (default); waving: its second "
+        "table, a waving heightfield with 30 raised blocks (_waving.py)",
+    )
     ap.add_argument("--spacings", default="10", help="comma-separated, mm (default 10)")
     ap.add_argument("--workers", type=int, default=1, help="default 1: in-process")
     ap.add_argument("--check-workers", action="store_true")
     args = ap.parse_args(argv)
+    bench_lof.TABLE["kind"] = args.table
     with tempfile.TemporaryDirectory() as tmp:
         table = write_table(args.triangles, Path(tmp))
         t0 = time.perf_counter()
         scene = exposure_scene(table)
         scene.prover  # noqa: B018 - the proofs' map, built once (cached on disk)
         print(
-            f"table: {scene.scenery.n_triangles:,} triangles, scene and proofs in "
+            f"table ({args.table}): {scene.scenery.n_triangles:,} triangles, scene and proofs in "
             f"{time.perf_counter() - t0:.1f} s; observers: "
             + ", ".join(
                 f"{t.id} (S{t.silhouette}, facing {t.facing_deg:g})"

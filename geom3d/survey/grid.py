@@ -121,8 +121,13 @@ def table_extent(scene: Scene) -> tuple[float, float, float, float]:
     return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
 
 
-def grid_points(extent, spacing: float) -> np.ndarray:
-    """Grid points every ``spacing`` mm, centred in the extent ((g, 2) float64, mm)."""
+def grid_points(extent, spacing: float, *, all_pairs: bool = True) -> np.ndarray:
+    """Grid points every ``spacing`` mm, centred in the extent ((g, 2) float64, mm).
+
+    ``all_pairs``: the points are to be paired with each other (the survey), so a grid
+    whose pairs exceed ``SURVEY_MAX_PAIRS`` is refused here, before probes are placed
+    (:func:`check_pairs`); the exposure map pairs each point with a few observers only
+    and passes False (the ``SURVEY_MAX_GRID_POINTS`` cap holds for both)."""
     if not (math.isfinite(spacing) and spacing > 0):
         raise InputError(f"--spacing: must be a positive length (got {spacing!r})")
     x0, y0, x1, y1 = extent
@@ -139,7 +144,8 @@ def grid_points(extent, spacing: float) -> np.ndarray:
             f"--spacing: {spacing:g} mm makes {nx * ny:,} grid points "
             f"(at most {SURVEY_MAX_GRID_POINTS:,}); use a coarser grid"
         )
-    check_pairs(nx * ny, spacing, "grid points")
+    if all_pairs:
+        check_pairs(nx * ny, spacing, "grid points")
     xs, ys = axis(x0, x1), axis(y0, y1)
     gx, gy = np.meshgrid(xs, ys, indexing="xy")
     return np.column_stack([gx.ravel(), gy.ravel()])
@@ -319,7 +325,9 @@ def _blocked(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.nda
     return out
 
 
-def place_probes(scene: Scene, probe: Probe, spacing: float) -> ProbeGrid:
+def place_probes(
+    scene: Scene, probe: Probe, spacing: float, *, all_pairs: bool = True
+) -> ProbeGrid:
     """Probe positions on every walkable level of the scene (see module docstring).
 
     Parameters
@@ -328,8 +336,11 @@ def place_probes(scene: Scene, probe: Probe, spacing: float) -> ProbeGrid:
     probe : Probe
     spacing : float, mm
         Grid spacing.
+    all_pairs : bool
+        The positions are to be paired with each other (the survey's cap on pairs
+        applies; see :func:`grid_points`).
     """
-    xy = grid_points(table_extent(scene), spacing)
+    xy = grid_points(table_extent(scene), spacing, all_pairs=all_pairs)
     g = len(xy)
     gr = _ground(scene)
     eng = gr.engine

@@ -8,7 +8,7 @@ import pytest
 from support import box, make_scene, trooper
 
 from geom3d.adjudication.lof import line_of_fire
-from geom3d.core.errors import UsageError
+from geom3d.core.errors import InputError, UsageError
 from geom3d.exposure import exposure, observers_for, run_exposure
 
 WALL = box("wall", [20, 100, 80], [200, 200])  # x 190..210, y 150..250, 80 mm tall
@@ -191,3 +191,21 @@ def test_40k_hulls_block_the_exposure_map_as_they_block_lof():
         assert doc["cells"][i]["seen_by"] == want, (pos, want)
     two = exposure(scene, observers="a,rhino,pred", spacing_mm=20, workers=2)
     assert _without_timing(two) == _without_timing(doc)
+
+
+def test_a_standard_table_at_the_default_spacing_is_not_refused():
+    # 1200 x 1200 mm at 10 mm: 120 x 120 = 14,400 cells, each paired with the observers
+    # only. The survey pairs its points with each other (103,672,800 pairs) and refuses
+    # such a grid; the exposure map must not (issue 37: its default spacing on a
+    # standard table failed with the survey's message)
+    from geom3d.exposure import standing_cells
+    from geom3d.exposure.cells import probe_for
+    from geom3d.survey.grid import grid_points
+
+    scene = make_scene([OBS], table={"size": [1200, 1200]})
+    cells = standing_cells(scene, probe_for(scene, 2), 10.0)
+    assert len(cells.positions) == 14_400
+    xs = np.unique(np.round(cells.positions[:, 0], 6))
+    assert xs[0] == 5.0 and xs[-1] == 1195.0 and len(xs) == 120
+    with pytest.raises(InputError, match="103,672,800 pairs"):
+        grid_points((0.0, 0.0, 1200.0, 1200.0), 10.0)  # the survey's grid still refused
