@@ -5,9 +5,10 @@ CPU seconds each compiled function took to compile (callees compiled on their ow
 listed apart; a callee inlined into its caller is counted in the caller), with how many
 specialisations were compiled. Use an empty cache folder for a cold compile::
 
-    GEOM3D_CACHE_DIR=$(mktemp -d) python benchmarks/compile_profile.py --serial demo --out /tmp/d --quiet
+    GEOM3D_CACHE_DIR=$(mktemp -d) python benchmarks/compile_profile.py --serial demo --out D
 
-``search`` instead of a command: only the Line of Fire search's kernels. ``--serial``: the kernel preparation compiles the search in this process too (no child
+``search`` instead of a command: only the Line of Fire search's kernels. ``--serial``: the
+kernel preparation compiles the search in this process too (no child
 process), so every kernel is in the listing. ``--signatures``: also print each geom3d
 kernel's compiled signatures (duplicate specialisations show there).
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from numba.core import event as ev  # noqa: E402
+from numba.core import event as ev
 
 _times: collections.Counter[str] = collections.Counter()
 _own: collections.Counter[str] = collections.Counter()

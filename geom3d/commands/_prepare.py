@@ -76,7 +76,7 @@ def _steps():
     def proofs(st):
         from geom3d.visibility.pair import warm_kernels
 
-        warm_kernels()
+        warm_kernels(search=st.get("child") is None)  # else the child compiles it
 
     def wait_search(st):
         child = st.get("child")

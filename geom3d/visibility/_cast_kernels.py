@@ -169,7 +169,7 @@ def _clear_loop(
         _cast(scene, f, valid, lane, m, width, clear)
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def _cast(scene, f, valid, lane, m, width, clear):
     """Cast the packet's ``m`` rays; a ray that meets nothing reaches its sample. Returns
     0 (the packet is empty again)."""

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.bodies.kernels import njit
+from geom3d.bodies.kernels import njit, njit_leaf
 
 __all__ = ["eye_leaves", "proven_leaves", "settled_eyes", "settled_from", "settled_packed"]
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def _to_frame(frame, p):
     rx, ry = p[0] - frame[0], p[1] - frame[1]
     return rx * frame[2] + ry * frame[3], -rx * frame[3] + ry * frame[2], p[2]
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def _in_box(b, off, d, n, z):
     return (
         b[off] <= d <= b[off + 1]
@@ -29,7 +29,7 @@ def _in_box(b, off, d, n, z):
     )
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
     """Is world point (x, y, z) in box ``off`` (0: X, 6: Y) of node ``c``, in its tree's
     frame (closed box)?"""
@@ -44,7 +44,7 @@ def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
     )
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def proven_leaves(split, proven, out):
     """The proven leaves of the packed trees, in node order, into ``out``; returns how
     many (what :func:`eye_leaves` looks through: a few percent of the nodes)."""
@@ -56,7 +56,7 @@ def proven_leaves(split, proven, out):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, out):
     """The proven leaves ``cand[:n_cand]`` (:func:`proven_leaves`) whose eye-side box
     holds the eye ``e`` (the X box, or the Y box with ``flip``): their indices into
@@ -73,7 +73,7 @@ def eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, out):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_leaf
 def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
     """Does the segment from the eye of ``leaves[:n_leaves]`` (:func:`eye_leaves`) to
     ``q`` lie in one of those proven leaves? (:func:`_in_leaf_box` of each, with ``q``

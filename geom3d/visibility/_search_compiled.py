@@ -135,7 +135,8 @@ def search_clear(
                     q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
                 if q >= 0:
                     wa, wb = wins[q, 0], wins[q, 1]
-                    sample[:] = pts[wa + mid_w, wb + mid_w]
+                    for q in range(3):  # element by element: no shape check to compile
+                        sample[q] = pts[wa + mid_w, wb + mid_w, q]
                     return start, n_eyes, eye, a0 + wa + lo[0], b0 + wb + lo[1], sample
                 done += chunk
                 chunk *= 4
@@ -169,7 +170,8 @@ def search_clear(
                     a0, b0, half, mid_w,
                 )  # fmt: skip
                 if r >= 0:
-                    sample[:] = fine_pts[at]
+                    for q in range(3):
+                        sample[q] = fine_pts[at, q]
                     return start, n_eyes, cand[rest[r]], a0 + wa, b0 + wb, sample
         start += n_eyes
     return -1, 0, -1, 0, 0, sample
