@@ -21,6 +21,7 @@ import logging
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -61,22 +62,26 @@ class _PlainArgsDispatcher(_CPUDispatcher):
     callee per distinct constant besides the plain one (about a second of the first run's
     compile time, issue 31); the values computed are the same."""
 
-    def get_call_template(self, args, kws):  # type: ignore[no-untyped-def]
+    def get_call_template(self, args, kws):
         args = tuple(_numba_types.unliteral(a) for a in args)
         kws = {k: _numba_types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
 
 
-def njit(func=None, **options):  # type: ignore[no-untyped-def]
-    """``numba.njit`` for geom3d's kernels (:class:`_PlainArgsDispatcher`): the same
-    options, ``@njit`` or ``@njit(cache=True, ...)``."""
+if TYPE_CHECKING:  # the type checker sees numba's decorator: the same signatures
+    njit = _numba_njit
+else:
 
-    def wrap(f):  # type: ignore[no-untyped-def]
-        disp = _numba_njit(**options)(f)
-        disp.__class__ = _PlainArgsDispatcher
-        return disp
+    def njit(func=None, **options):
+        """``numba.njit`` for geom3d's kernels (:class:`_PlainArgsDispatcher`): the same
+        options, ``@njit`` or ``@njit(cache=True, ...)``."""
 
-    return wrap if func is None else wrap(func)
+        def wrap(f):
+            disp = _numba_njit(**options)(f)
+            disp.__class__ = _PlainArgsDispatcher
+            return disp
+
+        return wrap if func is None else wrap(func)
 
 
 #: Decorator of the small compiled helpers that other kernels call per ray, per column or
@@ -157,7 +162,7 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     return t0, t1
 
 
-@njit_leaf
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]  # njit_leaf; Python calls it too
 def view_ray(eyes, u, v, c, i, s, t, target, occ):
     """The ray from ``eyes[i]`` through apparent point ``(s, t)`` (one ray of
     :func:`cast_view_rays`).

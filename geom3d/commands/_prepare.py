@@ -77,6 +77,7 @@ def _steps():
         from geom3d.visibility.pair import warm_kernels
 
         warm_kernels(search=st.get("child") is None)  # else the child compiles it
+        _ = st["scene"].prover  # the map of interior runs: its kernels, while the child works
 
     def wait_search(st):
         child = st.get("child")

@@ -113,8 +113,8 @@ def _clear_loop(
 ):  # fmt: skip
     """The ray loop of :func:`clear_to_target` and :func:`clear_on_grid`, into their
     ``clear`` and ``points``, with the packet and leaf buffers given: it allocates nothing,
-    so it is compiled without reference counting, and the per-ray helpers inlined into it
-    cost no atomic updates. ``cand[:n_cand]``: the proven leaves
+    so it is compiled without reference counting, and the per-ray helpers it calls (leaves
+    too) cost no atomic updates. ``cand[:n_cand]``: the proven leaves
     (:func:`._leaf_kernels.proven_leaves`), which each eye's lookup goes through instead
     of every node. ``grid``: ``(ks0, nks, kt0, nkt, step)`` of a lattice whose rays
     these are (``eye_idx``, ``s``, ``t`` and ``points`` unused), or ``nks`` 0: the rays
