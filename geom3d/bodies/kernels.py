@@ -114,7 +114,7 @@ STATUS_BLOCKED = 1
 STATUS_SCENERY = 2
 
 
-@njit_leaf
+@njit_leaf(forceinline=True)
 def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     """Parameter interval [t0, t1] of the line o + t d inside a vertical cylinder.
 
@@ -162,7 +162,7 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     return t0, t1
 
 
-@njit(cache=True, _nrt=False)  # type: ignore[call-overload]  # njit_leaf; Python calls it too
+@njit(cache=True, _nrt=False, forceinline=True)  # type: ignore[call-overload]  # njit_leaf; Python calls it too
 def view_ray(eyes, u, v, c, i, s, t, target, occ):
     """The ray from ``eyes[i]`` through apparent point ``(s, t)`` (one ray of
     :func:`cast_view_rays`).
@@ -436,7 +436,7 @@ def disc_tops(pts, cx, cy, r):
     return hi
 
 
-@njit_leaf
+@njit_leaf(forceinline=True)
 def grow_bounds(lo, hi, v, q):
     """Grow the box ``lo``, ``hi`` (3,) to hold point ``v[q]``."""
     for k in range(3):

@@ -63,7 +63,7 @@ def _crossings(xc, yc, p, pts):
     return nmin, nmax, zmin, zmax
 
 
-@njit_leaf
+@njit_leaf(forceinline=True)
 def _push(hull, m, low, p):
     """Monotone chain step: drop the hull points ``p`` makes non-convex (keeping at least
     ``low``), then append ``p``; returns the new size."""

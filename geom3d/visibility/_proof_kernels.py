@@ -72,7 +72,7 @@ def _occ_holds(occ_pf, p, sa, sb, lo, hi, eps):
     return False
 
 
-@njit_leaf
+@njit_leaf(forceinline=True)
 def _slab_params(c0, c1, a, u, lo, hi):
     """Parameters n in [lo, hi] where a + n u lies in [c0, c1] (empty: first > second)."""
     if u == 0.0:
@@ -115,7 +115,7 @@ def _plane_holds(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, hull, h,
     return True
 
 
-@njit_leaf
+@njit_leaf(forceinline=True)
 def _center_margin(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, nmid, zlo, zhi):
     """How far the column (or occluder) under (p, nmid) reaches beyond [zlo, zhi]."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])

@@ -16,7 +16,7 @@ from geom3d.visibility._interior_kernels import _above_at, _clip_axis, _polygon_
 __all__ = ["bin_triangles", "column_parity", "cylinder_free", "face_bounds"]
 
 
-@njit_leaf
+@njit_leaf(forceinline=True)
 def _tile_range(v, faces, f, x0, y0, g, nx, ny):
     """The tile ranges ``i0, i1, j0, j1`` that face ``f``'s plan bounding box meets."""
     a, b, c = faces[f, 0], faces[f, 1], faces[f, 2]

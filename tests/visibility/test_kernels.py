@@ -90,10 +90,10 @@ def test_hot_loops_are_compiled_without_reference_counting():
     assert clear_to_target.targetoptions.get("_nrt", True) is True
 
 
-def test_per_ray_helpers_are_leaves_called_not_inlined():
-    # the ray loop's helpers are plain calls (LLVM inlines them in the machine code):
-    # numba-level inlining typed each one again in every caller (issue 31, first run)
-    # and, were they not leaves, each call would count references again
+def test_per_ray_helpers_are_leaves_inlined_by_llvm_not_by_numba():
+    # the ray loop's helpers are calls that LLVM inlines into the machine code
+    # (forceinline): numba-level inlining typed each one again in every caller (issue 31,
+    # first run); and, were they not leaves, each call would count references again
     from geom3d.bodies import kernels
     from geom3d.raycast import _embree_kernels
     from geom3d.visibility import _cast_kernels, _leaf_kernels
@@ -110,6 +110,7 @@ def test_per_ray_helpers_are_leaves_called_not_inlined():
     ]
     assert all(k.targetoptions.get("_nrt") is False for k in helpers)
     assert all(k.targetoptions.get("inline", "never") == "never" for k in helpers)
+    assert all(k.targetoptions.get("forceinline") is True for k in helpers)
 
 
 def test_a_constant_argument_compiles_no_specialisation_of_its_own():
