@@ -1,15 +1,15 @@
 """Per-kernel numba compile times of one ``geom3d`` command (issue 31: the first run).
 
 Runs the command in this process with a numba event listener and prints, on stderr, the
-CPU seconds each compiled function took to compile (callees compiled on their own are
-listed apart; a callee inlined into its caller is counted in the caller), with how many
-specialisations were compiled. Use an empty cache folder for a cold compile::
+CPU seconds each compiled function took to compile: its own, without the callees numba
+compiled apart while typing it (a callee numba inlines counts in the caller), and with
+them; and how many specialisations were compiled. Use an empty cache folder for a cold compile::
 
     GEOM3D_CACHE_DIR=$(mktemp -d) python benchmarks/compile_profile.py --serial demo --out D
 
 ``search`` instead of a command: only the Line of Fire search's kernels. ``--serial``: the
-kernel preparation compiles the search in this process too (no child
-process), so every kernel is in the listing. ``--signatures``: also print each geom3d
+kernel preparation compiles the search in this process too (no child process), so every
+kernel is in the listing. ``--signatures``: also print each geom3d
 kernel's compiled signatures (duplicate specialisations show there).
 """
 
@@ -26,7 +26,6 @@ from numba.core import event as ev
 
 _times: collections.Counter[str] = collections.Counter()
 _own: collections.Counter[str] = collections.Counter()
-_llvm: collections.Counter[str] = collections.Counter()
 _counts: collections.Counter[str] = collections.Counter()
 _dispatchers: dict[str, object] = {}
 
@@ -49,9 +48,6 @@ class _Listener(ev.Listener):
         _own[name] += took - nested
         _counts[name] += 1
         _dispatchers[name] = d
-        cres = next(reversed(d.overloads.values()), None) if hasattr(d, "overloads") else None
-        timers = getattr(cres, "metadata", None) or {}
-        _llvm[name] += timers.get("timers", {}).get("llvm_lock", 0.0)
 
 
 def main(argv: list[str]) -> int:
@@ -80,12 +76,9 @@ def main(argv: list[str]) -> int:
         except SystemExit as e:
             rc = e.code if isinstance(e.code, int) else 1
     print(f"\nCPU total {time.process_time() - t0:.1f} s", file=sys.stderr)
-    print("   own  with callees  LLVM (wall)  specialisations  function", file=sys.stderr)
+    print("   own  with callees  specialisations  function", file=sys.stderr)
     for name, t in _own.most_common():
-        print(
-            f"{t:6.2f} s  {_times[name]:7.2f} s  {_llvm[name]:6.2f} s  x{_counts[name]}  {name}",
-            file=sys.stderr,
-        )
+        print(f"{t:6.2f} s  {_times[name]:7.2f} s  x{_counts[name]}  {name}", file=sys.stderr)
     if sigs:
         for name in sorted(_dispatchers):
             if name.startswith("geom3d."):
