@@ -31,13 +31,16 @@ def clear_to_target(eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, fli
     ----------
     eyes, u, v, c, eye_idx, s, t, target, occ
         As :func:`geom3d.bodies.kernels.cast_view_rays`.
-    scene : geom3d.raycast.CompiledScene
-        From :meth:`geom3d.raycast.RayBackend.compiled_scene`. The segments left for
-        Embree are cast in packets of ``scene.width`` (consecutive rays: from one eye,
-        to neighbouring samples), with the single rays' answers.
-    trees : geom3d.visibility._leaf_kernels.ProofTrees
-        The pair's proof trees (:attr:`.proof.PairProof.packed`,
-        :class:`._leaf_kernels.ProofTrees`); no node: nothing is settled.
+    scene : tuple
+        A :class:`geom3d.raycast.CompiledScene` (from
+        :meth:`geom3d.raycast.RayBackend.compiled_scene`) as a plain tuple (see
+        :class:`._leaf_kernels.ProofTrees`). The segments left for Embree are cast in
+        packets of its ``width`` (consecutive rays: from one eye, to neighbouring
+        samples), with the single rays' answers.
+    trees : tuple
+        The pair's proof trees (:attr:`.proof.PairProof.packed`), a
+        :class:`._leaf_kernels.ProofTrees` as a plain tuple; no node: nothing is
+        settled.
     flip : bool
         The eyes are the proof's second trooper's.
     counts : (3,) int64
@@ -53,9 +56,10 @@ def clear_to_target(eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, fli
     points = np.empty((k_n, 3))
     clear = np.zeros(k_n, np.bool_)
     packet = packet_buffer()
-    leaves = np.empty(trees.split.shape[0], np.int64)
-    cand = np.empty(trees.split.shape[0], np.int64)
-    n_cand = np.int64(proven_leaves(trees.split, trees.proven, cand))  # one type in both
+    _, split, _, _, proven, _, _ = trees  # ProofTrees, by position
+    leaves = np.empty(split.shape[0], np.int64)
+    cand = np.empty(split.shape[0], np.int64)
+    n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
     # no lattice: a grid of run-time zeros, typed as clear_on_grid's
     none = k_n * 0
     _clear_loop(
@@ -82,9 +86,10 @@ def clear_on_grid(
     k_n = eyes.shape[0] * nks * nkt
     clear = np.zeros(k_n, np.bool_)
     packet = packet_buffer()
-    leaves = np.empty(trees.split.shape[0], np.int64)
-    cand = np.empty(trees.split.shape[0], np.int64)
-    n_cand = np.int64(proven_leaves(trees.split, trees.proven, cand))  # one type in both
+    _, split, _, _, proven, _, _ = trees  # ProofTrees, by position
+    leaves = np.empty(split.shape[0], np.int64)
+    cand = np.empty(split.shape[0], np.int64)
+    n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
     no_idx = np.empty(0, np.int64)
     no_st = np.empty(0)
     _clear_loop(
@@ -109,8 +114,8 @@ def _clear_loop(
     of ``eye_idx``, ``s``, ``t``."""
     ks0, nks, kt0, nkt, step = grid
     f, fu, valid, lane = packet
-    address, offset, width, ray_eps = scene
-    nodes, frames, tree_of = trees.nodes, trees.frames, trees.tree_of
+    address, offset, width, ray_eps = scene  # CompiledScene, by position
+    nodes, _, _, _, _, frames, tree_of = trees  # ProofTrees, by position
     on_grid = nks > 0
     k_n = eyes.shape[0] * nks * nkt if on_grid else eye_idx.shape[0]
     m = 0

@@ -61,8 +61,8 @@ def search_clear(
     rim : (P, 3) float64, mm
         Its rim points (:class:`.apparent.ApparentView`).
     target, occ, scene, trees, flip
-        As :func:`._cast_kernels.clear_to_target` (:class:`geom3d.raycast.CompiledScene`,
-        :class:`._leaf_kernels.ProofTrees`).
+        As :func:`._cast_kernels.clear_to_target` (a :class:`geom3d.raycast.CompiledScene`
+        and a :class:`._leaf_kernels.ProofTrees`, as plain tuples).
     cap, rim_pad : float, mm
         The apparent window's half side (``APPARENT_CAP`` target sizes) and the rim
         polygon's under-coverage per unit of projection scale.

@@ -234,7 +234,12 @@ class ClearToTarget:
         self.proof = proof
         self.flip = flip
         self._scene = engine.compiled_scene()
-        self._packed = proof.packed if proof is not None else NO_TREES
+        # the records as plain tuples: typed in C at each call (see ProofTrees)
+        self._args = (
+            None
+            if self._scene is None
+            else (tuple(self._scene), tuple(proof.packed if proof is not None else NO_TREES))
+        )
 
     @property
     def compiled(self) -> bool:
@@ -243,11 +248,11 @@ class ClearToTarget:
 
     def compiled_args(self) -> tuple:
         """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
-        ``flip`` (occluders, :class:`~geom3d.raycast.CompiledScene`,
-        :class:`._leaf_kernels.ProofTrees`, flip), for compiled callers (:attr:`compiled`
-        only)."""
-        assert self._scene is not None  # compiled: the engine lent its scene
-        return (self.occ, self._scene, self._packed, self.flip)
+        ``flip`` (occluders, :class:`~geom3d.raycast.CompiledScene` and
+        :class:`._leaf_kernels.ProofTrees` as plain tuples, flip), for compiled callers
+        (:attr:`compiled` only)."""
+        assert self._args is not None  # compiled: the engine lent its scene
+        return (self.occ, *self._args, self.flip)
 
     def count(self, counts: np.ndarray) -> None:
         """Add a compiled pass's counters to ``stats`` and the engine: rays reaching the

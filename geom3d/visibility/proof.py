@@ -136,7 +136,7 @@ class BundleTree:
             self.nodes, self.split, self.mid, self.child, self.proved, self.frame[None, :],
             np.zeros(len(self.split), np.int64),
         )  # fmt: skip
-        return settled_packed(trees, origins, ends, flip)
+        return settled_packed(tuple(trees), origins, ends, flip)
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ class PairProof:
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        return settled_packed(self.packed, origins, ends, flip)
+        return settled_packed(tuple(self.packed), origins, ends, flip)
 
 
 def _centre(cyl: Cylinder) -> np.ndarray:

@@ -177,7 +177,7 @@ def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
     no_scene = CompiledScene(0, np.zeros(3), 1, RAY_EPS_MM)  # never read: no eye to cast from
     search_clear(
         np.zeros((0, 3)), _sizes(BATCH_SIZES), center, rim, row,
-        occ, no_scene, NO_TREES, False, cap, rim_pad, lattice.sample_mm,
+        occ, tuple(no_scene), tuple(NO_TREES), False, cap, rim_pad, lattice.sample_mm,
         APPARENT_DEPTH_EPS_MM, lattice.coarse_mm, lattice.coarse_step, lattice.window,
         np.zeros(5, np.int64),
     )  # fmt: skip

@@ -158,6 +158,10 @@ def test_a_coarse_lattice_cast_in_place_answers_as_its_rays_given_one_by_one():
     u, vv, _, ext = view_frames(eyes, c, rim_points(target))
     row = cylinder_array([target])[0]
     args = cast.compiled_args()
+    # the engine's CompiledScene and the (empty) ProofTrees go as plain tuples, the same
+    # fields by position: numba types a plain tuple in C, a named one in Python per call
+    assert type(args[1]) is tuple and args[1] == tuple(engine.compiled_scene())
+    assert type(args[2]) is tuple and len(args[2]) == 7 and len(args[2][0]) == 0
     s0, s1, t0, t1 = ext[0] - 1.0, ext[1] + 1.0, ext[2] - 1.0, ext[3] + 1.0
     ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(s0, s1, t0, t1, len(eyes), 4.0)
     want_counts = np.zeros(3, np.int64)
