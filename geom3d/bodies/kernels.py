@@ -21,6 +21,7 @@ import logging
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,14 +43,46 @@ else:
         logging.getLogger("geom3d").warning(printable(f"geom3d: NUMBA_CACHE_DIR: {_why}"))
         os.environ["NUMBA_CACHE_DIR"] = str(_dir)
 
-from numba import njit
+from numba import njit as _numba_njit
 from numba.core import config as _numba_config
+from numba.core import types as _numba_types
+from numba.core.registry import CPUDispatcher as _CPUDispatcher
 
 # numba.core.config sets its attributes at run time (from the environment): mypy sees none
 if not _numba_config.CACHE_DIR or _why:  # type: ignore[attr-defined]  # imported before us
     _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]
 
 from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
+
+
+class _PlainArgsDispatcher(_CPUDispatcher):
+    """numba's CPU dispatcher, except that a call from another kernel compiles the callee
+    for its arguments' plain types. numba types a constant argument (``0``, ``True``, a
+    variable only ever set to one) as a literal, and compiled one specialisation of the
+    callee per distinct constant besides the plain one (about a second of the first run's
+    compile time, issue 31); the values computed are the same."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(_numba_types.unliteral(a) for a in args)
+        kws = {k: _numba_types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+if TYPE_CHECKING:  # the type checker sees numba's decorator: the same signatures
+    njit = _numba_njit
+else:
+
+    def njit(func=None, **options):
+        """``numba.njit`` for geom3d's kernels (:class:`_PlainArgsDispatcher`): the same
+        options, ``@njit`` or ``@njit(cache=True, ...)``."""
+
+        def wrap(f):
+            disp = _numba_njit(**options)(f)
+            disp.__class__ = _PlainArgsDispatcher
+            return disp
+
+        return wrap if func is None else wrap(func)
+
 
 #: Decorator of the small compiled helpers that other kernels call per ray, per column or
 #: per plane: they read and write the arrays they are given and allocate none, so they are
@@ -81,7 +114,7 @@ STATUS_BLOCKED = 1
 STATUS_SCENERY = 2
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     """Parameter interval [t0, t1] of the line o + t d inside a vertical cylinder.
 
@@ -129,7 +162,7 @@ def cylinder_interval(ox, oy, oz, dx, dy, dz, bx, by, bz, r, h):
     return t0, t1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)  # type: ignore[call-overload]  # njit_leaf; Python calls it too
 def view_ray(eyes, u, v, c, i, s, t, target, occ):
     """The ray from ``eyes[i]`` through apparent point ``(s, t)`` (one ray of
     :func:`cast_view_rays`).
@@ -403,7 +436,7 @@ def disc_tops(pts, cx, cy, r):
     return hi
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def grow_bounds(lo, hi, v, q):
     """Grow the box ``lo``, ``hi`` (3,) to hold point ``v[q]``."""
     for k in range(3):

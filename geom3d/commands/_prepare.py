@@ -2,7 +2,7 @@
 
 numba compiles geom3d's kernels on their first call and caches them on disk
 (:func:`geom3d.core.cache_paths.kernel_cache_dir`); on a new machine (or after an upgrade
-changed a kernel) that costs about a minute of CPU, once. Rather than let the first
+changed a kernel) that costs about half a minute of CPU, once. Rather than let the first
 command sit silent in the middle of its work, :func:`prepare_kernels` runs a small fixed
 workload that calls every kernel with the argument types of the real calls - the bundled
 demo table: standing, the blocking proofs, the Line of Fire search, visible areas, the
@@ -11,7 +11,10 @@ kernel cache folder so that later runs skip it at once. The marker's folder is n
 the digest of the kernels' sources, so an upgrade that changes a kernel prepares again.
 
 The largest kernel (the compiled search of one direction of a pair) compiles in a child
-process while this one compiles the rest, so on two cores the wait is about halved.
+process while this one compiles the rest (the scenery's, the blocking proofs' and the
+interior map's kernels, whose compile takes about as long), so on two cores the wait is
+about halved; this process calls the search only once the child is done (no kernel
+compiled twice). ``benchmarks/compile_profile.py`` lists each kernel's compile time.
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ def _steps():
     def proofs(st):
         from geom3d.visibility.pair import warm_kernels
 
-        warm_kernels()
+        warm_kernels(search=st.get("child") is None)  # else the child compiles it
+        _ = st["scene"].prover  # the map of interior runs: its kernels, while the child works
 
     def wait_search(st):
         child = st.get("child")
@@ -125,8 +129,8 @@ def prepare_kernels(*, quiet: bool = False, announce: bool = True) -> int:
 
     if announce and not quiet:
         print(
-            "geom3d: preparing compiled kernels (the first run on this machine, about a "
-            "minute of CPU, once; `geom3d doctor` does it ahead)",
+            "geom3d: preparing compiled kernels (the first run on this machine, about half "
+            "a minute of CPU, once; `geom3d doctor` does it ahead)",
             file=sys.stderr,
             flush=True,
         )

@@ -11,10 +11,18 @@ constructed as ``Cls(vertices, faces)``, and add one line to :data:`BACKENDS`.
 from __future__ import annotations
 
 from geom3d.core.errors import InputError
-from geom3d.raycast.base import RayBackend
+from geom3d.raycast.base import CompiledScene, RayBackend
 from geom3d.raycast.embree import EmbreeEngine
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "EmbreeEngine", "RayBackend", "RayEngine", "make_engine"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_BACKEND",
+    "CompiledScene",
+    "EmbreeEngine",
+    "RayBackend",
+    "RayEngine",
+    "make_engine",
+]
 
 #: Registered backends, by name: one line per backend.
 BACKENDS: dict[str, type[RayBackend]] = {

@@ -17,7 +17,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from geom3d.bodies.kernels import njit
+from geom3d.bodies.kernels import njit, njit_leaf
 from geom3d.core.tolerances import GEOM_EPS_MM
 from geom3d.raycast._embree_capi import INTERSECT1, OCCLUDED_PACKET
 
@@ -87,7 +87,7 @@ def _occluded_packet(typingctx, valid, scene, buf):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _aligned(buf):
     """The part of ``buf`` (float32) that starts on a 16-byte boundary (Embree's rays
     must be aligned so)."""
@@ -95,14 +95,14 @@ def _aligned(buf):
     return buf[k : k + 24]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _aligned64(buf, n):
     """``n`` items of ``buf`` (4-byte items) starting on a 64-byte boundary."""
     k = ((64 - buf.ctypes.data % 64) % 64) // 4
     return buf[k : k + n]
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _set_ray(f, u, ox, oy, oz, dx, dy, dz, length, ray_eps, offset):
     """Write the ray of segment o -> o + length (dx, dy, dz) into f / u (its uint view),
     trimmed by ray_eps at both ends, in Embree's frame."""
@@ -120,7 +120,7 @@ def _set_ray(f, u, ox, oy, oz, dx, dy, dz, length, ray_eps, offset):
     u[11] = 0
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _segment_ray(f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
     """Set up the ray of segment o -> e (see :func:`_set_ray`); False when the segment is
     no longer than ``2 ray_eps`` (clear: nothing to cast)."""
@@ -133,7 +133,7 @@ def _segment_ray(f, u, ox, oy, oz, ex, ey, ez, offset, ray_eps):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def ray_buffer():
     """The per-thread ray buffer the kernels fill: (f, u), float32 and uint32 views of
     one 16-byte aligned ``RTCRayHit``."""
@@ -141,7 +141,7 @@ def ray_buffer():
     return f, f.view(np.uint32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def packet_buffer():
     """A ray packet for :func:`packet_ray` and :func:`packet_cast`: ``(f, u, valid,
     lane)``, float32 and uint32 views of one 64-byte aligned ``RTCRay16``-sized packet
@@ -152,7 +152,7 @@ def packet_buffer():
     return f, f.view(np.uint32), valid, np.empty(PACKET_MAX, dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def packet_ray(f, u, m, width, ox, oy, oz, ex, ey, ez, offset, ray_eps):
     """Set lane ``m`` of a packet of ``width`` lanes to the ray of segment o -> e, with
     the same values as :func:`_segment_ray`; False (lane unset) when the segment is no
@@ -178,7 +178,7 @@ def packet_ray(f, u, m, width, ox, oy, oz, ex, ey, ez, offset, ray_eps):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def packet_cast(scene, f, valid, m, width):
     """Cast lanes ``0 .. m - 1`` of the packet; lane ``j`` is then blocked when
     ``f[8 * width + j] < 0`` (Embree sets its ``tfar`` to -inf on a hit)."""

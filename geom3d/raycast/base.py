@@ -23,11 +23,35 @@ line in :data:`geom3d.raycast.BACKENDS`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["RayBackend"]
+__all__ = ["CompiledScene", "RayBackend"]
+
+
+class CompiledScene(NamedTuple):
+    """What a backend lends compiled kernels that cast by themselves
+    (:meth:`RayBackend.compiled_scene`): one argument of those kernels (numba takes a
+    named tuple as a record).
+
+    Attributes
+    ----------
+    address : int
+        The Embree ``RTCScene`` address, for :func:`geom3d.raycast._embree_kernels.packet_cast`.
+    offset : (3,) float64, mm
+        The recentring offset: a point ``p`` is ``p - offset`` in the scene.
+    width : int
+        Rays per packet.
+    ray_eps : float, mm
+        Length ignored at both ends of a segment (as :meth:`RayBackend.occluded`).
+    """
+
+    address: int
+    offset: np.ndarray
+    width: int
+    ray_eps: float
 
 
 class RayBackend(ABC):
@@ -82,14 +106,12 @@ class RayBackend(ABC):
         """
         return self.occluded(origins, ends)
 
-    def compiled_scene(self) -> tuple[int, np.ndarray, int] | None:
+    def compiled_scene(self) -> CompiledScene | None:
         """A handle for compiled kernels that query the scene themselves, or None.
 
         Returns
         -------
-        (address, offset, width) or None
-            The Embree ``RTCScene`` address, the recentring offset (3,) float64 mm and
-            the ray packet width, for :func:`geom3d.raycast._embree_kernels.packet_cast`;
+        CompiledScene or None
             None (the default) when kernels must hand their segments to
             :meth:`occluded_segments`. A kernel that casts by itself reports how many
             through :meth:`add_cast`.

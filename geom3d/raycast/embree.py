@@ -25,7 +25,7 @@ from geom3d.core.errors import InputError
 from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.core.validation import as_faces, as_points
 from geom3d.raycast import _embree_capi
-from geom3d.raycast.base import RayBackend
+from geom3d.raycast.base import CompiledScene, RayBackend
 
 if _embree_capi.load() is not None:
     from geom3d.raycast._embree_kernels import first_hit_kernel, occluded_kernel
@@ -81,12 +81,13 @@ class EmbreeEngine(RayBackend):
         with self._count_lock:
             self.rays_cast += n
 
-    def compiled_scene(self) -> tuple[int, np.ndarray, int] | None:
-        """``(address, offset, packet width)`` of the C-API scene (see the base class);
-        None on the embreex fallback or for an empty mesh."""
+    def compiled_scene(self) -> CompiledScene | None:
+        """The C-API scene (see the base class); None on the embreex fallback or for an
+        empty mesh."""
         if self._cscene is None:
             return None
-        return self._cscene.address, self._offset, _embree_capi.packet_width()
+        width = _embree_capi.packet_width()
+        return CompiledScene(self._cscene.address, self._offset, width, RAY_EPS_MM)
 
     @classmethod
     def warm(cls) -> None:

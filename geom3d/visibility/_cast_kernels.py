@@ -24,25 +24,22 @@ __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
 
 @njit(cache=True, nogil=True)
-def clear_to_target(
-    eyes, u, v, c, eye_idx, s, t, target, occ, scene, offset, width, ray_eps,
-    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
-):  # fmt: skip
+def clear_to_target(eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, flip, counts):
     """Which rays from ``eyes[eye_idx]`` through ``(s, t)`` reach the target clear.
 
     Parameters
     ----------
     eyes, u, v, c, eye_idx, s, t, target, occ
         As :func:`geom3d.bodies.kernels.cast_view_rays`.
-    scene : int
-    offset : (3,) float64, mm
-    width : int
-    ray_eps : float, mm
-        From :meth:`geom3d.raycast.RayBackend.compiled_scene` and ``RAY_EPS_MM``. The
-        segments left for Embree are cast in packets of ``width`` (consecutive rays:
-        from one eye, to neighbouring samples), with the single rays' answers.
-    nodes, split, mid, child, proven, frames, tree_of
-        The pair's proof trees (:attr:`.proof.PairProof.packed`); no node: nothing is
+    scene : tuple
+        A :class:`geom3d.raycast.CompiledScene` (from
+        :meth:`geom3d.raycast.RayBackend.compiled_scene`) as a plain tuple (see
+        :class:`._leaf_kernels.ProofTrees`). The segments left for Embree are cast in
+        packets of its ``width`` (consecutive rays: from one eye, to neighbouring
+        samples), with the single rays' answers.
+    trees : tuple
+        The pair's proof trees (:attr:`.proof.PairProof.packed`), a
+        :class:`._leaf_kernels.ProofTrees` as a plain tuple; no node: nothing is
         settled.
     flip : bool
         The eyes are the proof's second trooper's.
@@ -58,26 +55,23 @@ def clear_to_target(
     k_n = eye_idx.shape[0]
     points = np.empty((k_n, 3))
     clear = np.zeros(k_n, np.bool_)
-    f, fu, valid, lane = packet_buffer()
+    packet = packet_buffer()
+    _, split, _, _, proven, _, _ = trees  # ProofTrees, by position
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)
     n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
-    # no lattice: a grid of run-time zeros, typed as clear_on_grid's (a constant tuple
-    # would be typed as literals and compile _clear_loop a second time)
+    # no lattice: a grid of run-time zeros, typed as clear_on_grid's
     none = k_n * 0
     _clear_loop(
         eyes, u, v, c, eye_idx, s, t, (none, none, none, none, 0.0), target, occ, scene,
-        offset, width, ray_eps,
-        nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid,
-        lane, leaves,
+        trees, cand, n_cand, flip, counts, clear, points, packet, leaves,
     )  # fmt: skip
     return clear, points
 
 
 @njit(cache=True, nogil=True)
 def clear_on_grid(
-    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, offset, width, ray_eps,
-    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, trees, flip, counts
 ):  # fmt: skip
     """:func:`clear_to_target` of the rays of a coarse lattice: from every eye, through
     ``((ks0 + i) step, (kt0 + j) step)`` for ``i < nks``, ``j < nkt``, ordered eye, then
@@ -91,7 +85,8 @@ def clear_on_grid(
     """
     k_n = eyes.shape[0] * nks * nkt
     clear = np.zeros(k_n, np.bool_)
-    f, fu, valid, lane = packet_buffer()
+    packet = packet_buffer()
+    _, split, _, _, proven, _, _ = trees  # ProofTrees, by position
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)
     n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
@@ -99,27 +94,28 @@ def clear_on_grid(
     no_st = np.empty(0)
     _clear_loop(
         eyes, u, v, c, no_idx, no_st, no_st, (ks0, nks, kt0, nkt, step), target, occ, scene,
-        offset, width, ray_eps, nodes, cand, n_cand, frames, tree_of, flip, counts, clear,
-        np.empty((0, 3)), f, fu, valid, lane, leaves,
+        trees, cand, n_cand, flip, counts, clear, np.empty((0, 3)), packet, leaves,
     )  # fmt: skip
     return clear
 
 
 @njit_leaf
 def _clear_loop(
-    eyes, u, v, c, eye_idx, s, t, grid, target, occ, scene, offset, width, ray_eps,
-    nodes, cand, n_cand, frames, tree_of, flip, counts, clear, points, f, fu, valid, lane,
-    leaves,
+    eyes, u, v, c, eye_idx, s, t, grid, target, occ, scene, trees, cand, n_cand, flip, counts,
+    clear, points, packet, leaves,
 ):  # fmt: skip
     """The ray loop of :func:`clear_to_target` and :func:`clear_on_grid`, into their
     ``clear`` and ``points``, with the packet and leaf buffers given: it allocates nothing,
-    so it is compiled without reference counting, and the per-ray helpers inlined into it
-    cost no atomic updates. ``cand[:n_cand]``: the proven leaves
+    so it is compiled without reference counting, and the per-ray helpers it calls (leaves
+    too) cost no atomic updates. ``cand[:n_cand]``: the proven leaves
     (:func:`._leaf_kernels.proven_leaves`), which each eye's lookup goes through instead
     of every node. ``grid``: ``(ks0, nks, kt0, nkt, step)`` of a lattice whose rays
     these are (``eye_idx``, ``s``, ``t`` and ``points`` unused), or ``nks`` 0: the rays
     of ``eye_idx``, ``s``, ``t``."""
     ks0, nks, kt0, nkt, step = grid
+    f, fu, valid, lane = packet
+    address, offset, width, ray_eps = scene  # CompiledScene, by position
+    nodes, _, _, _, _, frames, tree_of = trees  # ProofTrees, by position
     on_grid = nks > 0
     k_n = eyes.shape[0] * nks * nkt if on_grid else eye_idx.shape[0]
     m = 0
@@ -164,12 +160,12 @@ def _clear_loop(
         lane[m] = k
         m += 1
         if m == width:
-            m = _cast(scene, f, valid, lane, m, width, clear)
+            m = _cast(address, f, valid, lane, m, width, clear)
     if m:
-        _cast(scene, f, valid, lane, m, width, clear)
+        _cast(address, f, valid, lane, m, width, clear)
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _cast(scene, f, valid, lane, m, width, clear):
     """Cast the packet's ``m`` rays; a ray that meets nothing reaches its sample. Returns
     0 (the packet is empty again)."""

@@ -15,12 +15,12 @@ import math
 
 import numpy as np
 
-from geom3d.bodies.kernels import njit
+from geom3d.bodies.kernels import njit, njit_leaf
 
 __all__ = ["build_columns", "interior_runs"]
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _clip_axis(px, py, pz, n, axis, bound, keep_below, ox, oy, oz):
     """Sutherland-Hodgman: clip polygon (px, py, pz)[:n] to x or y <= / >= bound."""
     m = 0
@@ -45,7 +45,7 @@ def _clip_axis(px, py, pz, n, axis, bound, keep_below, ox, oy, oz):
     return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _polygon_buffers():
     """Two polygons' coordinates (x, y, z each) for :func:`_clip_axis`: a triangle
     clipped by four half-planes has at most 7 corners (room for 9)."""
@@ -73,7 +73,7 @@ def _clip_rect(tri, x0, x1, y0, y1, bx, by, bz, cx, cy, cz):
     return True, lo, hi
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _overlaps_rect(t, x0, x1, y0, y1):
     """Does the projection of triangle ``t`` meet the rectangle? (separating axes)"""
     area = (t[1, 0] - t[0, 0]) * (t[2, 1] - t[0, 1]) - (t[1, 1] - t[0, 1]) * (t[2, 0] - t[0, 0])
@@ -95,7 +95,7 @@ def _overlaps_rect(t, x0, x1, y0, y1):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _cells_of(t, x0, y0, g, nx, ny, eps):
     """Column index ranges ``i0..i1, j0..j1`` of the plan bounding box of triangle ``t``
     grown by ``eps`` (clipped to the grid; empty when i1 < i0 or j1 < j0)."""
@@ -204,7 +204,7 @@ def build_columns(tris, x0, y0, g, nx, ny, eps, flat):
     return off, otri, olo, ohi
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _seg_dist2(px, py, ax, ay, bx, by):
     """Squared distance from (px, py) to the segment a-b."""
     ex = bx - ax
@@ -219,7 +219,7 @@ def _seg_dist2(px, py, ax, ay, bx, by):
     return dx * dx + dy * dy
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _above_at(ax, ay, az, bx, by, bz, cx, cy, cz, qx, qy, guard2):
     """Where the upward line through (qx, qy) meets triangle abc: (status, z).
 

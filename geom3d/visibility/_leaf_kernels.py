@@ -7,20 +7,79 @@ then ``Y`` box, 12 numbers, in its tree's frame ``ox, oy, dx, dy``; see
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from geom3d.bodies.kernels import njit
+from geom3d.bodies.kernels import njit, njit_leaf
 
-__all__ = ["eye_leaves", "proven_leaves", "settled_eyes", "settled_from", "settled_packed"]
+__all__ = [
+    "NO_TREES",
+    "ProofTrees",
+    "eye_leaves",
+    "proven_leaves",
+    "settled_eyes",
+    "settled_from",
+    "settled_packed",
+]
 
 
-@njit(cache=True, inline="always")
+class ProofTrees(NamedTuple):
+    """A pair's proof trees packed end to end (:attr:`.proof.PairProof.packed`): one
+    argument of the compiled lookups.
+
+    Python hands it (and :class:`geom3d.raycast.CompiledScene`) to a kernel as a plain
+    tuple, ``tuple(trees)``, and the kernel unpacks it by position into these names:
+    numba would take the named tuple as it is, but types one argument by argument in
+    Python on every call (about 5 us for the two records, against 0.5 us for plain
+    tuples, which it types in C) - more than the rest of a small call.
+
+    Attributes
+    ----------
+    nodes : (k, 12) float64, mm
+        The X box then the Y box of each node, in its tree's frame.
+    split : (k,) int64
+        The bound halved at each node; -1 for a leaf.
+    mid : (k,) float64, mm
+        Where it was halved.
+    child : (k,) int64
+        The first child's index (absolute; the second follows it).
+    proven : (k,) bool
+        Leaves proved blocked.
+    frames : (t, 4) float64
+        ``ox, oy, dx, dy`` of each tree's frame.
+    tree_of : (k,) int64
+        The tree of each node (its frame is ``frames[tree_of]``).
+    """
+
+    nodes: np.ndarray
+    split: np.ndarray
+    mid: np.ndarray
+    child: np.ndarray
+    proven: np.ndarray
+    frames: np.ndarray
+    tree_of: np.ndarray
+
+
+#: The packed proof trees of a pair without a proof (no tree).
+NO_TREES = ProofTrees(
+    np.zeros((0, 12)),
+    np.zeros(0, np.int64),
+    np.zeros(0),
+    np.zeros(0, np.int64),
+    np.zeros(0, np.bool_),
+    np.zeros((0, 4)),
+    np.zeros(0, np.int64),
+)
+
+
+@njit_leaf(forceinline=True)
 def _to_frame(frame, p):
     rx, ry = p[0] - frame[0], p[1] - frame[1]
     return rx * frame[2] + ry * frame[3], -rx * frame[3] + ry * frame[2], p[2]
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _in_box(b, off, d, n, z):
     return (
         b[off] <= d <= b[off + 1]
@@ -29,7 +88,7 @@ def _in_box(b, off, d, n, z):
     )
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
     """Is world point (x, y, z) in box ``off`` (0: X, 6: Y) of node ``c``, in its tree's
     frame (closed box)?"""
@@ -44,7 +103,7 @@ def _in_leaf_box(nodes, frames, tree_of, c, off, x, y, z):
     )
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def proven_leaves(split, proven, out):
     """The proven leaves of the packed trees, in node order, into ``out``; returns how
     many (what :func:`eye_leaves` looks through: a few percent of the nodes)."""
@@ -56,7 +115,7 @@ def proven_leaves(split, proven, out):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, out):
     """The proven leaves ``cand[:n_cand]`` (:func:`proven_leaves`) whose eye-side box
     holds the eye ``e`` (the X box, or the Y box with ``flip``): their indices into
@@ -73,7 +132,7 @@ def eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, out):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
     """Does the segment from the eye of ``leaves[:n_leaves]`` (:func:`eye_leaves`) to
     ``q`` lie in one of those proven leaves? (:func:`_in_leaf_box` of each, with ``q``
@@ -99,15 +158,16 @@ def settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
 
 
 @njit(cache=True, nogil=True)
-def settled_packed(nodes, split, mid, child, proven, frames, tree_of, origins, ends, flip):
+def settled_packed(trees, origins, ends, flip):
     """Which segments, from eyes ``origins[i]`` to ``ends[i]``, lie in a proven leaf of
-    one of several trees packed end to end (``tree_of``: the tree of each node, whose
-    frame is ``frames[tree_of]``).
+    one of several trees packed end to end (``trees``: a :class:`ProofTrees` as a plain
+    tuple).
 
     ``flip`` False: the eyes are in the X boxes, the ends in the Y boxes; True: the
     reverse. Segments from one eye should come together (the eye's leaves are found
     once per run of equal eyes).
     """
+    nodes, split, _, _, proven, frames, tree_of = trees  # by position
     out = np.zeros(len(origins), np.bool_)
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)

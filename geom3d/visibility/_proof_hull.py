@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.bodies.kernels import njit, njit_leaf
+from geom3d.bodies.kernels import njit_leaf
 
 __all__: list[str] = []  # private helpers of ._proof_kernels
 
@@ -63,7 +63,7 @@ def _crossings(xc, yc, p, pts):
     return nmin, nmax, zmin, zmax
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _push(hull, m, low, p):
     """Monotone chain step: drop the hull points ``p`` makes non-convex (keeping at least
     ``low``), then append ``p``; returns the new size."""

@@ -72,7 +72,7 @@ def _occ_holds(occ_pf, p, sa, sb, lo, hi, eps):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _slab_params(c0, c1, a, u, lo, hi):
     """Parameters n in [lo, hi] where a + n u lies in [c0, c1] (empty: first > second)."""
     if u == 0.0:
@@ -115,7 +115,7 @@ def _plane_holds(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, hull, h,
     return True
 
 
-@njit_leaf(inline="always")  # scored for every plane of every bundle: no call
+@njit_leaf(forceinline=True)
 def _center_margin(grid, run_off, run_lo, run_hi, tops, occ_pf, frame, p, nmid, zlo, zhi):
     """How far the column (or occluder) under (p, nmid) reaches beyond [zlo, zhi]."""
     x0, y0, g, nx, ny = grid[0], grid[1], grid[2], int(grid[3]), int(grid[4])
@@ -345,8 +345,9 @@ def prove_bundles(
     hint = np.full(cap, -1, np.int64)
     top_k = np.empty(max(1, n_tries), np.int64)
     top_s = np.empty(max(1, n_tries))
-    nodes[0, :6] = x_box
-    nodes[0, 6:] = y_box
+    for q in range(6):  # element by element: no shape check (and its message) to compile
+        nodes[0, q] = x_box[q]
+        nodes[0, 6 + q] = y_box[q]
     head = 0
     top = 1
     tried = 0
@@ -381,9 +382,10 @@ def prove_bundles(
         split[at] = best
         mid[at] = m
         child[at] = top
-        nodes[top] = node
+        for q in range(12):
+            nodes[top, q] = node[q]
+            nodes[top + 1, q] = node[q]
         nodes[top, best + 1] = m
-        nodes[top + 1] = node
         nodes[top + 1, best] = m
         depth[top] = depth[at] + 1
         depth[top + 1] = depth[at] + 1

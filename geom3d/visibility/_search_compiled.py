@@ -46,8 +46,7 @@ def _batch_extent(ext, cap, rim_pad, sample_mm, depth_eps):
 
 @njit(cache=True, nogil=True)
 def search_clear(
-    eyes, sizes, c, rim, target, occ, scene, offset, width, ray_eps,
-    nodes, split, mid, child, proven, frames, tree_of, flip,
+    eyes, sizes, c, rim, target, occ, scene, trees, flip,
     cap, rim_pad, sample_mm, depth_eps, coarse_mm, step, w, counts,
 ):  # fmt: skip
     """Search ``eyes`` in batches of ``sizes`` for one that sees a patch of the target.
@@ -61,8 +60,9 @@ def search_clear(
         The target's centre.
     rim : (P, 3) float64, mm
         Its rim points (:class:`.apparent.ApparentView`).
-    target, occ, scene, offset, width, ray_eps, nodes .. flip
-        As :func:`._cast_kernels.clear_to_target`.
+    target, occ, scene, trees, flip
+        As :func:`._cast_kernels.clear_to_target` (a :class:`geom3d.raycast.CompiledScene`
+        and a :class:`._leaf_kernels.ProofTrees`, as plain tuples).
     cap, rim_pad : float, mm
         The apparent window's half side (``APPARENT_CAP`` target sizes) and the rim
         polygon's under-coverage per unit of projection scale.
@@ -101,8 +101,8 @@ def search_clear(
         ks0, nks, kt0, nkt = lattice_range(s0, s1, t0, t1, coarse_mm)
         counts[3] += n_eyes
         ok = clear_on_grid(
-            batch, u, v, c, ks0, nks, kt0, nkt, coarse_mm, target, occ, scene, offset,
-            width, ray_eps, nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+            batch, u, v, c, ks0, nks, kt0, nkt, coarse_mm, target, occ, scene, trees, flip,
+            counts,
         )  # fmt: skip
         cand, active, possible, has = refine_plan(
             ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm
@@ -129,13 +129,13 @@ def search_clear(
                     ok1, p = clear_to_target(
                         batch, u, v, c, np.full(len(fa), eye, np.int64),
                         (a0 + lo[0] + fa) * sample_mm, (b0 + lo[1] + fb) * sample_mm,
-                        target, occ, scene, offset, width, ray_eps,
-                        nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                        target, occ, scene, trees, flip, counts,
                     )  # fmt: skip
                     q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
                 if q >= 0:
                     wa, wb = wins[q, 0], wins[q, 1]
-                    sample[:] = pts[wa + mid_w, wb + mid_w]
+                    for q in range(3):  # element by element: no shape check to compile
+                        sample[q] = pts[wa + mid_w, wb + mid_w, q]
                     return start, n_eyes, eye, a0 + wa + lo[0], b0 + wb + lo[1], sample
                 done += chunk
                 chunk *= 4
@@ -148,16 +148,14 @@ def search_clear(
                 ok_a, pts_a = clear_to_target(
                     batch, u, v, c, eyes_r[e_i],
                     (a0 + a_i) * sample_mm, (b0 + b_i) * sample_mm,
-                    target, occ, scene, offset, width, ray_eps,
-                    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                    target, occ, scene, trees, flip, counts,
                 )  # fmt: skip
                 shape = (active.shape[1], active.shape[2])
                 e_2, a_2, b_2 = rest_second(possible, rest, w, shape, e_i, a_i, b_i, ok_a)
                 ok_b, pts_b = clear_to_target(
                     batch, u, v, c, eyes_r[e_2],
                     (a0 + a_2) * sample_mm, (b0 + b_2) * sample_mm,
-                    target, occ, scene, offset, width, ray_eps,
-                    nodes, split, mid, child, proven, frames, tree_of, flip, counts,
+                    target, occ, scene, trees, flip, counts,
                 )  # fmt: skip
                 fine_ok = np.concatenate((ok_a, ok_b))
                 fine_pts = np.concatenate((pts_a, pts_b))
@@ -169,7 +167,8 @@ def search_clear(
                     a0, b0, half, mid_w,
                 )  # fmt: skip
                 if r >= 0:
-                    sample[:] = fine_pts[at]
+                    for q in range(3):
+                        sample[q] = fine_pts[at, q]
                     return start, n_eyes, cand[rest[r]], a0 + wa, b0 + wb, sample
         start += n_eyes
     return -1, 0, -1, 0, 0, sample

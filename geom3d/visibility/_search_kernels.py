@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from geom3d.bodies.kernels import njit
+from geom3d.bodies.kernels import njit, njit_leaf
 
 __all__ = [
     "coarse_grid",
@@ -58,7 +58,7 @@ def coarse_grid(s0, s1, t0, t1, n_eyes, step):
     return ks0, nks, kt0, nkt, eye_idx, s, t
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def lattice_range(s0, s1, t0, t1, step):
     """First index and count, along ``s`` then ``t``, of the lattice points ``k step``
     within ``[s0, s1] x [t0, t1]`` (those of :func:`coarse_grid`)."""

@@ -10,13 +10,13 @@ import math
 
 import numpy as np
 
-from geom3d.bodies.kernels import grow_bounds, njit
+from geom3d.bodies.kernels import grow_bounds, njit, njit_leaf
 from geom3d.visibility._interior_kernels import _above_at, _clip_axis, _polygon_buffers, _seg_dist2
 
 __all__ = ["bin_triangles", "column_parity", "cylinder_free", "face_bounds"]
 
 
-@njit(cache=True, inline="always")
+@njit_leaf(forceinline=True)
 def _tile_range(v, faces, f, x0, y0, g, nx, ny):
     """The tile ranges ``i0, i1, j0, j1`` that face ``f``'s plan bounding box meets."""
     a, b, c = faces[f, 0], faces[f, 1], faces[f, 2]

@@ -22,9 +22,10 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernels import cast_view_rays
-from geom3d.core.tolerances import HIDDEN_MARGIN_MM, RAY_EPS_MM, SURFACE_BOX_PAD_MM
+from geom3d.core.tolerances import HIDDEN_MARGIN_MM, SURFACE_BOX_PAD_MM
 from geom3d.raycast import RayBackend
 from geom3d.visibility._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
+from geom3d.visibility._leaf_kernels import NO_TREES
 from geom3d.visibility.apparent import ApparentView
 
 __all__ = [
@@ -233,7 +234,12 @@ class ClearToTarget:
         self.proof = proof
         self.flip = flip
         self._scene = engine.compiled_scene()
-        self._packed = proof.packed if proof is not None else NO_TREES
+        # the records as plain tuples: typed in C at each call (see ProofTrees)
+        self._args = (
+            None
+            if self._scene is None
+            else (tuple(self._scene), tuple(proof.packed if proof is not None else NO_TREES))
+        )
 
     @property
     def compiled(self) -> bool:
@@ -242,9 +248,11 @@ class ClearToTarget:
 
     def compiled_args(self) -> tuple:
         """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
-        ``flip``, for compiled callers (:attr:`compiled` only)."""
-        assert self._scene is not None  # compiled: the engine lent its scene
-        return (self.occ, *self._scene, RAY_EPS_MM, *self._packed, self.flip)
+        ``flip`` (occluders, :class:`~geom3d.raycast.CompiledScene` and
+        :class:`._leaf_kernels.ProofTrees` as plain tuples, flip), for compiled callers
+        (:attr:`compiled` only)."""
+        assert self._args is not None  # compiled: the engine lent its scene
+        return (self.occ, *self._args, self.flip)
 
     def count(self, counts: np.ndarray) -> None:
         """Add a compiled pass's counters to ``stats`` and the engine: rays reaching the
@@ -282,18 +290,6 @@ class ClearToTarget:
             settled = None if self.proof is None else self.settled
             clear[scenery] = ~occluded(self.engine, origins, ends, settled, self.stats)
         return clear, points
-
-
-#: The packed proof trees of a pair without a proof (no tree).
-NO_TREES = (
-    np.zeros((0, 12)),
-    np.zeros(0, np.int64),
-    np.zeros(0),
-    np.zeros(0, np.int64),
-    np.zeros(0, np.bool_),
-    np.zeros((0, 4)),
-    np.zeros(0, np.int64),
-)
 
 
 def occluded(engine: RayBackend, origins, ends, settled, stats: VisibilityStats) -> np.ndarray:

@@ -149,7 +149,7 @@ def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
     return int(across * up)
 
 
-def warm_kernels(interior: InteriorMap | None = None) -> None:
+def warm_kernels(interior: InteriorMap | None = None, *, search: bool = True) -> None:
     """Load the compiled kernels of proofs, occluders, the search and the engine's
     segment query (numba's disk cache) now.
 
@@ -165,6 +165,9 @@ def warm_kernels(interior: InteriorMap | None = None) -> None:
     interior : InteriorMap, optional
         The map to run them on; default: a one-triangle map with one run, whose arrays
         have the types of every map's (so no mesh is needed yet).
+    search : bool
+        Also the compiled search (:func:`.search.warm_search`); False leaves it to its
+        first call (:mod:`geom3d.commands._prepare` compiles it in another process).
     """
     if interior is None:
         interior = _toy_map()
@@ -181,7 +184,8 @@ def warm_kernels(interior: InteriorMap | None = None) -> None:
     prover = Prover(interior, None)  # no ray below: the engine is not needed
     prover.warm(a, b, occ, eyes)
     RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
-    warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given
+    if search:
+        warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given
 
 
 def _toy_map() -> InteriorMap:

@@ -43,7 +43,7 @@ from geom3d.core.tolerances import (
     SURFACE_BOX_PAD_MM,
 )
 from geom3d.raycast import RayBackend
-from geom3d.visibility._leaf_kernels import settled_eyes, settled_packed
+from geom3d.visibility._leaf_kernels import ProofTrees, settled_eyes, settled_packed
 from geom3d.visibility._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
 from geom3d.visibility.interior import InteriorMap
 
@@ -132,10 +132,11 @@ class BundleTree:
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        return settled_packed(
+        trees = ProofTrees(
             self.nodes, self.split, self.mid, self.child, self.proved, self.frame[None, :],
-            np.zeros(len(self.split), np.int64), origins, ends, flip,
+            np.zeros(len(self.split), np.int64),
         )  # fmt: skip
+        return settled_packed(tuple(trees), origins, ends, flip)
 
 
 @dataclass(frozen=True)
@@ -177,14 +178,12 @@ class PairProof:
         return out
 
     @functools.cached_property
-    def packed(self) -> tuple:
-        """Every tree end to end, for the compiled lookups: ``(nodes, split, mid, child,
-        proved, frames, tree_of)``, ``child`` indices absolute, ``tree_of`` the tree of
-        each node, whose frame is ``frames[tree_of]``."""
+    def packed(self) -> ProofTrees:
+        """Every tree end to end, for the compiled lookups."""
         offs = np.cumsum([0] + [len(t.split) for t in self.trees])
         trees = zip(self.trees, offs[:-1], strict=True)
         child = np.concatenate([np.where(t.split >= 0, t.child + o, -1) for t, o in trees])
-        return (
+        return ProofTrees(
             np.concatenate([t.nodes for t in self.trees]),
             np.concatenate([t.split for t in self.trees]),
             np.concatenate([t.mid for t in self.trees]),
@@ -196,8 +195,7 @@ class PairProof:
 
     def settled(self, origins: np.ndarray, ends: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: segments (eye to target point) that lie in a proved bundle."""
-        # numba's Dispatcher stub caps __call__'s positional arity
-        return settled_packed(*self.packed, origins, ends, flip)  # type: ignore[call-arg]
+        return settled_packed(tuple(self.packed), origins, ends, flip)
 
 
 def _centre(cyl: Cylinder) -> np.ndarray:

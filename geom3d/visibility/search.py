@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, RAY_EPS_MM
+from geom3d.raycast import CompiledScene
 from geom3d.visibility._search_compiled import search_clear
 from geom3d.visibility._search_kernels import (
     coarse_grid,
@@ -173,10 +174,10 @@ def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
     :func:`search_clear_patch`'s calls, and the apparent view's frames: no eye, so no ray
     and no scene (see :func:`.pair.warm_kernels`). ``occ``: (M, 5) float64, C order."""
     center, rim, row, cap, rim_pad = _target_args(target)
-    no_scene = (0, np.zeros(3), 1)  # never read: there is no eye to cast from
+    no_scene = CompiledScene(0, np.zeros(3), 1, RAY_EPS_MM)  # never read: no eye to cast from
     search_clear(
         np.zeros((0, 3)), _sizes(BATCH_SIZES), center, rim, row,
-        occ, *no_scene, RAY_EPS_MM, *NO_TREES, False, cap, rim_pad, lattice.sample_mm,
+        occ, tuple(no_scene), tuple(NO_TREES), False, cap, rim_pad, lattice.sample_mm,
         APPARENT_DEPTH_EPS_MM, lattice.coarse_mm, lattice.coarse_step, lattice.window,
         np.zeros(5, np.int64),
     )  # fmt: skip

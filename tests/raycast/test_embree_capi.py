@@ -112,3 +112,18 @@ def test_packets_answer_as_single_rays(table, monkeypatch):
     a, b = fast.occluded(o, e), slow.occluded(o, e)
     assert len(o) % packet_width() and 0.2 < a.mean() < 0.9 and not a[::37].any()
     np.testing.assert_array_equal(a, b)
+
+
+def test_the_scene_lent_to_kernels_is_one_named_record():
+    # what compiled kernels take of the engine: one CompiledScene argument, with the
+    # recentring offset and the ray epsilon the engine's own queries use
+    from geom3d.core.tolerances import RAY_EPS_MM
+    from geom3d.raycast import CompiledScene
+
+    v = np.array([[10.0, 0.0, 0.0], [12.0, 0.0, 0.0], [10.0, 2.0, 4.0]])
+    engine = EmbreeEngine(v, np.array([[0, 1, 2]]))
+    scene = engine.compiled_scene()
+    assert isinstance(scene, CompiledScene)
+    assert scene.address != 0 and scene.width in (4, 8, 16) and scene.ray_eps == RAY_EPS_MM
+    assert np.allclose(scene.offset, engine.bounds.mean(axis=0))
+    assert EmbreeEngine(np.zeros((0, 3)), np.zeros((0, 3), int)).compiled_scene() is None

@@ -90,6 +90,47 @@ def test_hot_loops_are_compiled_without_reference_counting():
     assert clear_to_target.targetoptions.get("_nrt", True) is True
 
 
+def test_per_ray_helpers_are_leaves_inlined_by_llvm_not_by_numba():
+    # the ray loop's helpers are calls that LLVM inlines into the machine code
+    # (forceinline): numba-level inlining typed each one again in every caller (issue 31,
+    # first run); and, were they not leaves, each call would count references again
+    from geom3d.bodies import kernels
+    from geom3d.raycast import _embree_kernels
+    from geom3d.visibility import _cast_kernels, _leaf_kernels
+
+    helpers = [
+        kernels.view_ray,
+        kernels.cylinder_interval,
+        _leaf_kernels.eye_leaves,
+        _leaf_kernels.settled_from,
+        _leaf_kernels.proven_leaves,
+        _embree_kernels.packet_ray,
+        _embree_kernels.packet_cast,
+        _cast_kernels._cast,
+    ]
+    assert all(k.targetoptions.get("_nrt") is False for k in helpers)
+    assert all(k.targetoptions.get("inline", "never") == "never" for k in helpers)
+    assert all(k.targetoptions.get("forceinline") is True for k in helpers)
+
+
+def test_a_constant_argument_compiles_no_specialisation_of_its_own():
+    # numba types a constant argument of a call between kernels as a literal (0, 1, True)
+    # and would compile the callee once per constant; geom3d's njit compiles it once,
+    # for the plain types, with the same values
+    from geom3d.bodies.kernels import njit
+
+    @njit
+    def scaled(x, k, flag):
+        return x * k if flag else -x
+
+    @njit
+    def caller(x):
+        return scaled(x, 2, True) + scaled(x, 3, False) + scaled(x, x, True)
+
+    assert caller(5) == 10 - 5 + 25
+    assert [tuple(str(t) for t in sig) for sig in scaled.signatures] == [("int64", "int64", "bool")]
+
+
 def test_a_coarse_lattice_cast_in_place_answers_as_its_rays_given_one_by_one():
     # clear_on_grid walks coarse_grid's lattice itself: the same rays, in the same order,
     # with the same answers and counters, behind a wall and a trooper, from many eyes
@@ -117,6 +158,10 @@ def test_a_coarse_lattice_cast_in_place_answers_as_its_rays_given_one_by_one():
     u, vv, _, ext = view_frames(eyes, c, rim_points(target))
     row = cylinder_array([target])[0]
     args = cast.compiled_args()
+    # the engine's CompiledScene and the (empty) ProofTrees go as plain tuples, the same
+    # fields by position: numba types a plain tuple in C, a named one in Python per call
+    assert type(args[1]) is tuple and args[1] == tuple(engine.compiled_scene())
+    assert type(args[2]) is tuple and len(args[2]) == 7 and len(args[2][0]) == 0
     s0, s1, t0, t1 = ext[0] - 1.0, ext[1] + 1.0, ext[2] - 1.0, ext[3] + 1.0
     ks0, nks, kt0, nkt, eye_idx, s, t = coarse_grid(s0, s1, t0, t1, len(eyes), 4.0)
     want_counts = np.zeros(3, np.int64)

@@ -136,3 +136,25 @@ def test_a_failed_warm_up_is_only_logged(monkeypatch, caplog):
         scene_mod._warm_quietly()
     assert "loading the Line of Fire kernels ahead failed" in caplog.text
     assert "no kernels today" in caplog.text
+
+
+def test_without_the_search_the_warm_up_leaves_search_clear_alone(monkeypatch):
+    # the first run's preparation compiles the search in a child process and warms the
+    # rest here with search=False: this process must not compile it a second time
+    seen = _record(monkeypatch)
+    warm_kernels(search=False)
+    assert not seen["search_clear"]
+    assert seen["prove_bundles"] and seen["settled_eyes"] and seen["occluded_kernel"]
+    warm_kernels()
+    assert seen["search_clear"]
+
+
+def test_the_preparation_waits_for_the_search_before_any_step_that_searches():
+    # the steps before the wait warm proofs and the interior map only (see the test
+    # above); Line of Fire and the templates, which search, come after it
+    from geom3d.commands._prepare import _steps
+
+    labels = [label for label, _ in _steps()]
+    wait = labels.index("Line of Fire search")
+    assert labels[:wait] == ["scenery and standing", "blocking proofs"]
+    assert set(labels[wait + 1 :]) == {"Line of Fire and areas", "templates"}
