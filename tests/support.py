@@ -75,3 +75,15 @@ def spy_prefetch(monkeypatch, module, name):
 
     monkeypatch.setattr(module, name, spy)
     return asked
+
+
+def key_paths(obj, prefix=()):
+    """Every key path of a nested dict / list document (the root ``()`` first), for
+    fuzzing one field at a time."""
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from key_paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from key_paths(v, (*prefix, i))

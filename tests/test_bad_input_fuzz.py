@@ -8,6 +8,7 @@ import math
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import key_paths
 
 from geom3d.api import build_scene
 from geom3d.core.errors import Geom3dError
@@ -71,17 +72,7 @@ JUNK = st.one_of(
 )
 
 
-def _paths(obj, prefix=()):
-    yield prefix
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _paths(v, (*prefix, i))
-
-
-ALL_PATHS = [p for p in _paths(BASE) if p]
+ALL_PATHS = [p for p in key_paths(BASE) if p]
 
 
 def _set(obj, path, value, delete=False):

@@ -8,6 +8,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import key_paths
 
 from geom3d.api import build_scene
 from geom3d.cli import main
@@ -162,17 +163,7 @@ FUZZ_JUNK = st.one_of(
 )  # fmt: skip
 
 
-def _fuzz_paths(obj, prefix=()):
-    yield prefix
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _fuzz_paths(v, (*prefix, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _fuzz_paths(v, (*prefix, i))
-
-
-FUZZ_PATHS = [p for p in _fuzz_paths(FUZZ_BASE) if len(p) > 2 and p[0] == "troopers"]
+FUZZ_PATHS = [p for p in key_paths(FUZZ_BASE) if len(p) > 2 and p[0] == "troopers"]
 
 
 @settings(max_examples=150, deadline=None, derandomize=True,
