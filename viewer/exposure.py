@@ -6,9 +6,11 @@ counts); **safe** spots (seen by none) are drawn in green with a hatch, so safe 
 reads at a glance even in greyscale. Spots on higher levels (roofs, floors) are drawn as
 markers in the same colours, shifted by ``0.25 k`` cells for level k. Observers are drawn
 as their bases with an id, a facing arrow and their front arc (the boundary line of the
-180° half-plane and a shaded half-disc on the front side; none for a 360° observer or
-with ``--ignore-arcs``). The background is the survey heat map's (scenery tops or a
-hillshade). The same input gives the same SVG bytes and PNG pixels.
+180° half-plane and a shaded half-disc on the front side; none for a 360° observer, in a
+ruleset whose arc is 360° or with ``--ignore-arcs``). 40k vehicles' hulls are drawn
+as their plan outlines: they block Line of Fire like scenery. The background is the
+survey heat map's (scenery tops or a hillshade). The same input gives the same SVG bytes
+and PNG pixels.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Circle, Patch, Rectangle, Wedge
+from matplotlib.patches import Circle, Patch, Polygon, Rectangle, Wedge
 
 from .survey import _background
 
@@ -136,14 +138,31 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
                 linewidths=0.3,
                 zorder=4,
             )
+        hulls = [t.vehicle.hull.footprint for t in scene.troopers.values() if t.vehicle]
+        for fp in hulls:  # 40k: every vehicle's hull in plan (it blocks Line of Fire)
+            for poly in getattr(fp, "geoms", [fp]):
+                ax.add_patch(
+                    Polygon(
+                        np.asarray(poly.exterior.coords)[:, :2],
+                        closed=True,
+                        facecolor="#7f7f7f",
+                        alpha=0.45,
+                        edgecolor="#222222",
+                        lw=1.0,
+                        zorder=5,
+                    )
+                )
         r_arc = _ARC_RADIUS_SHARE * span
+        every_way = scene.ruleset.lof_policy.arc_deg >= 360.0  # as exposure.decide.screen
+        arcs = False
         for o in doc["observer_positions"]:
             t = scene.troopers.get(o["id"])
             r = t.radius if t is not None else 12.5
             x, y = o["position"][:2]
             f = math.radians(o["facing_deg"])
-            full = t is not None and (t.has_360 or t.is_moving)
+            full = every_way or (t is not None and (t.has_360 or t.is_moving))
             if not doc.get("ignore_arcs") and not full:
+                arcs = True
                 a0 = o["facing_deg"] - 90.0
                 ax.add_patch(
                     Wedge(
@@ -194,8 +213,13 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
         handles = [
             Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label="safe: no LoF"),
             Line2D([], [], lw=0, marker="o", mfc="#2166ac", mec="black", label="observer"),
-            Patch(facecolor="#2166ac", alpha=0.18, label="observer's front arc"),
         ]
+        if arcs:
+            handles.append(Patch(facecolor="#2166ac", alpha=0.18, label="observer's front arc"))
+        if hulls:
+            handles.append(
+                Patch(facecolor="#7f7f7f", alpha=0.45, edgecolor="#222222", label="vehicle hull")
+            )
         if up.any():
             handles.append(
                 Line2D(

@@ -50,3 +50,31 @@ def test_the_map_holds_the_counts_and_draws_each_observers_arc():
     files = render_exposure(scene, _doc())
     assert set(files) == {"exposure.png", "exposure.svg"}
     assert render_exposure(scene, _doc())["exposure.svg"] == files["exposure.svg"]
+
+
+def test_a_40k_map_draws_each_vehicles_hull():
+    # the rhino's box hull (100 x 60, front along +y at (50, 50)) is drawn as its plan
+    # rectangle, with a legend entry; both observers keep their front arcs (the 40k
+    # ruleset's arc is 180°, as for lof)
+    rhino = {
+        "id": "q",
+        "side": "red",
+        "position": [50, 50, 0],
+        "facing_deg": 90,
+        "vehicle": {
+            "hull": {"box": {"size": [100, 60, 50]}},
+            "armour": {"front": 11, "side": 11, "rear": 10},
+        },
+    }
+    scene = make_scene(
+        [trooper("o", [10, 50], side="red"), rhino], table={"size": [100, 100]}, ruleset="wh40k-7e"
+    )
+    fig = exposure_figure(scene, _doc())
+    ax = fig.axes[0]
+    assert len([p for p in ax.patches if type(p).__name__ == "Wedge"]) == 2
+    (hull,) = [p for p in ax.patches if type(p).__name__ == "Polygon"]
+    xy = np.asarray(hull.get_xy())
+    assert np.allclose([xy[:, 0].min(), xy[:, 0].max()], [20.0, 80.0])
+    assert np.allclose([xy[:, 1].min(), xy[:, 1].max()], [0.0, 100.0])
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "vehicle hull" in labels and "observer's front arc" in labels
