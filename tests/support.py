@@ -87,3 +87,13 @@ def key_paths(obj, prefix=()):
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             yield from key_paths(v, (*prefix, i))
+
+
+def set_path(obj, path, value, delete=False):
+    """Set (or with ``delete`` remove) the field at key ``path`` of a nested document."""
+    for key in path[:-1]:
+        obj = obj[key]
+    if delete:
+        del obj[path[-1]]
+    else:
+        obj[path[-1]] = value

@@ -8,7 +8,7 @@ import math
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import key_paths
+from support import key_paths, set_path
 
 from geom3d.api import build_scene
 from geom3d.core.errors import Geom3dError
@@ -75,15 +75,6 @@ JUNK = st.one_of(
 ALL_PATHS = [p for p in key_paths(BASE) if p]
 
 
-def _set(obj, path, value, delete=False):
-    for key in path[:-1]:
-        obj = obj[key]
-    if delete:
-        del obj[path[-1]]
-    else:
-        obj[path[-1]] = value
-
-
 @settings(
     max_examples=300,
     deadline=None,
@@ -101,7 +92,7 @@ def test_mutated_scenarios_load_or_raise_one_clear_error(mutations):
     data = copy.deepcopy(BASE)
     for path, value, delete in mutations:
         try:
-            _set(data, path, value, delete)
+            set_path(data, path, value, delete)
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation removed or replaced the parent
     try:

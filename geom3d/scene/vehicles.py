@@ -21,7 +21,9 @@ vehicle's own hull out, so a vehicle sees and is seen through its trooper cylind
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -137,12 +139,11 @@ def local_hull(spec: VehicleSpec, file: str = "<scenario>", where: str = "") -> 
         )
     assert spec.mesh_path is not None  # parse_vehicle: exactly one of box / mesh
     try:
-        mesh = load_mesh(spec.mesh_path, units=spec.mesh_units)
+        mv, mf = _hull_mesh(spec.mesh_path, spec.mesh_units)
     except MeshError as exc:
         raise MeshError(f"{spec.mesh_path.name}: {exc.message}", file=file, path=where) from None
-    v = np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(spec.scale)
-    v = _rotz(v, spec.rotation_deg)
-    tri = v[np.asarray(mesh.faces)][:, :, :2]
+    v = _rotz(mv * np.asarray(spec.scale), spec.rotation_deg)
+    tri = v[mf][:, :, :2]
     e1, e2 = tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
     keep = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]) > GEOM_EPS_MM
     polys = shapely.polygons(tri[keep])
@@ -174,6 +175,26 @@ def place_vehicle(spec: VehicleSpec, local: LocalHull, position, facing_deg: flo
     return VehicleBody(spec, hull, barrel, pz, local.height, (px, py, pz))
 
 
+def _hull_mesh(path, units) -> tuple[np.ndarray, np.ndarray]:
+    """A hull mesh file's (vertices (n, 3) float64 mm, faces (m, 3) int64), read-only,
+    read once per file version (the scene, each ray engine of :func:`engine_for`, the
+    exposure map and the viewer all ask)."""
+    try:
+        st = os.stat(path)
+    except OSError:  # load_mesh says what is wrong, as one MeshError line
+        return _read_hull_mesh.__wrapped__(str(path), units, 0, 0)
+    return _read_hull_mesh(str(path), units, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_hull_mesh(path: str, units, mtime_ns: int, size: int):
+    mesh = load_mesh(path, units=units)
+    v = np.array(mesh.vertices, dtype=np.float64)
+    f = np.array(mesh.faces, dtype=np.int64)
+    v.flags.writeable = f.flags.writeable = False
+    return v, f
+
+
 def hull_solid(body: VehicleBody) -> tuple[np.ndarray, np.ndarray]:
     """The hull's triangles in the world: (vertices (n, 3) mm, faces (m, 3) int64)."""
     spec = body.spec
@@ -181,10 +202,8 @@ def hull_solid(body: VehicleBody) -> tuple[np.ndarray, np.ndarray]:
         v, f = box_mesh(spec.box_size)
     else:
         assert spec.mesh_path is not None  # exactly one of box / mesh
-        mesh = load_mesh(spec.mesh_path, units=spec.mesh_units)
-        v = _rotz(np.asarray(mesh.vertices, dtype=np.float64) * np.asarray(spec.scale),
-                  spec.rotation_deg)  # fmt: skip
-        f = np.asarray(mesh.faces, dtype=np.int64)
+        mv, f = _hull_mesh(spec.mesh_path, spec.mesh_units)
+        v = _rotz(mv * np.asarray(spec.scale), spec.rotation_deg)
     v = _rotz(np.asarray(v, dtype=np.float64), body.hull.heading_deg) + np.asarray(body.origin)
     return v, np.asarray(f, dtype=np.int64)
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import key_paths
+from support import key_paths, set_path
 
 from geom3d.api import build_scene
 from geom3d.cli import main
@@ -173,14 +173,8 @@ FUZZ_PATHS = [p for p in key_paths(FUZZ_BASE) if len(p) > 2 and p[0] == "trooper
 def test_mutated_vehicles_load_or_raise_one_clear_error(mutations):
     data = copy.deepcopy(FUZZ_BASE)
     for path, value, delete in mutations:
-        obj = data
         try:
-            for key in path[:-1]:
-                obj = obj[key]
-            if delete:
-                del obj[path[-1]]
-            else:
-                obj[path[-1]] = value
+            set_path(data, path, value, delete)
         except (KeyError, IndexError, TypeError):
             continue
     try:
