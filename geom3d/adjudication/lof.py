@@ -130,6 +130,7 @@ def pair_visibility(
         prover=scene.prover_if_built or prover,
         patch_mm=_policy(scene).patch_mm,
         stats=stats,
+        solids=scene.convex_solids,
     )
     return (w, (a.id, b.id)[k]) if w is not None and k is not None else (None, None)
 

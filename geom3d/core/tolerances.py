@@ -429,6 +429,16 @@ SURFACE_BOX_PAD_MM: float = 1e-4
 #: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`.visibility.hidden_eyes`).
 HIDDEN_MARGIN_MM: float = 1e-2
 
+#: Closed convex blocking pieces (:mod:`geom3d.visibility.convex`): a scenery element of
+#: at most ``CONVEX_MAX_FACES`` faces and ``CONVEX_MAX_PLANES`` distinct face planes, every
+#: vertex within ``CONVEX_FLAT_MM`` inside every face's plane, settles the segments through
+#: it (shrunk by ``PROOF_CLEARANCE_MM``) without a ray; the troopers' own volumes are
+#: bounded by prisms of ``CONVEX_PRISM_SIDES`` sides in its whole-eye and whole-pair tests.
+CONVEX_MAX_FACES: int = 256
+CONVEX_MAX_PLANES: int = 40
+CONVEX_FLAT_MM: float = 1e-6
+CONVEX_PRISM_SIDES: int = 16
+
 #: A Line of Fire matrix with at least this many pairs to decide builds the blocking-proof
 #: map (seconds on a million-triangle table); fewer pairs are cast ray by ray, unless
 #: the map was already built (or cached on disk).

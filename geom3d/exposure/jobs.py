@@ -25,11 +25,14 @@ from geom3d.raycast import RayEngine
 from geom3d.survey.pairs import scenery_tools
 from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 
 __all__ = ["ExposureJob", "chunk_bounds", "visible_tasks"]
 
 #: Counters summed over every chunk (the search's :class:`~geom3d.visibility.VisibilityStats`).
-COUNTERS = ("rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved")
+COUNTERS = (
+    "rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved", "pairs_convex", "outlined"
+)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +70,9 @@ class ExposureJob:
         observer's own hull left out); empty without vehicles.
     observer_mesh : (k,) int64
         Per observer, its index in ``meshes``; -1: the scenery alone (``vertices``).
+    solids : ConvexSolids
+        The scenery's closed convex pieces (:mod:`geom3d.visibility.convex`; with the
+        proofs only: none, every segment is cast; same answers).
     """
 
     vertices: np.ndarray
@@ -85,6 +91,7 @@ class ExposureJob:
     key: str = ""
     meshes: tuple = ()
     observer_mesh: np.ndarray | None = None
+    solids: ConvexSolids = NO_SOLIDS
 
     @classmethod
     def make(
@@ -103,6 +110,7 @@ class ExposureJob:
         tasks,
         meshes=(),
         observer_mesh=None,
+        solids: ConvexSolids = NO_SOLIDS,
     ) -> ExposureJob:
         """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`;
         ``meshes`` / ``observer_mesh``: see the class (default: the scenery for all)."""
@@ -149,6 +157,7 @@ class ExposureJob:
             h.hexdigest(),
             meshes,
             which,
+            solids if label is not None else NO_SOLIDS,
         )
 
     @property
@@ -206,6 +215,7 @@ def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
             prover=prv,
             patch_mm=job.patch_mm,
             stats=stats,
+            solids=job.solids,
         )
         out[k - start] = w is not None
     return out, np.array([getattr(stats, f) for f in COUNTERS], dtype=np.int64)

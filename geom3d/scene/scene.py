@@ -45,6 +45,7 @@ from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
 from geom3d.scene.vehicles import local_hull, place_vehicle
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
+from geom3d.visibility.convex import ConvexSolids
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
@@ -447,6 +448,18 @@ class Scene:
                 assert built.engine is not None  # made before any scene exists
                 built.prover = Prover(interior, built.engine)
         return built.prover
+
+    @property
+    def convex_solids(self) -> ConvexSolids:
+        """The closed convex pieces of this scene's blocking mesh, one per scenery
+        element that is one (:mod:`geom3d.visibility.convex`; made on first use, then
+        shared by every scene on the same cached scenery)."""
+        built = self._built
+        with _PROVER_LOCK:
+            if built.convex is None:
+                b = built.blocking
+                built.convex = ConvexSolids.from_mesh(b.vertices, b.faces, b.element)
+        return built.convex
 
     @property
     def prover_if_built(self) -> Prover | None:

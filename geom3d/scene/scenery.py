@@ -57,6 +57,7 @@ from geom3d.scene.piece_messages import closing_message, piece_lines, plausibili
 if TYPE_CHECKING:
     from geom3d.scene.standing import Surface
     from geom3d.visibility import InteriorMap, Prover
+    from geom3d.visibility.convex import ConvexSolids
 
 __all__ = [
     "BuiltScenery",
@@ -159,6 +160,7 @@ class BuiltScenery:
     warnings: list[Message]
     surface: Surface | None = None  # made by the first scene using it
     prover: Prover | None = None  # made by the first scene using it
+    convex: ConvexSolids | None = None  # made by the first scene using it
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
     #: scene started it in the background while the BVH was built (see ``build_scenery``).
     proof_map: Future[tuple[str, InteriorMap | None]] | None = None

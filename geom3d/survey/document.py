@@ -36,6 +36,7 @@ from geom3d.survey.analysis import (
 )
 from geom3d.survey.grid import Probe, ProbeGrid, check_pairs, place_probes, probe_for
 from geom3d.survey.pairs import PairJob, pair_indices, visible_pairs
+from geom3d.visibility.convex import NO_SOLIDS
 
 __all__ = ["DEFAULT_LANES", "SurveyResult", "position_ids", "run_survey", "survey"]
 
@@ -104,6 +105,7 @@ def _job(scene: Scene, grid: ProbeGrid, probe: Probe, proofs: bool = True) -> Pa
         label=label,
         closed=closed,
         map_key=map_key,
+        solids=scene.convex_solids if proofs else NO_SOLIDS,
     )
 
 

@@ -33,6 +33,7 @@ from geom3d.core.errors import UsageError
 from geom3d.raycast import RayEngine
 from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.interior_cache import cached_interior
 
 __all__ = [
@@ -61,9 +62,11 @@ COUNTERS = (
     "eyes",
     "eyes_refined",
     "eyes_proved",
+    "pairs_convex",
+    "outlined",
 )
 _PROOF_FIELDS = ("pairs", "pairs_settled", "bundles", "bundles_proved")
-_SEARCH_FIELDS = ("rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved")
+_SEARCH_FIELDS = COUNTERS[len(_PROOF_FIELDS) :]
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,6 +91,9 @@ class PairJob:
         proofs need. None: no proofs (every segment is cast; same answers).
     key : str
         Digest of all the above (workers cache their BVH and prover by it).
+    solids : ConvexSolids
+        The scenery's closed convex pieces (:mod:`geom3d.visibility.convex`; with the
+        proofs only).
     map_key : str
         Disk cache key of the proof map for this mesh and these solids
         (:func:`geom3d.visibility.interior_cache.interior_key`): workers load the map the
@@ -104,6 +110,7 @@ class PairJob:
     closed: np.ndarray | None = None
     key: str = field(default="")
     map_key: str = field(default="")
+    solids: ConvexSolids = field(default=NO_SOLIDS)
 
     @classmethod
     def make(
@@ -117,6 +124,7 @@ class PairJob:
         label=None,
         closed=None,
         map_key: str = "",
+        solids: ConvexSolids = NO_SOLIDS,
     ) -> PairJob:
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
@@ -148,6 +156,7 @@ class PairJob:
             closed,
             h.hexdigest(),
             map_key if label is not None else "",
+            solids if label is not None else NO_SOLIDS,
         )
 
     @property
@@ -177,8 +186,10 @@ def chunk_bounds(n_pairs: int, workers: int) -> list[tuple[int, int]]:
     return [(s, min(n_pairs, s + size)) for s in range(0, n_pairs, size)]
 
 
-def _pair_visible(engine, prover, cyl: list[Cylinder], i: int, j: int, patch, stats) -> bool:
-    w, _ = pair_patch(cyl[i], cyl[j], engine, [], prover=prover, patch_mm=patch, stats=stats)
+def _pair_visible(engine, prover, solids, cyl: list[Cylinder], i: int, j: int, patch, stats):
+    w, _ = pair_patch(
+        cyl[i], cyl[j], engine, [], prover=prover, patch_mm=patch, stats=stats, solids=solids
+    )
     return w is not None
 
 
@@ -219,7 +230,7 @@ def _setup(job: PairJob, engine=None, prover=None) -> tuple:
         _WORKER.clear()
         eng, prv = scenery_tools(job, engine, prover)
         i, j = pair_indices(len(job.positions))
-        got = (eng, prv, job.cylinders(), i, j, job.patch_mm)
+        got = (eng, prv, job.cylinders(), i, j, job.patch_mm, job.solids)
         _WORKER[job.key] = got
     return got
 
@@ -227,12 +238,12 @@ def _setup(job: PairJob, engine=None, prover=None) -> tuple:
 def _run_chunk(state: tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
     """Visibility of pairs ``start .. stop - 1``, (stop - start,) bool, and the chunk's
     counters, (len(COUNTERS),) int64."""
-    eng, prv, cyl, ii, jj, patch = state
+    eng, prv, cyl, ii, jj, patch, solids = state
     stats = VisibilityStats()
     before = [getattr(prv.stats, k) for k in _PROOF_FIELDS] if prv is not None else None
     vis = np.fromiter(
         (
-            _pair_visible(eng, prv, cyl, int(ii[k]), int(jj[k]), patch, stats)
+            _pair_visible(eng, prv, solids, cyl, int(ii[k]), int(jj[k]), patch, stats)
             for k in range(start, stop)
         ),
         dtype=bool,

@@ -17,14 +17,25 @@ import math
 import numpy as np
 
 from geom3d.bodies.kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
+from geom3d.core.tolerances import PROOF_CLEARANCE_MM
 from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
+from geom3d.visibility._convex_kernels import (
+    OUTLINE_INSET,
+    column_span,
+    convex_scratch,
+    eye_outlines,
+    eye_outside,
+    segment_meets,
+)
 from geom3d.visibility._leaf_kernels import eye_leaves, proven_leaves, settled_from
 
 __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
 
 @njit(cache=True, nogil=True)
-def clear_to_target(eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, flip, counts):
+def clear_to_target(
+    eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, solids, flip, counts
+):  # fmt: skip
     """Which rays from ``eyes[eye_idx]`` through ``(s, t)`` reach the target clear.
 
     Parameters
@@ -41,6 +52,10 @@ def clear_to_target(eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, fli
         The pair's proof trees (:attr:`.proof.PairProof.packed`), a
         :class:`._leaf_kernels.ProofTrees` as a plain tuple; no node: nothing is
         settled.
+    solids : tuple
+        ``(planes, off)``: the closed convex pieces that may block these segments
+        (:attr:`.convex.ConvexSolids.packed`); a segment through one is settled before
+        the proofs and Embree.
     flip : bool
         The eyes are the proof's second trooper's.
     counts : (3,) int64
@@ -60,18 +75,19 @@ def clear_to_target(eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, fli
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)
     n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
+    scratch = convex_scratch(solids)
     # no lattice: a grid of run-time zeros, typed as clear_on_grid's
     none = k_n * 0
     _clear_loop(
         eyes, u, v, c, eye_idx, s, t, (none, none, none, none, 0.0), target, occ, scene,
-        trees, cand, n_cand, flip, counts, clear, points, packet, leaves,
+        trees, cand, n_cand, solids, scratch, flip, counts, clear, points, packet, leaves,
     )  # fmt: skip
     return clear, points
 
 
 @njit(cache=True, nogil=True)
 def clear_on_grid(
-    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, trees, flip, counts
+    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, trees, solids, flip, counts
 ):  # fmt: skip
     """:func:`clear_to_target` of the rays of a coarse lattice: from every eye, through
     ``((ks0 + i) step, (kt0 + j) step)`` for ``i < nks``, ``j < nkt``, ordered eye, then
@@ -90,19 +106,21 @@ def clear_on_grid(
     leaves = np.empty(split.shape[0], np.int64)
     cand = np.empty(split.shape[0], np.int64)
     n_cand = np.int64(proven_leaves(split, proven, cand))  # one type in both callers
+    scratch = convex_scratch(solids)
     no_idx = np.empty(0, np.int64)
     no_st = np.empty(0)
     _clear_loop(
         eyes, u, v, c, no_idx, no_st, no_st, (ks0, nks, kt0, nkt, step), target, occ, scene,
-        trees, cand, n_cand, flip, counts, clear, np.empty((0, 3)), packet, leaves,
+        trees, cand, n_cand, solids, scratch, flip, counts, clear, np.empty((0, 3)), packet,
+        leaves,
     )  # fmt: skip
     return clear
 
 
 @njit_leaf
 def _clear_loop(
-    eyes, u, v, c, eye_idx, s, t, grid, target, occ, scene, trees, cand, n_cand, flip, counts,
-    clear, points, packet, leaves,
+    eyes, u, v, c, eye_idx, s, t, grid, target, occ, scene, trees, cand, n_cand, solids, scratch,
+    flip, counts, clear, points, packet, leaves,
 ):  # fmt: skip
     """The ray loop of :func:`clear_to_target` and :func:`clear_on_grid`, into their
     ``clear`` and ``points``, with the packet and leaf buffers given: it allocates nothing,
@@ -111,11 +129,23 @@ def _clear_loop(
     (:func:`._leaf_kernels.proven_leaves`), which each eye's lookup goes through instead
     of every node. ``grid``: ``(ks0, nks, kt0, nkt, step)`` of a lattice whose rays
     these are (``eye_idx``, ``s``, ``t`` and ``points`` unused), or ``nks`` 0: the rays
-    of ``eye_idx``, ``s``, ``t``."""
+    of ``eye_idx``, ``s``, ``t``. ``scratch``: :func:`._convex_kernels.convex_scratch`
+    of ``solids``.
+
+    The convex pieces an eye is clear of settle first the segments that meet one of
+    them; on a lattice, before that, the samples inside a piece's apparent outline from
+    the eye (:func:`._convex_kernels.silhouette`), column by column, without their ray:
+    the outline's points are nearer the eye than any point of the target."""
     ks0, nks, kt0, nkt, step = grid
     f, fu, valid, lane = packet
     address, offset, width, ray_eps = scene  # CompiledScene, by position
     nodes, _, _, _, _, frames, tree_of = trees  # ProofTrees, by position
+    planes, off, inner, inner_off = solids  # ConvexSolids.packed
+    usable, hulls, pts, hull_n, span = scratch
+    clearance = PROOF_CLEARANCE_MM
+    n_use = 0
+    n_out = 0  # outlines of the grid's current eye
+    out_eye = -1
     on_grid = nks > 0
     k_n = eyes.shape[0] * nks * nkt if on_grid else eye_idx.shape[0]
     m = 0
@@ -127,6 +157,16 @@ def _clear_loop(
             i = e
             sk = (ks0 + ga) * step
             tk = (kt0 + gb) * step
+            if i != out_eye:  # the pieces' outlines from this eye
+                out_eye = i
+                box = (ks0 * step, (ks0 + nks - 1) * step, kt0 * step, (kt0 + nkt - 1) * step)
+                n_out = eye_outlines(
+                    eyes[i], u[i], v[i], c, target, box, planes, off, inner, inner_off,
+                    clearance, pts, hulls, hull_n,
+                )  # fmt: skip
+            if n_out and gb == 0:  # a new column: where it crosses each outline
+                for q in range(n_out):
+                    span[q, 0], span[q, 1] = column_span(hulls[q], hull_n[q], sk, OUTLINE_INSET)
             gb += 1
             if gb == nkt:
                 gb = 0
@@ -134,6 +174,14 @@ def _clear_loop(
                 if ga == nks:
                     ga = 0
                     e += 1
+            inside = False
+            for q in range(n_out):
+                if span[q, 0] < tk < span[q, 1]:
+                    inside = True
+                    break
+            if inside:
+                counts[5] += 1
+                continue
             st, qx, qy, qz = view_ray(eyes, u, v, c, i, sk, tk, target, occ)
             if st == STATUS_MISS:
                 continue
@@ -147,9 +195,25 @@ def _clear_loop(
         if st != STATUS_SCENERY:
             continue
         ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
-        if i != at_eye:  # the eye's proven leaves, once per run of rays from one eye
+        if i != at_eye:  # the eye's proven leaves and pieces, once per run of rays from one eye
             n_leaves = eye_leaves(nodes, cand, n_cand, frames, tree_of, flip, ex, ey, ez, leaves)
+            n_use = 0
+            for q in range(off.shape[0] - 1):
+                if eye_outside(planes, off[q], off[q + 1], ex, ey, ez, clearance):
+                    usable[n_use] = q
+                    n_use += 1
             at_eye = i
+        through = False
+        for q in range(n_use):
+            j = usable[q]
+            if segment_meets(
+                planes, off[j], off[j + 1], ex, ey, ez, qx - ex, qy - ey, qz - ez, clearance
+            ):
+                through = True
+                break
+        if through:
+            counts[2] += 1
+            continue
         if n_leaves and settled_from(nodes, frames, tree_of, flip, leaves, n_leaves, qx, qy, qz):
             counts[2] += 1
             continue

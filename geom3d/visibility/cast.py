@@ -27,6 +27,7 @@ from geom3d.raycast import RayBackend
 from geom3d.visibility._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
 from geom3d.visibility._leaf_kernels import NO_TREES
 from geom3d.visibility.apparent import ApparentView
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 
 __all__ = [
     "NO_TREES",
@@ -59,7 +60,14 @@ class VisibilityStats:
         Eye points examined, and refined on the fine lattice.
     eyes_proved : int
         Eye points skipped because all their segments were proved blocked (by a
-        blocking proof, or wholly behind one occluding trooper: :func:`hidden_eyes`).
+        blocking proof, wholly behind one occluding trooper: :func:`hidden_eyes`, or
+        behind one convex piece of scenery: :mod:`.convex`).
+    pairs_convex : int
+        Pairs answered blocked without a search: one convex piece blocks every segment
+        between them.
+    outlined : int
+        Lattice samples settled blocked without a ray: inside the apparent outline of a
+        convex piece nearer the eye than the target (not counted in ``rays``).
     """
 
     rays: int = 0
@@ -68,10 +76,15 @@ class VisibilityStats:
     eyes: int = 0
     eyes_refined: int = 0
     eyes_proved: int = 0
+    pairs_convex: int = 0
+    outlined: int = 0
 
     def add(self, other: VisibilityStats) -> None:
         """Add ``other``'s counts to these."""
-        for name in ("rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved"):
+        for name in (
+            "rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved", "pairs_convex",
+            "outlined",
+        ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -211,6 +224,9 @@ class ClearToTarget:
         Blocking proofs of the pair (:mod:`.proof`): segments they settle are not cast.
     flip : bool
         The eyes are the proof's second trooper's.
+    solids : ConvexSolids
+        Closed convex pieces of the same scenery (:mod:`.convex`): segments through one
+        are not cast (the compiled pass only; the answers are the same either way).
 
     Notes
     -----
@@ -227,6 +243,7 @@ class ClearToTarget:
         stats: VisibilityStats,
         proof=None,
         flip: bool = False,
+        solids: ConvexSolids = NO_SOLIDS,
     ) -> None:
         self.engine = engine
         self.occ = occ
@@ -238,7 +255,11 @@ class ClearToTarget:
         self._args = (
             None
             if self._scene is None
-            else (tuple(self._scene), tuple(proof.packed if proof is not None else NO_TREES))
+            else (
+                tuple(self._scene),
+                tuple(proof.packed if proof is not None else NO_TREES),
+                solids.packed,
+            )
         )
 
     @property
@@ -249,7 +270,8 @@ class ClearToTarget:
     def compiled_args(self) -> tuple:
         """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
         ``flip`` (occluders, :class:`~geom3d.raycast.CompiledScene` and
-        :class:`._leaf_kernels.ProofTrees` as plain tuples, flip), for compiled callers
+        :class:`._leaf_kernels.ProofTrees` as plain tuples, the convex pieces'
+        ``(planes, off)``, flip), for compiled callers
         (:attr:`compiled` only)."""
         assert self._args is not None  # compiled: the engine lent its scene
         return (self.occ, *self._args, self.flip)
@@ -257,13 +279,14 @@ class ClearToTarget:
     def count(self, counts: np.ndarray) -> None:
         """Add a compiled pass's counters to ``stats`` and the engine: rays reaching the
         target, segments cast, segments proved, and optionally eyes examined and
-        refined."""
+        refined and lattice samples settled inside an outline."""
         self.stats.rays += int(counts[0])
         self.stats.cast += int(counts[1])
         self.stats.proved += int(counts[2])
         if len(counts) > 3:
             self.stats.eyes += int(counts[3])
             self.stats.eyes_refined += int(counts[4])
+            self.stats.outlined += int(counts[5])
         self.engine.add_cast(int(counts[1]))
 
     def settled(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES, PROOF_EPS_MM
+from geom3d.mesh.primitives import box_mesh
 from geom3d.raycast import RayBackend, RayEngine
 from geom3d.visibility.apparent import PatchLattice
 from geom3d.visibility.cast import (
@@ -28,6 +29,7 @@ from geom3d.visibility.cast import (
     cylinder_array,
     hidden_eyes,
 )
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.eyes import eye_points
 from geom3d.visibility.interior import InteriorMap
 from geom3d.visibility.proof import PairProof, Prover
@@ -47,12 +49,14 @@ def search_eyes(
     proof: PairProof | None = None,
     flip: bool = False,
     sizes: tuple[int, ...] = BATCH_SIZES,
+    solids: ConvexSolids = NO_SOLIDS,
 ) -> PatchWitness | None:
     """Search ``eyes`` (in order) for one that sees a patch of ``target``.
 
     ``occ``: occluding cylinders (:func:`cylinder_array`). With ``proof`` (made from the
     eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and proved
-    segments are not cast; the answer is the same.
+    segments are not cast; with ``solids`` (:mod:`.convex`), so are eyes and segments
+    that one of them blocks. The answer is the same.
     """
     if proof is not None:
         done = proof.settled_eyes(eyes, flip)
@@ -62,9 +66,13 @@ def search_eyes(
         done = hidden_eyes(eyes, target, occ)
         stats.eyes_proved += int(done.sum())
         eyes = eyes[~done]
+    if len(solids) and len(eyes):
+        done = solids.hidden(eyes, target)
+        stats.eyes_proved += int(done.sum())
+        eyes = eyes[~done]
     if not len(eyes):
         return None
-    cast = ClearToTarget(engine, occ, stats, proof, flip)
+    cast = ClearToTarget(engine, occ, stats, proof, flip, solids)
     if cast.compiled:
         hit = search_clear_patch(eyes, target, cast, lat, batch_sizes=sizes)
     else:
@@ -82,6 +90,7 @@ def pair_patch(
     patch_mm: float = PATCH_MM,
     stats: VisibilityStats | None = None,
     eye_spacing: float = EYE_SPACING_MM,
+    solids: ConvexSolids | None = None,
 ) -> tuple[PatchWitness | None, int | None]:
     """Does ``a`` see ``b`` or ``b`` see ``a``? (See the module docstring.)
 
@@ -99,6 +108,10 @@ def pair_patch(
     patch_mm : float, mm
     stats : VisibilityStats, optional
     eye_spacing : float, mm
+    solids : ConvexSolids, optional
+        Closed convex pieces of the same scenery (:mod:`.convex`): a pair that one of
+        them blocks whole is answered without a search, and eyes and segments they
+        block are not cast. Without them the answer is the same.
 
     Returns
     -------
@@ -113,16 +126,20 @@ def pair_patch(
     else:
         rows = cylinder_array(occluders)
     occ = np.ascontiguousarray(rows[cull_rows(a, b, rows)]) if len(rows) else rows
+    near = NO_SOLIDS if solids is None else solids.near(a, b)
+    if near.blocks_pair(a, b):
+        stats.pairs_convex += 1
+        return None, None
     proof: PairProof | None = None
     back = None  # the eyes of b, once made
-    if prover is None:
-        w = search_eyes(b, eye_points(a, b, eye_spacing), engine, occ, lat, stats)
+    if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
+        w = search_eyes(b, eye_points(a, b, eye_spacing), engine, occ, lat, stats, solids=near)
     else:
         pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
         n_pre = sum(pre)
         # most visible pairs end in these first eyes: only they are made first
         head = eye_points(a, b, eye_spacing, limit=n_pre)
-        w = search_eyes(b, head, engine, occ, lat, stats, sizes=pre)
+        w = search_eyes(b, head, engine, occ, lat, stats, sizes=pre, solids=near)
         if w is None:
             eyes = eye_points(a, b, eye_spacing)
             back = eye_points(b, a, eye_spacing)
@@ -133,11 +150,13 @@ def pair_patch(
             if proof is not None and proof.complete:
                 return None, None
             rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
-            w = search_eyes(b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest)
+            w = search_eyes(
+                b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest, solids=near
+            )
     if w is not None:
         return w, 0
     eyes = eye_points(b, a, eye_spacing) if back is None else back
-    w = search_eyes(a, eyes, engine, occ, lat, stats, proof, flip=True)
+    w = search_eyes(a, eyes, engine, occ, lat, stats, proof, flip=True, solids=near)
     return (w, 1) if w is not None else (None, None)
 
 
@@ -183,6 +202,11 @@ def warm_kernels(interior: InteriorMap | None = None, *, search: bool = True) ->
     eyes = eyes[~hidden_eyes(eyes, b, occ)]
     prover = Prover(interior, None)  # no ray below: the engine is not needed
     prover.warm(a, b, occ, eyes)
+    v, f = box_mesh((20.0, 60.0, 60.0))  # a convex piece between the two
+    near = ConvexSolids.from_mesh(v + (x0 + 100.0, y0, 0.0), f, np.zeros(len(f))).near(a, b)
+    near.blocks_pair(a, b)
+    near.blocks_axis(a, b)
+    near.hidden(eye_points(a, b, limit=4), b)
     RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
     if search:
         warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given

@@ -51,6 +51,7 @@ from geom3d.visibility._search_kernels import (
 )
 from geom3d.visibility.apparent import ApparentView, PatchLattice, extent_limits, rim_points
 from geom3d.visibility.cast import NO_TREES, ClearToTarget, SampleCast, cylinder_array
+from geom3d.visibility.convex import NO_SOLIDS
 from geom3d.visibility.eyes import eye_batches
 
 __all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch", "warm_search"]
@@ -155,7 +156,7 @@ def search_clear_patch(
     if not len(eyes):
         return None
     center, rim, row, cap, rim_pad = _target_args(target)
-    counts = np.zeros(5, np.int64)
+    counts = np.zeros(6, np.int64)
     # numba's Dispatcher stub caps __call__'s positional arity
     start, _size, eye, ca, cb, p = search_clear(  # type: ignore[call-arg]
         eyes, _sizes(batch_sizes), center, rim, row,
@@ -177,9 +178,9 @@ def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
     no_scene = CompiledScene(0, np.zeros(3), 1, RAY_EPS_MM)  # never read: no eye to cast from
     search_clear(
         np.zeros((0, 3)), _sizes(BATCH_SIZES), center, rim, row,
-        occ, tuple(no_scene), tuple(NO_TREES), False, cap, rim_pad, lattice.sample_mm,
-        APPARENT_DEPTH_EPS_MM, lattice.coarse_mm, lattice.coarse_step, lattice.window,
-        np.zeros(5, np.int64),
+        occ, tuple(no_scene), tuple(NO_TREES), NO_SOLIDS.packed, False, cap, rim_pad,
+        lattice.sample_mm, APPARENT_DEPTH_EPS_MM, lattice.coarse_mm, lattice.coarse_step,
+        lattice.window, np.zeros(6, np.int64),
     )  # fmt: skip
     ApparentView(np.array([center]) + (0.0, -10.0 * target.radius, 0.0), target)
 

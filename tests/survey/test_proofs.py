@@ -55,8 +55,9 @@ def test_pair_answers_with_proofs_equal_those_without(request, table, spacing):
     assert c == info_built["counters"]
     assert c_plain["proof_pairs"] == 0 and c_plain["proved"] == 0
     assert c["cast"] <= c_plain["cast"]
-    if table == "sunk":  # the proofs did work: pairs settled without a search
-        assert c["proof_pairs_settled"] > 100 and c["eyes_proved"] > 0
+    if table == "sunk":  # the shortcuts did work: pairs settled without a search (the
+        # wall and the post are boxes: convex pieces settle what bundle proofs would)
+        assert c["proof_pairs_settled"] + c["pairs_convex"] > 100 and c["eyes_proved"] > 0
         assert c["cast"] < c_plain["cast"] / 5
 
 

@@ -17,10 +17,12 @@ from proof_support import (
 from support import box, make_scene, real_meshes_dir, trooper
 
 from geom3d.adjudication import lof
+from geom3d.scene.scene import Scene
 from geom3d.visibility import (
     VisibilityStats,
     eye_points,
 )
+from geom3d.visibility.convex import NO_SOLIDS
 
 # --------------------------------------------------------------------------------------
 # the threshold: a wall, a slit, a wall's top, a scan's rim
@@ -201,7 +203,9 @@ def test_troopers_on_a_terrain_ridge():
 # --------------------------------------------------------------------------------------
 
 
-def test_matrix_counts_proved_segments_and_settled_pairs():
+def test_matrix_counts_proved_segments_and_settled_pairs(monkeypatch):
+    # the walls are boxes, which would settle these pairs as convex pieces: without them
+    monkeypatch.setattr(Scene, "convex_solids", property(lambda self: NO_SOLIDS))
     scene = make_scene(
         [
             trooper("a", [0, 0]),

@@ -11,11 +11,14 @@ from support import box, make_scene, trooper
 import geom3d.raycast.embree as embree_mod  # EmbreeEngine.warm and its queries
 import geom3d.visibility.apparent as apparent_mod
 import geom3d.visibility.cast as cast_mod
+import geom3d.visibility.convex as convex_mod
 import geom3d.visibility.interior as interior_mod
 import geom3d.visibility.proof as proof_mod
 import geom3d.visibility.search as search_mod
 from geom3d.adjudication import lof
+from geom3d.scene.scene import Scene
 from geom3d.visibility import warm_kernels
+from geom3d.visibility.convex import NO_SOLIDS
 
 #: (module that calls it, kernel name) for every kernel the warm-up is there to load
 KERNELS = [
@@ -29,6 +32,9 @@ KERNELS = [
     (search_mod, "search_clear"),
     (apparent_mod, "view_frames"),
     (embree_mod, "occluded_kernel"),
+    (convex_mod, "bundle_meets"),
+    (convex_mod, "corners_hidden"),
+    (convex_mod, "segment_blocked"),
 ]
 
 
@@ -62,10 +68,14 @@ def _scene():
     return make_scene(people, walls)
 
 
+@pytest.mark.parametrize("convex", [True, False], ids=["convex", "proofs"])
 @pytest.mark.parametrize("own_map", [True, False], ids=["scene-map", "toy-map"])
-def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch, own_map):
+def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch, own_map, convex):
     """On the scene's own map, and on the one-triangle map it uses before any mesh is
-    loaded: the types are every map's."""
+    loaded: the types are every map's. The walls are boxes, which settle most pairs as
+    convex pieces; without them (``proofs``) the bundle proofs do that work."""
+    if not convex:
+        monkeypatch.setattr(Scene, "convex_solids", property(lambda self: NO_SOLIDS))
     scene = _scene()
     prover = scene.prover
     seen = _record(monkeypatch)
@@ -77,8 +87,12 @@ def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch,
     scene.visibility_cache.clear()
     lof.lof_matrix(scene, threads=1)
     used = {k: v for k, v in seen.items() if v}
-    assert {"prove_bundles", "settled_eyes", "hidden_kernel", "cull_kernel"} <= set(used)
-    assert {"search_clear", "view_frames", "occluded_kernel"} <= set(used)
+    if convex:  # the boxes settle what the proofs would (no proof, so no probe ray)
+        assert {"bundle_meets", "corners_hidden", "segment_blocked"} <= set(used)
+    else:
+        assert {"prove_bundles", "settled_eyes", "hidden_kernel", "cull_kernel"} <= set(used)
+        assert "occluded_kernel" in used
+    assert {"search_clear", "view_frames"} <= set(used)
     for name, sigs in used.items():
         assert sigs <= warmed[name], (name, sigs - warmed[name])
 

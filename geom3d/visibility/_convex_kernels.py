@@ -1,0 +1,302 @@
+"""Compiled tests of segments against closed convex blocking pieces (:mod:`.convex`).
+
+A piece is a run ``planes[j0:j1]`` of rows ``(nx, ny, nz, d)``: its inside is where
+``n . x <= d`` for every row. A segment *meets* the piece when some point of it lies in
+the piece shrunk by ``margin`` (``n . x <= d - margin`` for every row); from an eye at
+least ``clearance`` outside the piece (``n . e >= d + clearance`` for some row), such a
+segment crosses the piece's surface at least ``clearance`` from the eye and ``margin``
+before its end: the ray engine, which trims ``RAY_EPS_MM`` off each end, finds it
+blocked (see :mod:`.convex` for why the surface is there).
+
+Segments from one point to every point of a convex set ``K`` all meet the piece when the
+segments to ``K``'s corners do: the points ``x`` whose segment from ``e`` meets a convex
+set form a convex set (the set and its shadow from ``e``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geom3d.bodies.kernels import njit, njit_leaf
+from geom3d.core.tolerances import SURFACE_BOX_PAD_MM
+
+__all__ = [
+    "OUTLINE_INSET",
+    "bundle_meets",
+    "column_span",
+    "convex_scratch",
+    "corners_hidden",
+    "eye_outlines",
+    "eye_outside",
+    "segment_blocked",
+    "segment_meets",
+    "silhouette",
+]
+
+
+@njit_leaf(forceinline=True)
+def segment_meets(planes, j0, j1, ex, ey, ez, dx, dy, dz, margin):
+    """Does the segment ``e -> e + D`` meet piece ``planes[j0:j1]`` shrunk by
+    ``margin``? (Clipping the parameter range ``[0, 1]`` plane by plane.)"""
+    t0 = 0.0
+    t1 = 1.0
+    for j in range(j0, j1):
+        nx, ny, nz = planes[j, 0], planes[j, 1], planes[j, 2]
+        num = planes[j, 3] - margin - (nx * ex + ny * ey + nz * ez)
+        den = nx * dx + ny * dy + nz * dz
+        if den > 0.0:
+            t = num / den
+            if t < t1:
+                t1 = t
+        elif den < 0.0:
+            t = num / den
+            if t > t0:
+                t0 = t
+        elif num < 0.0:
+            return False
+        if not t0 < t1:
+            return False
+    return True
+
+
+@njit_leaf(forceinline=True)
+def eye_outside(planes, j0, j1, ex, ey, ez, clearance):
+    """Is the point at least ``clearance`` outside piece ``planes[j0:j1]`` (beyond one of
+    its planes)?"""
+    for j in range(j0, j1):
+        if planes[j, 0] * ex + planes[j, 1] * ey + planes[j, 2] * ez - planes[j, 3] >= clearance:
+            return True
+    return False
+
+
+@njit_leaf
+def _all_meet(planes, j0, j1, ex, ey, ez, corners, margin):
+    for k in range(corners.shape[0]):
+        dx = corners[k, 0] - ex
+        dy = corners[k, 1] - ey
+        dz = corners[k, 2] - ez
+        if not segment_meets(planes, j0, j1, ex, ey, ez, dx, dy, dz, margin):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def corners_hidden(eyes, corners, planes, off, margin, clearance):
+    """Which eyes see nothing of the convex hull of ``corners`` past one piece: at least
+    ``clearance`` outside it, with every segment to a corner meeting it.
+
+    Parameters
+    ----------
+    eyes : (n, 3) float64, mm
+    corners : (c, 3) float64, mm
+    planes : (P, 4) float64
+    off : (S + 1,) int64
+        Piece ``s`` is ``planes[off[s]:off[s + 1]]``.
+    margin, clearance : float, mm
+
+    Returns
+    -------
+    (n,) bool
+    """
+    out = np.zeros(eyes.shape[0], np.bool_)
+    for i in range(eyes.shape[0]):
+        ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
+        for s in range(off.shape[0] - 1):
+            j0, j1 = off[s], off[s + 1]
+            if eye_outside(planes, j0, j1, ex, ey, ez, clearance) and _all_meet(
+                planes, j0, j1, ex, ey, ez, corners, margin
+            ):
+                out[i] = True
+                break
+    return out
+
+
+@njit(cache=True, nogil=True)
+def bundle_meets(xc, yc, planes, off, margin, clearance):
+    """Does one piece block every segment between the convex hulls of ``xc`` and ``yc``
+    ((c, 3) float64 each, mm)? Both hulls lie at least ``clearance`` outside it (beyond
+    one of its planes: a plane bounds a convex set) and every corner-to-corner segment
+    meets it (so, by convexity twice over, every segment between the hulls does)."""
+    for s in range(off.shape[0] - 1):
+        j0, j1 = off[s], off[s + 1]
+        ok = True
+        for c in (xc, yc):
+            beyond = False
+            for j in range(j0, j1):
+                lo = np.inf
+                for k in range(c.shape[0]):
+                    g = planes[j, 0] * c[k, 0] + planes[j, 1] * c[k, 1] + planes[j, 2] * c[k, 2]
+                    lo = min(lo, g - planes[j, 3])
+                if lo >= clearance:
+                    beyond = True
+                    break
+            ok = ok and beyond
+        if not ok:
+            continue
+        for k in range(xc.shape[0]):
+            if not _all_meet(planes, j0, j1, xc[k, 0], xc[k, 1], xc[k, 2], yc, margin):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+@njit_leaf
+def silhouette(inner, k0, k1, e, u, v, c, far, pts, hull):
+    """The apparent outline of a piece from eye ``e``: the convex hull, counter-clockwise,
+    of its inner points ``inner[k0:k1]`` projected from ``e`` onto the apparent plane
+    (through ``c``, spanned by ``u`` and ``v``: each a (3,) float64 row), into ``hull``
+    ((m + 1, 2) scratch; ``pts``: (m, 2) scratch).
+
+    Returns the outline's vertex count; 0 when a point is not in front of the eye or not
+    nearer than ``far`` (mm): a ray through the outline then meets the piece before any
+    point ``far`` or more away.
+    """
+    ex, ey, ez = e[0], e[1], e[2]
+    nx = v[1] * u[2] - v[2] * u[1]  # v x u: the line of sight
+    ny = v[2] * u[0] - v[0] * u[2]
+    nz = v[0] * u[1] - v[1] * u[0]
+    dc = (c[0] - ex) * nx + (c[1] - ey) * ny + (c[2] - ez) * nz
+    if not dc > 0.0:
+        return 0
+    m = k1 - k0
+    for k in range(m):
+        rx, ry, rz = inner[k0 + k, 0] - ex, inner[k0 + k, 1] - ey, inner[k0 + k, 2] - ez
+        if not rx * rx + ry * ry + rz * rz < far * far:
+            return 0
+        depth = rx * nx + ry * ny + rz * nz
+        if not depth > 1e-6 * dc:
+            return 0
+        lam = dc / depth
+        px, py, pz = ex + lam * rx - c[0], ey + lam * ry - c[1], ez + lam * rz - c[2]
+        s = px * u[0] + py * u[1] + pz * u[2]
+        t = px * v[0] + py * v[1] + pz * v[2]
+        q = k  # insertion by (s, t)
+        while q > 0 and (pts[q - 1, 0] > s or (pts[q - 1, 0] == s and pts[q - 1, 1] > t)):
+            pts[q, 0] = pts[q - 1, 0]
+            pts[q, 1] = pts[q - 1, 1]
+            q -= 1
+        pts[q, 0] = s
+        pts[q, 1] = t
+    # Andrew's monotone chain: lower hull, then upper
+    h = 0
+    for k in range(m):
+        while h >= 2 and _turn(hull, h, pts[k, 0], pts[k, 1]) <= 0.0:
+            h -= 1
+        hull[h, 0] = pts[k, 0]
+        hull[h, 1] = pts[k, 1]
+        h += 1
+    low = h + 1
+    for k in range(m - 2, -1, -1):
+        while h >= low and _turn(hull, h, pts[k, 0], pts[k, 1]) <= 0.0:
+            h -= 1
+        hull[h, 0] = pts[k, 0]
+        hull[h, 1] = pts[k, 1]
+        h += 1
+    return h - 1 if h >= 4 else 0  # the last point repeats the first
+
+
+@njit_leaf(forceinline=True)
+def _turn(hull, h, s, t):
+    """Cross product of (hull[h-2] -> hull[h-1]) and (hull[h-2] -> (s, t))."""
+    ax, ay = hull[h - 2, 0], hull[h - 2, 1]
+    return (hull[h - 1, 0] - ax) * (t - ay) - (hull[h - 1, 1] - ay) * (s - ax)
+
+
+@njit_leaf
+def column_span(hull, h, s0, inset):
+    """The apparent heights ``(lo, hi)`` strictly inside outline ``hull[:h]`` (by
+    ``inset``) on the vertical line ``s = s0`` (empty: ``lo >= hi``)."""
+    smin = np.inf
+    smax = -np.inf
+    for j in range(h):
+        smin = min(smin, hull[j, 0])
+        smax = max(smax, hull[j, 0])
+    if not (smin + inset < s0 < smax - inset):
+        return 1.0, 0.0
+    lo = np.inf
+    hi = -np.inf
+    for j in range(h):
+        a = j
+        b = j + 1 if j + 1 < h else 0
+        sa, sb = hull[a, 0], hull[b, 0]
+        if (sa <= s0 <= sb or sb <= s0 <= sa) and sa != sb:
+            t = hull[a, 1] + (s0 - sa) * (hull[b, 1] - hull[a, 1]) / (sb - sa)
+            lo = min(lo, t)
+            hi = max(hi, t)
+    return lo + inset, hi - inset
+
+
+#: Apparent inset (mm) of a sample inside an outline for it to count as inside: far above
+#: the rounding of the projection, far below a sample's spacing.
+OUTLINE_INSET = 1e-6
+
+
+@njit(cache=True, nogil=True)
+def convex_scratch(solids):
+    """Scratch buffers of :func:`eye_outlines` and the ray loop for ``solids``
+    (``(planes, off, inner, inner_off)``): pieces usable from an eye, outlines, points,
+    outline sizes, column spans."""
+    _, off, _, inner_off = solids
+    n = off.shape[0] - 1
+    most = 1
+    for q in range(n):
+        most = max(most, inner_off[q + 1] - inner_off[q])
+    return (
+        np.empty(n, np.int64),
+        np.empty((n, 2 * most + 2, 2)),
+        np.empty((most, 2)),
+        np.zeros(n, np.int64),
+        np.empty((n, 2)),
+    )
+
+
+@njit_leaf
+def eye_outlines(
+    e, u, v, c, target, box, planes, off, inner, inner_off, clearance, pts, hulls, hull_n
+):  # fmt: skip
+    """The apparent outlines (:func:`silhouette`) from eye ``e`` of every piece the eye is
+    ``clearance`` clear of and whose inner points are all nearer than any point of the
+    ``target`` (a ``(bx, by, bz, r, h)`` row; its box grown by ``SURFACE_BOX_PAD_MM``),
+    and that overlap the apparent rectangle ``box`` (``s0, s1, t0, t1``), into
+    ``hulls[:n]`` and ``hull_n[:n]``; returns ``n``."""
+    ex, ey, ez = e[0], e[1], e[2]
+    pad = SURFACE_BOX_PAD_MM
+    dxy = math.hypot(ex - target[0], ey - target[1]) - target[3] - pad
+    dz = max(target[2] - ez, ez - target[2] - target[4]) - pad
+    near = math.hypot(max(dxy, 0.0), max(dz, 0.0))
+    n = 0
+    if not near > 0.0:
+        return 0
+    for q in range(off.shape[0] - 1):
+        if not eye_outside(planes, off[q], off[q + 1], ex, ey, ez, clearance):
+            continue
+        hull = hulls[n]
+        h = silhouette(inner, inner_off[q], inner_off[q + 1], e, u, v, c, near, pts, hull)
+        if h < 3:
+            continue
+        s_lo = s_hi = hull[0, 0]
+        t_lo = t_hi = hull[0, 1]
+        for j in range(1, h):
+            s_lo, s_hi = min(s_lo, hull[j, 0]), max(s_hi, hull[j, 0])
+            t_lo, t_hi = min(t_lo, hull[j, 1]), max(t_hi, hull[j, 1])
+        if s_lo < box[1] and s_hi > box[0] and t_lo < box[3] and t_hi > box[2]:
+            hull_n[n] = h
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def segment_blocked(planes, off, p, q, margin, clearance):
+    """Does one piece, ``p`` at least ``clearance`` outside it, meet the segment
+    ``p -> q`` ((3,) float64 each, mm) shrunk by ``margin``?"""
+    for s in range(off.shape[0] - 1):
+        j0, j1 = off[s], off[s + 1]
+        if eye_outside(planes, j0, j1, p[0], p[1], p[2], clearance) and segment_meets(
+            planes, j0, j1, p[0], p[1], p[2], q[0] - p[0], q[1] - p[1], q[2] - p[2], margin
+        ):
+            return True
+    return False

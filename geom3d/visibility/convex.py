@@ -1,0 +1,263 @@
+"""Closed convex blocking pieces: segments through them are blocked without a ray.
+
+Modelled scenery is mostly boxes, prisms and other convex pieces, each its own closed
+mesh. A piece qualifies (:meth:`ConvexSolids.from_mesh`) when its faces, on merged
+positions, use every directed edge once and its reverse once (a closed, consistently
+oriented surface) and every vertex lies inside every face's plane (within
+``CONVEX_FLAT_MM``): the faces then all lie on the boundary of the vertices' convex hull
+and, being closed, cover it, so the piece is that hull, the intersection of its face
+planes, and a segment from outside into its inside crosses one of its triangles.
+
+A segment that meets the piece shrunk by ``PROOF_CLEARANCE_MM``, from an eye at least as
+far outside it, is blocked (:mod:`._convex_kernels`); so are all segments from one eye to
+a target, or between two troopers, when those to the corners of a prism around them are.
+Like the bundle proofs (:mod:`.proof`), the pieces change the cost of a search, never its
+answer: they only settle as blocked what the ray engine finds blocked.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import (
+    CONVEX_FLAT_MM,
+    CONVEX_MAX_FACES,
+    CONVEX_MAX_PLANES,
+    CONVEX_PRISM_SIDES,
+    PROOF_CLEARANCE_MM,
+    SURFACE_BOX_PAD_MM,
+)
+from geom3d.visibility._convex_kernels import bundle_meets, corners_hidden, segment_blocked
+
+__all__ = ["NO_SOLIDS", "ConvexSolids", "prism_corners"]
+
+
+@dataclass(frozen=True)
+class ConvexSolids:
+    """Closed convex blocking pieces (see the module docstring).
+
+    Attributes
+    ----------
+    planes : (P, 4) float64
+        ``(nx, ny, nz, d)`` rows, unit outward normals: inside is ``n . x <= d`` (mm).
+    off : (S + 1,) int64
+        Piece ``s`` is ``planes[off[s]:off[s + 1]]``.
+    lo, hi : (S, 3) float64, mm
+        Each piece's bounding box.
+    inner : (V, 3) float64, mm
+        Points inside each piece shrunk by twice ``PROOF_CLEARANCE_MM``, one near each of
+        its vertices: their convex hull lies in the shrunk piece, so a ray through their
+        outline meets it (:func:`._convex_kernels.silhouette`).
+    inner_off : (S + 1,) int64
+        Piece ``s``'s are ``inner[inner_off[s]:inner_off[s + 1]]``.
+    """
+
+    planes: np.ndarray
+    off: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    inner: np.ndarray
+    inner_off: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.off) - 1
+
+    @property
+    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(planes, off, inner, inner_off)``: the compiled ray loop's argument."""
+        return self.planes, self.off, self.inner, self.inner_off
+
+    @classmethod
+    def from_mesh(cls, vertices: np.ndarray, faces: np.ndarray, group: np.ndarray) -> ConvexSolids:
+        """The groups of faces that are closed convex pieces.
+
+        Parameters
+        ----------
+        vertices : (n, 3) float64, mm
+        faces : (m, 3) int64
+        group : (m,) int
+            A label per face (a scenery element, a connected solid): each label with at
+            most ``CONVEX_MAX_FACES`` faces is tested as one piece.
+
+        Returns
+        -------
+        ConvexSolids
+        """
+        group = np.asarray(group)
+        if not len(faces):
+            return NO_SOLIDS
+        labels, counts = np.unique(group, return_counts=True)
+        small = labels[counts <= CONVEX_MAX_FACES]
+        pick = np.flatnonzero(np.isin(group, small))
+        pick = pick[np.argsort(group[pick], kind="stable")]
+        cuts = np.flatnonzero(np.diff(group[pick])) + 1
+        planes, off, lo, hi, inner, inner_off = [], [0], [], [], [], [0]
+        for idx in np.split(pick, cuts) if len(pick) else []:
+            got = _piece_planes(vertices, faces[idx])
+            if got is None:
+                continue
+            pts = vertices[np.unique(faces[idx])]
+            ins = _inner_points(pts, got)
+            planes.append(got)
+            off.append(off[-1] + len(got))
+            lo.append(pts.min(axis=0))
+            hi.append(pts.max(axis=0))
+            inner.append(ins)
+            inner_off.append(inner_off[-1] + len(ins))
+        if not planes:
+            return NO_SOLIDS
+        return cls(
+            np.ascontiguousarray(np.concatenate(planes)),
+            np.array(off, np.int64),
+            np.array(lo),
+            np.array(hi),
+            np.ascontiguousarray(np.concatenate(inner)),
+            np.array(inner_off, np.int64),
+        )
+
+    def near(self, a: Cylinder, b: Cylinder) -> ConvexSolids:
+        """The pieces whose box meets the joint box of ``a`` and ``b`` (only they can
+        meet a segment between the two)."""
+        if not len(self):
+            return self
+        ba, bb = a.base_array, b.base_array
+        lo = np.minimum(ba - (a.radius, a.radius, 0.0), bb - (b.radius, b.radius, 0.0))
+        hi = np.maximum(ba + (a.radius, a.radius, a.height), bb + (b.radius, b.radius, b.height))
+        inbox = ((self.lo <= hi) & (self.hi >= lo)).all(axis=1)
+        # in plan, the segments lie within the larger radius of the line between the axes
+        mid = 0.5 * (self.lo[:, :2] + self.hi[:, :2])
+        reach = 0.5 * np.hypot(*(self.hi[:, :2] - self.lo[:, :2]).T) + max(a.radius, b.radius)
+        ab = bb[:2] - ba[:2]
+        f = np.clip((mid - ba[:2]) @ ab / max(float(ab @ ab), 1e-300), 0.0, 1.0)
+        gap = np.hypot(*(mid - ba[:2] - f[:, None] * ab).T)
+        keep = np.flatnonzero(inbox & (gap <= reach + PROOF_CLEARANCE_MM))
+        if len(keep) == len(self):
+            return self
+        if not len(keep):
+            return NO_SOLIDS
+        rows, off = _runs(self.off, keep)
+        pts, inner_off = _runs(self.inner_off, keep)
+        return ConvexSolids(
+            np.ascontiguousarray(self.planes[rows]),
+            off,
+            self.lo[keep],
+            self.hi[keep],
+            np.ascontiguousarray(self.inner[pts]),
+            inner_off,
+        )
+
+    def blocks_pair(self, a: Cylinder, b: Cylinder) -> bool:
+        """Does one piece block every segment between ``a`` and ``b``?"""
+        if not len(self):
+            return False
+        xa, xb = prism_corners(a), prism_corners(b)
+        eps = PROOF_CLEARANCE_MM
+        return bool(bundle_meets(xa, xb, self.planes, self.off, eps, eps))
+
+    def blocks_axis(self, a: Cylinder, b: Cylinder) -> bool:
+        """Does one piece block the segment between the middles of ``a``'s and ``b``'s
+        axes? (Then it hides most of each from the other, and what it leaves is seldom
+        worth a bundle proof.)"""
+        if not len(self):
+            return False
+        pa = a.base_array + (0.0, 0.0, 0.5 * a.height)
+        pb = b.base_array + (0.0, 0.0, 0.5 * b.height)
+        return bool(
+            segment_blocked(self.planes, self.off, pa, pb, PROOF_CLEARANCE_MM, PROOF_CLEARANCE_MM)
+        )
+
+    def hidden(self, eyes: np.ndarray, target: Cylinder) -> np.ndarray:
+        """(n,) bool: eyes that see nothing of ``target`` past one piece."""
+        if not len(self) or not len(eyes):
+            return np.zeros(len(eyes), dtype=bool)
+        return corners_hidden(
+            np.ascontiguousarray(eyes, dtype=np.float64), prism_corners(target), self.planes,
+            self.off, PROOF_CLEARANCE_MM, PROOF_CLEARANCE_MM,
+        )  # fmt: skip
+
+
+NO_SOLIDS = ConvexSolids(
+    np.zeros((0, 4)),
+    np.zeros(1, np.int64),
+    np.zeros((0, 3)),
+    np.zeros((0, 3)),
+    np.zeros((0, 3)),
+    np.zeros(1, np.int64),
+)
+
+
+def _runs(off: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of runs ``keep`` of a run-offset array, and their new offsets."""
+    rows = np.concatenate([np.arange(off[s], off[s + 1]) for s in keep])
+    sizes = off[keep + 1] - off[keep]
+    return rows, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def _inner_points(pts: np.ndarray, planes: np.ndarray) -> np.ndarray:
+    """(k, 3) float64: each vertex moved towards the piece's centroid just far enough to
+    lie inside every plane by twice ``PROOF_CLEARANCE_MM`` (vertices for which even the
+    centroid is not that deep are left out: the piece is thinner than that there)."""
+    mid = pts.mean(axis=0)
+    n, d = planes[:, :3], planes[:, 3] - 2.0 * PROOF_CLEARANCE_MM
+    excess = pts @ n.T - d  # (k, p): > 0 where a vertex is not deep enough
+    gain = (pts - mid) @ n.T  # moving a fraction f to mid lowers n . x by f * gain
+    safe = np.where(gain > 0.0, gain, 1.0)
+    need = np.where(excess > 0.0, np.where(gain > 0.0, excess / safe, np.inf), 0.0)
+    f = need.max(axis=1) * (1.0 + 1e-9) + 1e-12
+    keep = f <= 1.0
+    out = pts[keep] + f[keep, None] * (mid - pts[keep])
+    ok = (out @ n.T - d <= 0.0).all(axis=1)
+    return np.ascontiguousarray(out[ok])
+
+
+@functools.lru_cache(maxsize=1024)
+def prism_corners(cyl: Cylinder) -> np.ndarray:
+    """(2 k, 3) float64, mm: the corners of the ``k``-sided prism (``CONVEX_PRISM_SIDES``)
+    around ``cyl`` grown by ``SURFACE_BOX_PAD_MM`` (points computed on its surface, with
+    rounding, lie inside). Not to be modified."""
+    k = CONVEX_PRISM_SIDES
+    b = cyl.base_array
+    r = (cyl.radius + SURFACE_BOX_PAD_MM) / math.cos(math.pi / k)
+    ang = np.arange(k) * (2.0 * math.pi / k)
+    out = np.empty((2 * k, 3))
+    out[:, 0] = b[0] + r * np.tile(np.cos(ang), 2)
+    out[:, 1] = b[1] + r * np.tile(np.sin(ang), 2)
+    out[:k, 2] = b[2] - SURFACE_BOX_PAD_MM
+    out[k:, 2] = cyl.top_z + SURFACE_BOX_PAD_MM
+    out.setflags(write=False)
+    return out
+
+
+def _piece_planes(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray | None:
+    """(p, 4) float64: the distinct face planes of a closed convex piece, or None when
+    the faces are not one (see the module docstring)."""
+    pos, inv = np.unique(vertices[faces.ravel()], axis=0, return_inverse=True)
+    f = inv.reshape(-1, 3).astype(np.int64)
+    n = np.int64(len(pos))
+    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+    if (edges[:, 0] == edges[:, 1]).any():
+        return None
+    key = edges[:, 0] * n + edges[:, 1]
+    back = edges[:, 1] * n + edges[:, 0]
+    if len(np.unique(key)) != len(key) or not np.isin(back, key).all():
+        return None  # not closed, or not consistently oriented
+    tri = pos[f]
+    nrm = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(nrm, axis=1)
+    ok = length > 0.0
+    if not ok.any():
+        return None
+    nrm = nrm[ok] / length[ok, None]
+    d = np.einsum("ij,ij->i", nrm, tri[ok, 0])
+    if (pos @ nrm.T - d > CONVEX_FLAT_MM).any():
+        return None  # a vertex outside a face's plane: not convex (or inside out)
+    _, first = np.unique(np.round(np.column_stack([nrm, d]), 9), axis=0, return_index=True)
+    rows = np.column_stack([nrm, d])[np.sort(first)]
+    if len(rows) > CONVEX_MAX_PLANES or len(rows) < 4:
+        return None
+    return np.ascontiguousarray(rows)
