@@ -149,8 +149,13 @@ def print_pair_rows(rows: list[PairRow], title: str, target_s: float) -> None:
     # apparent view) for every eye of both troopers that no proof skips
     blocked = [r for r in rows if not r.visible]
     settled = [r for r in blocked if r.proof.pairs_settled]
-    searched = [r for r in blocked if not r.proof.pairs_settled]
-    for name, part in (("settled by proof alone", settled), ("searched", searched)):
+    convex = [r for r in blocked if r.stats.pairs_convex]
+    searched = [r for r in blocked if not r.proof.pairs_settled and not r.stats.pairs_convex]
+    for name, part in (
+        ("settled by proof alone", settled),
+        ("settled by one convex piece", convex),
+        ("searched", searched),
+    ):
         t = sum(r.seconds for r in part)
         eyes = sum(r.stats.eyes for r in part)
         segs = sum(r.stats.cast + r.stats.proved for r in part)
@@ -159,6 +164,11 @@ def print_pair_rows(rows: list[PairRow], title: str, target_s: float) -> None:
             f"the time), {eyes / max(1, len(part)):,.0f} eyes examined and "
             f"{segs / max(1, eyes):,.0f} segments (cast or proved) per eye"
         )
+    outlined = sum(r.stats.outlined for r in rows)
+    print(
+        f"  convex pieces: {len(convex)} blocked pairs settled whole; {outlined:,} lattice "
+        f"samples settled inside a piece's outline without a ray"
+    )
     p = ProofStats()
     for r in rows:
         p = ProofStats(

@@ -9,7 +9,8 @@ troopers as observers), prints, in one process:
 * per spacing (default 10 mm; ``--spacings 20,10,5`` for the scaling): the standable
   spots, spot x observer pairs, the share decided without rays (arcs, engagement), the
   whole run's time (in-process, or ``--workers N``), pairs per second, the segments cast
-  and proved per pair;
+  and proved per pair, the lattice samples settled inside a convex piece's outline and
+  the pairs one piece settles whole;
 * the raw Embree rate in the same process (occlusion queries between observers and
   spots, on prepared float32 arrays), measured just before and just after each run, and
   the issue's target: the time raw Embree needs for 2,000 segments per pair, plus 30 s,
@@ -102,7 +103,9 @@ def run_one(scene, spacing: float, workers: int, check_workers: bool) -> dict:
         f"{t['screen_s']:.1f}, rays {t['rays_s']:.1f}; {t['executor']}, {t['workers']} "
         f"worker(s)), {pairs / run_s:,.0f} pairs/s\n"
         f"    segments per pair with rays: {c['cast'] / max(1, ray_pairs):,.0f} cast, "
-        f"{c['proved'] / max(1, ray_pairs):,.0f} proved\n"
+        f"{c['proved'] / max(1, ray_pairs):,.0f} proved, "
+        f"{c['outlined'] / max(1, ray_pairs):,.0f} inside a convex piece's outline; "
+        f"{c['pairs_convex']:,} pairs settled by one piece\n"
         f"    raw Embree {before / 1e6:.2f} M segments/s before the run, "
         f"{after / 1e6:.2f} after\n"
         f"    target {pairs:,} x {SEGMENTS_PER_PAIR_TARGET} / rate + {TARGET_SLACK_S:g} s = "

@@ -251,9 +251,11 @@ def main(argv=None) -> int:
             f"{1 - n_vis / max(1, n_pairs):.1%} of pairs blocked)"
         )
         print(
-            f"  segments cast by the engine: {stats.cast:,}, settled by proofs: "
-            f"{stats.proved:,} ({stats.eyes:,} eye points, {stats.eyes_refined:,} refined, "
-            f"{stats.eyes_proved:,} skipped by proofs)"
+            f"  segments cast by the engine: {stats.cast:,}, settled by proofs or convex "
+            f"pieces: {stats.proved:,}, lattice samples inside a piece's outline: "
+            f"{stats.outlined:,} ({stats.eyes:,} eye points, {stats.eyes_refined:,} refined, "
+            f"{stats.eyes_proved:,} skipped by proofs or pieces; {stats.pairs_convex:,} pairs "
+            f"settled by one piece)"
         )
         print(
             f"  raw Embree, same number of segment queries: {raw_s:.3f} s "

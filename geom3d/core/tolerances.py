@@ -435,7 +435,7 @@ HIDDEN_MARGIN_MM: float = 1e-2
 #: it (shrunk by ``PROOF_CLEARANCE_MM``) without a ray; the troopers' own volumes are
 #: bounded by prisms of ``CONVEX_PRISM_SIDES`` sides in its whole-eye and whole-pair tests.
 CONVEX_MAX_FACES: int = 256
-CONVEX_MAX_PLANES: int = 40
+CONVEX_MAX_PLANES: int = 40  # at most 63: a kernel keeps one bit per plane
 CONVEX_FLAT_MM: float = 1e-6
 CONVEX_PRISM_SIDES: int = 16
 

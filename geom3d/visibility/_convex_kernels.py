@@ -85,7 +85,13 @@ def _all_meet(planes, j0, j1, ex, ey, ez, corners, margin):
 @njit(cache=True, nogil=True)
 def corners_hidden(eyes, corners, planes, off, margin, clearance):
     """Which eyes see nothing of the convex hull of ``corners`` past one piece: at least
-    ``clearance`` outside it, with every segment to a corner meeting it.
+    ``clearance`` outside it (beyond one of its planes), with every segment to a corner
+    meeting it.
+
+    The eyes one piece hides that way, beyond one given plane, form a convex set (an
+    intersection of convex sets): so when the lowest and highest eyes of a vertical line
+    of eyes (same x and y: a column of :func:`.eyes.eye_points`) are both hidden by one
+    piece beyond one plane, so is every eye between them, untested.
 
     Parameters
     ----------
@@ -100,17 +106,78 @@ def corners_hidden(eyes, corners, planes, off, margin, clearance):
     -------
     (n,) bool
     """
-    out = np.zeros(eyes.shape[0], np.bool_)
-    for i in range(eyes.shape[0]):
-        ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
-        for s in range(off.shape[0] - 1):
-            j0, j1 = off[s], off[s + 1]
-            if eye_outside(planes, j0, j1, ex, ey, ez, clearance) and _all_meet(
-                planes, j0, j1, ex, ey, ez, corners, margin
-            ):
-                out[i] = True
-                break
-    return out
+    n = eyes.shape[0]
+    piece = np.full(n, -2, np.int64)  # -2 untested, -1 not hidden, else the piece
+    bits = np.zeros(n, np.int64)
+    stack = np.empty((2 * n + 2, 2), np.int64)
+    # vertical lines (a side column: same x, y), then horizontal ones (a cap row: same
+    # y, z) among the eyes left untested, then what is left, eye by eye
+    order = np.argsort(eyes[:, 0], kind="mergesort")
+    _lines(eyes, order, 0, 1, 2, piece, bits, stack, corners, planes, off, margin, clearance)
+    rest = np.flatnonzero(piece == -2)
+    order = rest[np.argsort(eyes[rest, 1], kind="mergesort")]
+    _lines(eyes, order, 1, 2, 0, piece, bits, stack, corners, planes, off, margin, clearance)
+    return piece >= 0
+
+
+@njit_leaf
+def _lines(eyes, order, p, q, axis, piece, bits, stack, corners, planes, off, margin, clearance):
+    """Decide the eyes of ``order`` (sorted on coordinate ``p``) line by line: a run with
+    equal coordinates ``p`` and ``q`` is sorted along ``axis`` and bisected; an interval
+    whose two ends one piece hides beyond one plane is hidden whole (see
+    :func:`corners_hidden`)."""
+    n = order.shape[0]
+    k = 0
+    while k < n:
+        e = k + 1
+        x0, y0 = eyes[order[k], p], eyes[order[k], q]
+        while e < n and eyes[order[e], p] == x0 and eyes[order[e], q] == y0:
+            e += 1
+        for r0 in range(k + 1, e):  # the run along the axis (insertion sort)
+            i = order[r0]
+            r = r0
+            while r > k and eyes[order[r - 1], axis] > eyes[i, axis]:
+                order[r] = order[r - 1]
+                r -= 1
+            order[r] = i
+        top = 0
+        stack[0, 0], stack[0, 1] = k, e - 1
+        while top >= 0:
+            a, b = stack[top, 0], stack[top, 1]
+            top -= 1
+            for r in (a, b):
+                if piece[order[r]] == -2:
+                    s_r, m_r = _hiding(eyes, order[r], corners, planes, off, margin, clearance)
+                    piece[order[r]] = s_r
+                    bits[order[r]] = m_r
+            ia, ib = order[a], order[b]
+            if piece[ia] >= 0 and piece[ia] == piece[ib] and (bits[ia] & bits[ib]) != 0:
+                for r in range(a + 1, b):
+                    piece[order[r]] = piece[ia]
+                    bits[order[r]] = bits[ia] & bits[ib]
+            elif b - a > 1:
+                mid = (a + b) // 2
+                stack[top + 1, 0], stack[top + 1, 1] = a, mid
+                stack[top + 2, 0], stack[top + 2, 1] = mid, b
+                top += 2
+        k = e
+
+
+@njit_leaf
+def _hiding(eyes, i, corners, planes, off, margin, clearance):
+    """The first piece that hides ``corners`` from eye ``i`` and the planes of it the eye
+    lies at least ``clearance`` beyond, as bits (bit ``j - off[s]``; ``(-1, 0)``: none)."""
+    ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
+    for s in range(off.shape[0] - 1):
+        j0, j1 = off[s], off[s + 1]
+        beyond = 0
+        for j in range(j0, j1):
+            g = planes[j, 0] * ex + planes[j, 1] * ey + planes[j, 2] * ez - planes[j, 3]
+            if g >= clearance:
+                beyond |= 1 << (j - j0)
+        if beyond != 0 and _all_meet(planes, j0, j1, ex, ey, ez, corners, margin):
+            return s, beyond
+    return -1, 0
 
 
 @njit(cache=True, nogil=True)

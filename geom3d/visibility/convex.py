@@ -229,8 +229,23 @@ def prism_corners(cyl: Cylinder) -> np.ndarray:
     out[:, 1] = b[1] + r * np.tile(np.sin(ang), 2)
     out[:k, 2] = b[2] - SURFACE_BOX_PAD_MM
     out[k:, 2] = cyl.top_z + SURFACE_BOX_PAD_MM
+    # far-apart corners first: a test that fails does so after few of them
+    out = np.ascontiguousarray(out[_spread(k)])
     out.setflags(write=False)
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _spread(k: int) -> np.ndarray:
+    """An order of the ``2 k`` prism corners (bottom ring, then top) in which each next
+    corner is far from those before: top and bottom alternate, opposite sides first."""
+    ring = [0]
+    step = k // 2
+    while step:
+        ring += [i for i in range(0, k, step) if i not in ring]
+        step //= 2
+    ring += [i for i in range(k) if i not in ring]
+    return np.array([c for i in ring for c in (k + i, (i + k // 2) % k)], dtype=np.int64)
 
 
 def _piece_planes(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray | None:
