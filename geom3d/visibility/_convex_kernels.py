@@ -30,6 +30,7 @@ __all__ = [
     "corners_hidden",
     "eye_outlines",
     "eye_outside",
+    "near_pieces",
     "segment_blocked",
     "segment_meets",
     "silhouette",
@@ -367,3 +368,56 @@ def segment_blocked(planes, off, p, q, margin, clearance):
         ):
             return True
     return False
+
+
+@njit(cache=True, nogil=True)
+def near_pieces(planes, off, lo, hi, inner, inner_off, a, b, clearance):
+    """The pieces (their ``planes, off, lo, hi, inner, inner_off``, as
+    :class:`.convex.ConvexSolids` holds them) whose bounding box meets the joint box of
+    cylinders ``a`` and ``b`` (``(bx, by, bz, r, h)`` rows) and lies, in plan, within the
+    larger radius (plus ``clearance``) of the line between their axes: only they can meet
+    a segment between the two."""
+    n = off.shape[0] - 1
+    keep = np.zeros(n, np.bool_)
+    jlo_x, jhi_x = min(a[0] - a[3], b[0] - b[3]), max(a[0] + a[3], b[0] + b[3])
+    jlo_y, jhi_y = min(a[1] - a[3], b[1] - b[3]), max(a[1] + a[3], b[1] + b[3])
+    jlo_z, jhi_z = min(a[2], b[2]), max(a[2] + a[4], b[2] + b[4])
+    abx, aby = b[0] - a[0], b[1] - a[1]
+    den = max(abx * abx + aby * aby, 1e-300)
+    n_p = n_i = n_k = 0
+    for s in range(n):
+        if not (lo[s, 0] <= jhi_x and hi[s, 0] >= jlo_x and lo[s, 1] <= jhi_y):
+            continue
+        if not (hi[s, 1] >= jlo_y and lo[s, 2] <= jhi_z and hi[s, 2] >= jlo_z):
+            continue
+        mx, my = 0.5 * (lo[s, 0] + hi[s, 0]), 0.5 * (lo[s, 1] + hi[s, 1])
+        reach = 0.5 * math.hypot(hi[s, 0] - lo[s, 0], hi[s, 1] - lo[s, 1]) + max(a[3], b[3])
+        f = min(max(((mx - a[0]) * abx + (my - a[1]) * aby) / den, 0.0), 1.0)
+        if math.hypot(mx - a[0] - f * abx, my - a[1] - f * aby) <= reach + clearance:
+            keep[s] = True
+            n_k += 1
+            n_p += off[s + 1] - off[s]
+            n_i += inner_off[s + 1] - inner_off[s]
+    p2 = np.empty((n_p, 4))
+    i2 = np.empty((n_i, 3))
+    o2 = np.zeros(n_k + 1, np.int64)
+    io2 = np.zeros(n_k + 1, np.int64)
+    lo2 = np.empty((n_k, 3))
+    hi2 = np.empty((n_k, 3))
+    k = 0
+    for s in range(n):
+        if not keep[s]:
+            continue
+        for j in range(off[s], off[s + 1]):
+            for c in range(4):
+                p2[o2[k] + j - off[s], c] = planes[j, c]
+        o2[k + 1] = o2[k] + off[s + 1] - off[s]
+        for j in range(inner_off[s], inner_off[s + 1]):
+            for c in range(3):
+                i2[io2[k] + j - inner_off[s], c] = inner[j, c]
+        io2[k + 1] = io2[k] + inner_off[s + 1] - inner_off[s]
+        for c in range(3):
+            lo2[k, c] = lo[s, c]
+            hi2[k, c] = hi[s, c]
+        k += 1
+    return p2, o2, lo2, hi2, i2, io2

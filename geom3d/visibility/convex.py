@@ -32,7 +32,12 @@ from geom3d.core.tolerances import (
     PROOF_CLEARANCE_MM,
     SURFACE_BOX_PAD_MM,
 )
-from geom3d.visibility._convex_kernels import bundle_meets, corners_hidden, segment_blocked
+from geom3d.visibility._convex_kernels import (
+    bundle_meets,
+    corners_hidden,
+    near_pieces,
+    segment_blocked,
+)
 
 __all__ = ["NO_SOLIDS", "ConvexSolids", "prism_corners"]
 
@@ -125,31 +130,11 @@ class ConvexSolids:
         meet a segment between the two)."""
         if not len(self):
             return self
-        ba, bb = a.base_array, b.base_array
-        lo = np.minimum(ba - (a.radius, a.radius, 0.0), bb - (b.radius, b.radius, 0.0))
-        hi = np.maximum(ba + (a.radius, a.radius, a.height), bb + (b.radius, b.radius, b.height))
-        inbox = ((self.lo <= hi) & (self.hi >= lo)).all(axis=1)
-        # in plan, the segments lie within the larger radius of the line between the axes
-        mid = 0.5 * (self.lo[:, :2] + self.hi[:, :2])
-        reach = 0.5 * np.hypot(*(self.hi[:, :2] - self.lo[:, :2]).T) + max(a.radius, b.radius)
-        ab = bb[:2] - ba[:2]
-        f = np.clip((mid - ba[:2]) @ ab / max(float(ab @ ab), 1e-300), 0.0, 1.0)
-        gap = np.hypot(*(mid - ba[:2] - f[:, None] * ab).T)
-        keep = np.flatnonzero(inbox & (gap <= reach + PROOF_CLEARANCE_MM))
-        if len(keep) == len(self):
-            return self
-        if not len(keep):
-            return NO_SOLIDS
-        rows, off = _runs(self.off, keep)
-        pts, inner_off = _runs(self.inner_off, keep)
-        return ConvexSolids(
-            np.ascontiguousarray(self.planes[rows]),
-            off,
-            self.lo[keep],
-            self.hi[keep],
-            np.ascontiguousarray(self.inner[pts]),
-            inner_off,
-        )
+        got = near_pieces(
+            self.planes, self.off, self.lo, self.hi, self.inner, self.inner_off,
+            _row(a), _row(b), PROOF_CLEARANCE_MM,
+        )  # fmt: skip
+        return ConvexSolids(*got) if len(got[1]) > 1 else NO_SOLIDS
 
     def blocks_pair(self, a: Cylinder, b: Cylinder) -> bool:
         """Does one piece block every segment between ``a`` and ``b``?"""
@@ -191,11 +176,12 @@ NO_SOLIDS = ConvexSolids(
 )
 
 
-def _runs(off: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of runs ``keep`` of a run-offset array, and their new offsets."""
-    rows = np.concatenate([np.arange(off[s], off[s + 1]) for s in keep])
-    sizes = off[keep + 1] - off[keep]
-    return rows, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+@functools.lru_cache(maxsize=1024)
+def _row(cyl: Cylinder) -> np.ndarray:
+    """(5,) float64: ``(bx, by, bz, r, h)`` of a cylinder (not to be modified)."""
+    out = np.array([*cyl.base, cyl.radius, cyl.height], dtype=np.float64)
+    out.setflags(write=False)
+    return out
 
 
 def _inner_points(pts: np.ndarray, planes: np.ndarray) -> np.ndarray:

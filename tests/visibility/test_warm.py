@@ -34,6 +34,7 @@ KERNELS = [
     (embree_mod, "occluded_kernel"),
     (convex_mod, "bundle_meets"),
     (convex_mod, "corners_hidden"),
+    (convex_mod, "near_pieces"),
     (convex_mod, "segment_blocked"),
 ]
 
@@ -88,7 +89,7 @@ def test_warm_up_calls_every_kernel_with_the_types_of_a_real_matrix(monkeypatch,
     lof.lof_matrix(scene, threads=1)
     used = {k: v for k, v in seen.items() if v}
     if convex:  # the boxes settle what the proofs would (no proof, so no probe ray)
-        assert {"bundle_meets", "corners_hidden", "segment_blocked"} <= set(used)
+        assert {"bundle_meets", "corners_hidden", "near_pieces", "segment_blocked"} <= set(used)
     else:
         assert {"prove_bundles", "settled_eyes", "hidden_kernel", "cull_kernel"} <= set(used)
         assert "occluded_kernel" in used
