@@ -53,13 +53,15 @@ def clear_to_target(
         :class:`._leaf_kernels.ProofTrees` as a plain tuple; no node: nothing is
         settled.
     solids : tuple
-        ``(planes, off)``: the closed convex pieces that may block these segments
-        (:attr:`.convex.ConvexSolids.packed`); a segment through one is settled before
-        the proofs and Embree.
+        ``(planes, off, inner, inner_off)``: the closed convex pieces that may block
+        these segments (:attr:`.convex.ConvexSolids.packed`); a segment through one is
+        settled before the proofs and Embree.
     flip : bool
         The eyes are the proof's second trooper's.
     counts : (3,) int64
-        Incremented: rays reaching the target, segments cast, segments settled by proof.
+        Incremented: rays reaching the target, segments cast, segments settled by proof
+        or a convex piece (:func:`clear_on_grid` takes 6: the sixth counts the lattice
+        samples settled inside a piece's outline).
 
     Returns
     -------

@@ -5,10 +5,16 @@ sees a patch of ``a``. With a :class:`~.proof.Prover`, the first eye batches of 
 (``PROOF_AFTER_BATCHES``) are searched as they are: most visible pairs end there, and a
 proof would be wasted on them. Then the pair's blocking proof is made once and serves
 both directions: eyes whose every segment is proved blocked are skipped, proved segments
-are not cast, and a pair proved blocked everywhere is answered without a search. Proofs
-only ever mark blocked what is blocked, and the search takes the first eye (in its fixed
-order) that sees a patch, so the answer, witness included, is the one found without
-proofs.
+are not cast, and a pair proved blocked everywhere is answered without a search.
+
+Closed convex pieces of the scenery (:mod:`.convex`) come first: a pair one of them
+blocks whole is answered at once, the eyes one hides from the whole target are skipped,
+and the search settles the samples behind them without rays. A pair with a piece across
+the line between the two gets no bundle proof: what the piece leaves is seldom worth one.
+
+Proofs and pieces only ever mark blocked what is blocked, and the search takes the first
+eye (in its fixed order) that sees a patch, so the answer, witness included, is the one
+found without them.
 """
 
 from __future__ import annotations
