@@ -1,0 +1,281 @@
+"""Closed convex blocking pieces (:mod:`geom3d.visibility.convex`): which meshes are
+pieces (planes and boxes checked by hand), the compiled segment tests on a hand-made cube,
+and whole-eye, whole-pair and apparent-outline answers against brute force (Embree over
+the piece's own mesh, and a slab clipper written here)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from geom3d.bodies.cylinder import Cylinder
+from geom3d.core.tolerances import CONVEX_MAX_FACES, PROOF_CLEARANCE_MM
+from geom3d.mesh.primitives import box_mesh, prism_mesh
+from geom3d.raycast import RayEngine
+from geom3d.visibility import ApparentView, PatchLattice, eye_points
+from geom3d.visibility._convex_kernels import (
+    OUTLINE_INSET,
+    column_span,
+    convex_scratch,
+    eye_outside,
+    segment_blocked,
+    segment_meets,
+    silhouette,
+)
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
+
+# --------------------------------------------------------------------------------------
+# meshes built here
+# --------------------------------------------------------------------------------------
+
+
+def _moved(mesh, shift):
+    v, f = mesh
+    return v + np.asarray(shift, dtype=np.float64), f
+
+
+def _one(mesh):
+    """ConvexSolids of one mesh as one group."""
+    v, f = mesh
+    return ConvexSolids.from_mesh(v, f, np.zeros(len(f), np.int64))
+
+
+def _joined(meshes, labels):
+    """One mesh of several, each with its group label."""
+    vs, fs, gs, n = [], [], [], 0
+    for (v, f), g in zip(meshes, labels, strict=True):
+        vs.append(v)
+        fs.append(f + n)
+        gs.append(np.full(len(f), g, np.int64))
+        n += len(v)
+    return np.concatenate(vs), np.concatenate(fs), np.concatenate(gs)
+
+
+def _grid_box(lo, hi, n):
+    """A closed box [lo, hi] with each face split into n x n squares (12 n² triangles,
+    6 planes), outward-facing; shared positions are bitwise equal."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    axes = [np.linspace(lo[k], hi[k], n + 1) for k in range(3)]
+    verts, faces = [], []
+    for k in range(3):  # the face's normal axis
+        a, b = [j for j in range(3) if j != k]
+        for side, val in ((-1.0, lo[k]), (1.0, hi[k])):
+            base = len(verts)
+            for i in range(n + 1):
+                for j in range(n + 1):
+                    p = np.empty(3)
+                    p[k], p[a], p[b] = val, axes[a][i], axes[b][j]
+                    verts.append(p)
+            for i in range(n):
+                for j in range(n):
+                    q = [base + i * (n + 1) + j, base + (i + 1) * (n + 1) + j]
+                    q += [base + (i + 1) * (n + 1) + j + 1, base + i * (n + 1) + j + 1]
+                    for tri in ([q[0], q[1], q[2]], [q[0], q[2], q[3]]):
+                        pv = [verts[t] for t in tri]
+                        nrm = np.cross(pv[1] - pv[0], pv[2] - pv[0])
+                        faces.append(tri if nrm[k] * side > 0 else tri[::-1])
+    return np.array(verts), np.array(faces, np.int64)
+
+
+def _rows(planes):
+    """Plane rows rounded and sorted, to compare as sets."""
+    r = np.round(np.asarray(planes), 9) + 0.0
+    return r[np.lexsort(r.T[::-1])]
+
+
+# --------------------------------------------------------------------------------------
+# ConvexSolids.from_mesh
+# --------------------------------------------------------------------------------------
+
+
+def test_a_box_is_one_piece_with_its_six_planes_and_box():
+    # box 20 x 30 x 40 with its bottom centre at (100, 50, 5): x 90..110, y 35..65, z 5..45
+    s = _one(_moved(box_mesh((20, 30, 40)), (100, 50, 5)))
+    assert len(s) == 1 and s.off.tolist() == [0, 6]
+    want = [
+        [1, 0, 0, 110], [-1, 0, 0, -90], [0, 1, 0, 65],
+        [0, -1, 0, -35], [0, 0, 1, 45], [0, 0, -1, -5],
+    ]  # fmt: skip
+    np.testing.assert_allclose(_rows(s.planes), _rows(want), atol=1e-12)
+    assert s.lo.tolist() == [[90, 35, 5]] and s.hi.tolist() == [[110, 65, 45]]
+    assert s.packed[0] is s.planes
+
+
+def test_a_twelve_sided_prism_has_fourteen_planes():
+    # a regular 12-gon of circumradius 30 (corners at k 30°), 50 tall, moved to (10, -20, 3):
+    # side k's outward normal points at (k + 1/2) 30°, at 30 cos 15° from the axis
+    ang = np.radians(30.0 * np.arange(12))
+    poly = 30.0 * np.column_stack([np.cos(ang), np.sin(ang)])
+    s = _one(_moved(prism_mesh(poly, 50.0), (10, -20, 3)))
+    assert len(s) == 1 and len(s.planes) == 14
+    mid = np.radians(30.0 * np.arange(12) + 15.0)
+    apo = 30.0 * math.cos(math.radians(15.0))
+    nx, ny = np.cos(mid), np.sin(mid)
+    sides = np.column_stack([nx, ny, np.zeros(12), apo + 10.0 * nx - 20.0 * ny])
+    want = np.vstack([sides, [[0, 0, 1, 53], [0, 0, -1, -3]]])
+    np.testing.assert_allclose(_rows(s.planes), _rows(want), atol=1e-9)
+    np.testing.assert_allclose(s.lo, [[-20, -50, 3]], atol=1e-12)
+    np.testing.assert_allclose(s.hi, [[40, 10, 53]], atol=1e-12)
+
+
+def _l_shape():
+    poly = [(0, 0), (40, 0), (40, 10), (10, 10), (10, 40), (0, 40)]
+    return prism_mesh(poly, 20.0)
+
+
+def _broken_boxes():
+    v, f = box_mesh((20, 20, 20))
+    flip_one = f.copy()
+    flip_one[2:4] = flip_one[2:4, ::-1]  # the top face wound inwards
+    return {
+        "open": (v, f[np.r_[0:2, 4:12]]),  # no top face
+        "one-triangle-missing": (v, f[1:]),
+        "one-face-flipped": (v, flip_one),
+        "inside-out": (v, f[:, ::-1].copy()),
+        "l-shaped": _l_shape(),
+        "two-boxes-one-label": (
+            np.vstack([v, v + (50.0, 0.0, 0.0)]),
+            np.vstack([f, f + len(v)]),
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(_broken_boxes()))
+def test_open_misoriented_inside_out_and_non_convex_meshes_are_no_piece(name):
+    assert len(_one(_broken_boxes()[name])) == 0
+    assert _one(_broken_boxes()[name]) is NO_SOLIDS
+
+
+def test_the_l_shapes_two_boxes_are_pieces_apart():
+    # the L split into its two convex parts, each its own label: both accepted
+    a = prism_mesh([(0, 0), (40, 0), (40, 10), (0, 10)], 20.0)
+    b = prism_mesh([(0, 10), (10, 10), (10, 40), (0, 40)], 20.0)
+    s = ConvexSolids.from_mesh(*_joined([a, b], [0, 1]))
+    assert len(s) == 2 and s.off.tolist() == [0, 6, 12]
+    assert s.lo.tolist() == [[0, 0, 0], [0, 10, 0]]
+    assert s.hi.tolist() == [[40, 10, 20], [10, 40, 20]]
+
+
+def test_a_group_of_more_than_the_most_faces_is_skipped():
+    # a box with each face in 4 x 4 squares has 192 faces (a piece); in 5 x 5, 300 faces
+    # (more than CONVEX_MAX_FACES = 256): skipped, though it is the same box
+    assert 12 * 16 <= CONVEX_MAX_FACES < 12 * 25
+    small = _one(_grid_box((0, 0, 0), (10, 20, 30), 4))
+    assert len(small) == 1 and len(small.planes) == 6
+    np.testing.assert_allclose(
+        _rows(small.planes),
+        _rows([[1, 0, 0, 10], [-1, 0, 0, 0], [0, 1, 0, 20], [0, -1, 0, 0],
+               [0, 0, 1, 30], [0, 0, -1, 0]]),
+        atol=1e-12,
+    )  # fmt: skip
+    assert len(_one(_grid_box((0, 0, 0), (10, 20, 30), 5))) == 0
+
+
+def test_several_groups_give_one_piece_per_convex_group_in_label_order():
+    ang = np.radians(30.0 * np.arange(12))
+    prism = _moved(prism_mesh(20.0 * np.column_stack([np.cos(ang), np.sin(ang)]), 30), (0, 0, 0))
+    box_a = _moved(box_mesh((10, 10, 10)), (100, 0, 0))  # x 95..105, y -5..5
+    box_b = _moved(box_mesh((4, 6, 8)), (-50, 30, 2))  # x -52..-48, y 27..33, z 2..10
+    broken = _broken_boxes()
+    meshes = [box_a, _moved(broken["l-shaped"], (0, 200, 0)), box_b, prism]
+    meshes.append(_moved(broken["open"], (0, -200, 0)))
+    v, f, g = _joined(meshes, [7, 2, 4, 0, 5])
+    perm = np.random.default_rng(3).permutation(len(f))  # faces of all groups interleaved
+    s = ConvexSolids.from_mesh(v, f[perm], g[perm])
+    assert len(s) == 3  # the prism (label 0), box_b (4), box_a (7); the L and open box not
+    assert s.off.tolist() == [0, 14, 20, 26]
+    np.testing.assert_allclose(s.lo[1:], [[-52, 27, 2], [95, -5, 0]])
+    np.testing.assert_allclose(s.hi[1:], [[-48, 33, 10], [105, 5, 10]])
+    np.testing.assert_allclose(
+        _rows(s.planes[20:26]),
+        _rows([[1, 0, 0, 105], [-1, 0, 0, -95], [0, 1, 0, 5], [0, -1, 0, 5],
+               [0, 0, 1, 10], [0, 0, -1, 0]]),
+        atol=1e-12,
+    )  # fmt: skip
+
+
+def test_inner_points_lie_twice_the_clearance_inside_every_plane():
+    rng = np.random.default_rng(5)
+    meshes, labels = [], []
+    for k in range(6):
+        size = rng.uniform(0.5, 60.0, 3)
+        if k == 0:
+            size[2] = 0.045  # thin: its middle is only 0.0225 deep
+        v, f = box_mesh(size)
+        yaw = rng.uniform(0, 2 * np.pi)
+        c, s_ = math.cos(yaw), math.sin(yaw)
+        rot = np.array([[c, -s_, 0], [s_, c, 0], [0, 0, 1.0]])
+        meshes.append((v @ rot.T + rng.uniform(-200, 200, 3), f))
+        labels.append(k)
+    ang = np.radians(30.0 * np.arange(12) + 7.0)
+    meshes.append(_moved(prism_mesh(25.0 * np.column_stack([np.cos(ang), np.sin(ang)]), 9.0), 0))
+    labels.append(6)
+    s = ConvexSolids.from_mesh(*_joined(meshes, labels))
+    assert len(s) == 7 and len(s.inner_off) == 8
+    deep = 2.0 * PROOF_CLEARANCE_MM
+    for q in range(len(s)):
+        pl = s.planes[s.off[q] : s.off[q + 1]]
+        pts = s.inner[s.inner_off[q] : s.inner_off[q + 1]]
+        if q:  # every box keeps its 8 points, the prism its 24
+            assert len(pts) == (24 if q == 6 else 8)
+        assert (pts @ pl[:, :3].T - pl[:, 3] <= -deep).all()
+    # the thin box: its centre is 0.0225 deep, so its corners' points can be made (just)
+    assert s.inner_off[1] - s.inner_off[0] == 8
+    # and a box 0.03 thick has no point 0.02 deep at all
+    assert len(_one(box_mesh((10, 10, 0.03))).inner) == 0
+
+
+# --------------------------------------------------------------------------------------
+# compiled segment tests, by hand on the cube [0, 10]^3
+# --------------------------------------------------------------------------------------
+
+CUBE = np.array(
+    [[1, 0, 0, 10], [-1, 0, 0, 0], [0, 1, 0, 10], [0, -1, 0, 0], [0, 0, 1, 10], [0, 0, -1, 0]],
+    dtype=np.float64,
+)
+CUBE_OFF = np.array([0, 6], np.int64)
+
+
+def _meets(e, d, margin=0.01):
+    return bool(segment_meets(CUBE, 0, 6, *map(float, e), *map(float, d), margin))
+
+
+def test_segment_meets_the_cube_by_hand():
+    assert _meets((-5, 5, 5), (20, 0, 0))  # through the middle
+    assert _meets((5, 5, -20), (0, 0, 25))  # ends 5 mm inside, from below
+    assert not _meets((-5, 5, 5), (4, 0, 0))  # stops 1 mm before the cube
+    assert not _meets((-5, 5, 9.995), (20, 0, 0))  # 0.005 below the top: in the margin
+    assert _meets((-5, 5, 9.98), (20, 0, 0))  # 0.02 below: through the shrunk cube
+    # along z = x + 10 it touches the edge x = 0, z = 10 and nothing else, even unshrunk
+    assert not _meets((-5, 5, 5), (10, 0, 10))
+    assert not _meets((-5, 5, 5), (10, 0, 10), margin=0.0)
+    # ends 0.005 inside the -x face: not past the margin; 0.015 inside: past it
+    assert not _meets((-5, 5, 5), (5.005, 0, 0))
+    assert _meets((-5, 5, 5), (5.015, 0, 0))
+
+
+def test_eye_outside_the_cube_by_hand():
+    def out(*p):
+        return bool(eye_outside(CUBE, 0, 6, *map(float, p), 0.01))
+
+    assert out(10.02, 5, 5) and out(5, -0.02, 5) and out(5, 5, 10.5)
+    assert not out(10.005, 5, 5)  # closer than the clearance
+    assert not out(5, 5, 5) and not out(9.999, 0.001, 5)  # inside
+    # 0.008 beyond two planes: 0.0113 from the cube, but beyond no one plane by 0.01
+    assert not out(10.008, 10.008, 5)
+
+
+def test_segment_blocked_needs_the_eye_outside_the_cube():
+    def blocked(p, q):
+        return bool(segment_blocked(CUBE, CUBE_OFF, np.array(p, float), np.array(q, float),
+                                    0.01, 0.01))  # fmt: skip
+
+    assert blocked((-5, 5, 5), (15, 5, 5))
+    assert not blocked((5, 5, 5), (15, 5, 5))  # from inside the cube
+    assert not blocked((-0.005, 5, 5), (15, 5, 5))  # from within the clearance
+    assert not blocked((-5, 5, 5), (-1, 5, 5))
+    assert not blocked((-5, 5, 5), (15, 5, 25))  # z = x + 10: touches the top edge only
+    assert not bool(segment_blocked(CUBE, np.zeros(1, np.int64), np.zeros(3), np.ones(3) * 5,
+                                    0.01, 0.01))  # fmt: skip
