@@ -279,3 +279,191 @@ def test_segment_blocked_needs_the_eye_outside_the_cube():
     assert not blocked((-5, 5, 5), (15, 5, 25))  # z = x + 10: touches the top edge only
     assert not bool(segment_blocked(CUBE, np.zeros(1, np.int64), np.zeros(3), np.ones(3) * 5,
                                     0.01, 0.01))  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------
+# whole eyes and whole pairs against Embree over the piece's own mesh
+# --------------------------------------------------------------------------------------
+
+VIEWER = Cylinder((0.0, 0.0, 0.0), 12.5, 40.0)
+TARGET = Cylinder((200.0, 0.0, 0.0), 12.5, 40.0)
+# x 95..105; y -40..8 and 32 tall (eyes see round its +y end and over it), or y -40..40
+# and z -5..60 (nothing passes). The full wall is sunk: the troopers' prisms reach
+# SURFACE_BOX_PAD_MM below their bases, so a wall standing on their ground leaves the
+# segments between their bottom corners below it, and cannot settle the pair whole
+GAP_WALL = _moved(box_mesh((10, 48, 32)), (100, -16, 0))
+FULL_WALL = _moved(box_mesh((10, 80, 65)), (100, 0, -5))
+
+
+def _surface(cyl, n, rng):
+    """(n, 3) random points on the cylinder's surface (mantle and caps, by area)."""
+    b, r, h = cyl.base_array, cyl.radius, cyl.height
+    on_side = rng.random(n) < h / (h + r)  # 2 pi r h against 2 pi r^2
+    ang = rng.uniform(0, 2 * np.pi, n)
+    rad = np.where(on_side, r, r * np.sqrt(rng.random(n)))
+    z = np.where(on_side, rng.uniform(0, h, n), np.where(rng.random(n) < 0.5, 0.0, h))
+    return b + np.column_stack([rad * np.cos(ang), rad * np.sin(ang), z])
+
+
+def _volume(cyl, n, rng):
+    """(n, 3) random points of the cylinder: half on its surface, half inside."""
+    b, r, h = cyl.base_array, cyl.radius, cyl.height
+    k = n // 2
+    ang = rng.uniform(0, 2 * np.pi, k)
+    rad = r * np.sqrt(rng.random(k))
+    inside = b + np.column_stack([rad * np.cos(ang), rad * np.sin(ang), rng.uniform(0, h, k)])
+    return np.vstack([_surface(cyl, n - k, rng), inside])
+
+
+def _blocked(mesh, origins, ends):
+    engine = RayEngine(*mesh)
+    return engine.occluded_segments(np.ascontiguousarray(origins), np.ascontiguousarray(ends))
+
+
+@pytest.mark.parametrize("viewer_x", [0.0, 82.5], ids=["apart", "touching"])
+def test_hidden_eyes_see_nothing_of_the_target_by_embree(viewer_x):
+    # "touching": the viewer's side touches the wall's face x = 95, so its eyes (inset
+    # 0.01) lie at the clearance from the piece
+    viewer = Cylinder((viewer_x, 0.0, 0.0), 12.5, 40.0)
+    rng = np.random.default_rng(37)
+    eyes = eye_points(viewer, TARGET)
+    hid = _one(GAP_WALL).hidden(eyes, TARGET)
+    assert hid.dtype == bool and 0 < hid.sum() < len(eyes)
+    pts = _surface(TARGET, 500, rng)
+    clear_seen = False
+    for e, h in zip(eyes, hid, strict=True):
+        got = _blocked(GAP_WALL, np.repeat(e[None], len(pts), axis=0), pts)
+        if h:
+            assert got.all(), (e, pts[~got][:3])
+        clear_seen = clear_seen or not got.all()
+    assert clear_seen
+    assert not _one(GAP_WALL).hidden(eyes[:0], TARGET).size
+    assert not NO_SOLIDS.hidden(eyes, TARGET).any()
+
+
+def test_blocks_pair_and_blocks_axis_against_embree():
+    rng = np.random.default_rng(38)
+    a, b = _volume(VIEWER, 2000, rng), _volume(TARGET, 2000, rng)
+    full, gap = _one(FULL_WALL), _one(GAP_WALL)
+    assert full.blocks_pair(VIEWER, TARGET) and full.blocks_pair(TARGET, VIEWER)
+    assert _blocked(FULL_WALL, a, b).all() and _blocked(FULL_WALL, b, a).all()
+    assert not gap.blocks_pair(VIEWER, TARGET)
+    assert not _blocked(GAP_WALL, a, b).all()  # (some segments pass the gap)
+    # the segment between the axes' middles, (0, 0, 20) - (200, 0, 20), meets both walls
+    assert full.blocks_axis(VIEWER, TARGET) and gap.blocks_axis(VIEWER, TARGET)
+    # a viewer touching the wall: its prism (radius 12.5 / cos(pi / 16) = 12.745) reaches
+    # x 95.245, past the wall's face, so no plane parts it from the wall: not settled
+    touching = Cylinder((82.5, 0.0, 0.0), 12.5, 40.0)
+    assert not full.blocks_pair(touching, TARGET)
+    # a low wall (x 95..105, 20 tall) leaves the tops in view; its axis test at z 20 is
+    # the wall's top face, within the margin: not blocked either
+    low = _one(_moved(box_mesh((10, 80, 20)), (100, 0, 0)))
+    assert not low.blocks_pair(VIEWER, TARGET) and not low.blocks_axis(VIEWER, TARGET)
+    assert not NO_SOLIDS.blocks_pair(VIEWER, TARGET)
+    assert not NO_SOLIDS.blocks_axis(VIEWER, TARGET)
+
+
+def test_near_keeps_only_the_pieces_the_pair_can_meet():
+    # troopers at (0, 0) and (200, 200), r 12.5; box k at (190, 10) (10 x 10 x 10) lies in
+    # their joint box but 180 / sqrt 2 = 127.3 mm from the line between their axes, more
+    # than its half diagonal 7.07 plus 12.5; box m on that line at (100, 100) stays; box
+    # f at (500, 0) is outside the joint box
+    a, b = Cylinder((0.0, 0.0, 0.0), 12.5, 40.0), Cylinder((200.0, 200.0, 0.0), 12.5, 40.0)
+    k = _moved(box_mesh((10, 10, 10)), (190, 10, 0))
+    m = _moved(box_mesh((10, 10, 60)), (100, 100, 0))
+    f = _moved(box_mesh((10, 10, 10)), (500, 0, 0))
+    s = ConvexSolids.from_mesh(*_joined([k, m, f], [0, 1, 2]))
+    near = s.near(a, b)
+    assert len(near) == 1 and near.lo.tolist() == [[95, 95, 0]]
+    np.testing.assert_array_equal(near.planes, s.planes[6:12])
+    np.testing.assert_array_equal(near.inner, s.inner[s.inner_off[1] : s.inner_off[2]])
+    assert near.inner_off.tolist() == [0, 8] and near.off.tolist() == [0, 6]
+    # and the pieces left out meet no segment between the two (Embree on their meshes)
+    rng = np.random.default_rng(39)
+    pa, pb = _volume(a, 3000, rng), _volume(b, 3000, rng)
+    v, f_, _ = _joined([k, f], [0, 1])
+    assert not _blocked((v, f_), pa, pb).any()
+    assert s.near(a, Cylinder((500.0, 0.0, 0.0), 12.5, 40.0)).lo.tolist() == [
+        [185, 5, 0],
+        [495, -5, 0],
+    ]
+    assert NO_SOLIDS.near(a, b) is NO_SOLIDS
+
+
+# --------------------------------------------------------------------------------------
+# apparent outlines against a slab clipper
+# --------------------------------------------------------------------------------------
+
+
+def _rotation(rng):
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    return q if np.linalg.det(q) > 0 else -q
+
+
+def _cylinder_distance(e, cyl):
+    """Distance (mm) from point ``e`` to the solid cylinder."""
+    b = cyl.base_array
+    dxy = max(math.hypot(e[0] - b[0], e[1] - b[1]) - cyl.radius, 0.0)
+    dz = max(b[2] - e[2], e[2] - cyl.top_z, 0.0)
+    return math.hypot(dxy, dz)
+
+
+def _ray_meets_box(e, d, far, centre, rot, half):
+    """Does the ray ``e + l d`` (``|d| = 1``) meet the box (centre, rotation, half sizes)
+    at some ``0 <= l < far``? Slab clipping in the box's frame."""
+    o, w = rot.T @ (e - centre), rot.T @ d
+    lo, hi = 0.0, far
+    for k in range(3):
+        if abs(w[k]) < 1e-300:
+            if abs(o[k]) >= half[k]:
+                return False
+            continue
+        a, b = (-half[k] - o[k]) / w[k], (half[k] - o[k]) / w[k]
+        lo, hi = max(lo, min(a, b)), min(hi, max(a, b))
+    return lo < hi
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_samples_inside_an_outline_have_rays_through_the_shrunk_piece(seed):
+    rng = np.random.default_rng(seed)
+    target = Cylinder((0.0, 0.0, rng.uniform(0, 20)), rng.uniform(10, 30), rng.uniform(25, 70))
+    head = rng.uniform(0, 2 * np.pi)
+    dist = rng.uniform(150, 400)
+    spot = np.array([dist * math.cos(head), dist * math.sin(head), rng.uniform(0, 80)])
+    eyes = spot + rng.uniform(-15, 15, (24, 3))
+    size = rng.uniform(10, 60, 3)
+    rot = _rotation(rng)
+    centre = spot + rng.uniform(0.35, 0.65) * (target.center - spot)
+    v, f = box_mesh(size)
+    piece = _one(((v - (0, 0, size[2] / 2)) @ rot.T + centre, f))
+    assert len(piece) == 1
+    planes, off, inner, inner_off = piece.packed
+    _, hulls, pts, _, _ = convex_scratch(piece.packed)
+    view = ApparentView(eyes, target)
+    step = PatchLattice().coarse_mm
+    s0, s1, t0, t1 = 2.0 * np.array(view.extent())  # the target's view, and around it
+    ks = np.arange(math.floor(s0 / step), math.ceil(s1 / step) + 1) * step
+    ts = np.arange(math.floor(t0 / step), math.ceil(t1 / step) + 1) * step
+    half = size / 2 - PROOF_CLEARANCE_MM
+    n_in = n_all = n_miss = 0
+    for i, e in enumerate(eyes):
+        far = _cylinder_distance(e, target)
+        assert eye_outside(planes, 0, 6, *e, PROOF_CLEARANCE_MM)
+        h = silhouette(inner, 0, 8, e, view.u[i], view.v[i], view.c, far, pts, hulls[0])
+        for s in ks:
+            lo, hi = column_span(hulls[0], h, s, OUTLINE_INSET) if h else (1.0, 0.0)
+            for t in ts:
+                p = view.c + s * view.u[i] + t * view.v[i]
+                d = (p - e) / np.linalg.norm(p - e)
+                hit = _ray_meets_box(e, d, far, centre, rot, half)
+                n_all += 1
+                n_miss += not hit
+                if lo < t < hi:
+                    n_in += 1
+                    assert hit, (seed, i, s, t)
+    assert off.tolist() == [0, 6] and inner_off.tolist() == [0, 8]
+    assert n_miss > 0  # the clipper does say no
+    # a decent share is settled: almost every ray through the piece (its inner points lie
+    # only 2 PROOF_CLEARANCE_MM inside it)
+    assert n_in > 0.3 * n_all and n_in > 0.9 * (n_all - n_miss), (n_in, n_miss, n_all)
