@@ -196,12 +196,12 @@ def _answers(results):
     ]  # fmt: skip
 
 
-def _matrix(troopers, scenery, **extra):
-    """Answers and counters of a fresh scene's matrix (one thread), and its piece count."""
+def _matrix(troopers, scenery, threads=1, **extra):
+    """Answers and counters of a fresh scene's matrix, and its piece count."""
     scene = make_scene(troopers, scenery, table=TABLE, **extra)
     scene.visibility_cache.clear()
     stats = VisibilityStats()
-    out = _answers(lof.lof_matrix(scene, threads=1, stats=stats))
+    out = _answers(lof.lof_matrix(scene, threads=threads, stats=stats))
     return out, stats, len(scene.convex_solids)
 
 
@@ -283,6 +283,7 @@ def test_troopers_touching_a_wall_and_on_a_block(monkeypatch):
         trooper("open", [60, 330], side="red"),
     ]
     got, stats = _same_with_and_without(monkeypatch, ts, [wall, block], pieces=2)
+    assert _matrix(ts, [wall, block], threads=2)[0] == got  # the pieces shared by threads
     vis = {(a[0], a[1]): a[4] for a in got}
     # across the wall: every segment from t0 (x <= 190) to far (x >= 317.5) stays below
     # z 40 < 80 and within y 117.5..212.5, inside the wall's span: blocked
