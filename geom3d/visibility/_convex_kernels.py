@@ -113,20 +113,23 @@ def corners_hidden(eyes, corners, planes, off, margin, clearance):
     stack = np.empty((2 * n + 2, 2), np.int64)
     # vertical lines (a side column: same x, y), then horizontal ones (a cap row: same
     # y, z) among the eyes left untested, then what is left, eye by eye
+    args = (piece, bits, stack, corners, planes, off, margin, clearance)
     order = np.argsort(eyes[:, 0], kind="mergesort")
-    _lines(eyes, order, 0, 1, 2, piece, bits, stack, corners, planes, off, margin, clearance)
+    _lines(eyes, order, 0, 1, 2, 3, *args)
     rest = np.flatnonzero(piece == -2)
     order = rest[np.argsort(eyes[rest, 1], kind="mergesort")]
-    _lines(eyes, order, 1, 2, 0, piece, bits, stack, corners, planes, off, margin, clearance)
+    _lines(eyes, order, 1, 2, 0, 1, *args)
     return piece >= 0
 
 
 @njit_leaf
-def _lines(eyes, order, p, q, axis, piece, bits, stack, corners, planes, off, margin, clearance):
-    """Decide the eyes of ``order`` (sorted on coordinate ``p``) line by line: a run with
-    equal coordinates ``p`` and ``q`` is sorted along ``axis`` and bisected; an interval
-    whose two ends one piece hides beyond one plane is hidden whole (see
-    :func:`corners_hidden`)."""
+def _lines(
+    eyes, order, p, q, axis, least, piece, bits, stack, corners, planes, off, margin, clearance
+):  # fmt: skip
+    """Decide the eyes of ``order`` (sorted on coordinate ``p``) line by line: a run of at
+    least ``least`` eyes with equal coordinates ``p`` and ``q`` is sorted along ``axis``
+    and bisected; an interval whose two ends one piece hides beyond one plane is hidden
+    whole (see :func:`corners_hidden`). Shorter runs are left undecided."""
     n = order.shape[0]
     k = 0
     while k < n:
@@ -134,6 +137,9 @@ def _lines(eyes, order, p, q, axis, piece, bits, stack, corners, planes, off, ma
         x0, y0 = eyes[order[k], p], eyes[order[k], q]
         while e < n and eyes[order[e], p] == x0 and eyes[order[e], q] == y0:
             e += 1
+        if e - k < least:
+            k = e
+            continue
         for r0 in range(k + 1, e):  # the run along the axis (insertion sort)
             i = order[r0]
             r = r0
@@ -184,30 +190,33 @@ def _hiding(eyes, i, corners, planes, off, margin, clearance):
 @njit(cache=True, nogil=True)
 def bundle_meets(xc, yc, planes, off, margin, clearance):
     """Does one piece block every segment between the convex hulls of ``xc`` and ``yc``
-    ((c, 3) float64 each, mm)? Both hulls lie at least ``clearance`` outside it (beyond
-    one of its planes: a plane bounds a convex set) and every corner-to-corner segment
-    meets it (so, by convexity twice over, every segment between the hulls does)."""
+    ((c, 3) float64 each, mm)? The hull of ``xc`` (where the segments start: the eyes)
+    lies at least ``clearance`` outside it (beyond one of its planes: a plane bounds a
+    convex set) and every corner-to-corner segment meets it (so, by convexity twice over,
+    every segment between the hulls does)."""
     for s in range(off.shape[0] - 1):
         j0, j1 = off[s], off[s + 1]
-        ok = True
-        for c in (xc, yc):
-            beyond = False
-            for j in range(j0, j1):
-                lo = np.inf
-                for k in range(c.shape[0]):
-                    g = planes[j, 0] * c[k, 0] + planes[j, 1] * c[k, 1] + planes[j, 2] * c[k, 2]
-                    lo = min(lo, g - planes[j, 3])
-                if lo >= clearance:
-                    beyond = True
-                    break
-            ok = ok and beyond
-        if not ok:
+        if not _hull_beyond(xc, planes, j0, j1, clearance):
             continue
+        ok = True
         for k in range(xc.shape[0]):
             if not _all_meet(planes, j0, j1, xc[k, 0], xc[k, 1], xc[k, 2], yc, margin):
                 ok = False
                 break
         if ok:
+            return True
+    return False
+
+
+@njit_leaf
+def _hull_beyond(c, planes, j0, j1, clearance):
+    """Do all points ``c`` lie at least ``clearance`` beyond one plane of ``planes[j0:j1]``?"""
+    for j in range(j0, j1):
+        lo = np.inf
+        for k in range(c.shape[0]):
+            g = planes[j, 0] * c[k, 0] + planes[j, 1] * c[k, 1] + planes[j, 2] * c[k, 2]
+            lo = min(lo, g - planes[j, 3])
+        if lo >= clearance:
             return True
     return False
 

@@ -30,7 +30,9 @@ from geom3d.core.tolerances import (
     CONVEX_MAX_PLANES,
     CONVEX_PRISM_SIDES,
     PROOF_CLEARANCE_MM,
+    STAND_INSET_MM,
     SURFACE_BOX_PAD_MM,
+    SURFACE_INSET_MM,
 )
 from geom3d.visibility._convex_kernels import (
     bundle_meets,
@@ -39,7 +41,7 @@ from geom3d.visibility._convex_kernels import (
     segment_blocked,
 )
 
-__all__ = ["NO_SOLIDS", "ConvexSolids", "prism_corners"]
+__all__ = ["NO_SOLIDS", "ConvexSolids", "eye_corners", "prism_corners"]
 
 
 @dataclass(frozen=True)
@@ -137,12 +139,17 @@ class ConvexSolids:
         return ConvexSolids(*got) if len(got[1]) > 1 else NO_SOLIDS
 
     def blocks_pair(self, a: Cylinder, b: Cylinder) -> bool:
-        """Does one piece block every segment between ``a`` and ``b``?"""
+        """Does one piece block every segment the pair's search casts: from each
+        trooper's eye region (:func:`eye_corners`) to the whole other trooper
+        (:func:`prism_corners`)?"""
         if not len(self):
             return False
-        xa, xb = prism_corners(a), prism_corners(b)
         eps = PROOF_CLEARANCE_MM
-        return bool(bundle_meets(xa, xb, self.planes, self.off, eps, eps))
+        p, o = self.planes, self.off
+        return bool(
+            bundle_meets(eye_corners(a), prism_corners(b), p, o, eps, eps)
+            and bundle_meets(eye_corners(b), prism_corners(a), p, o, eps, eps)
+        )
 
     def blocks_axis(self, a: Cylinder, b: Cylinder) -> bool:
         """Does one piece block the segment between the middles of ``a``'s and ``b``'s
@@ -205,20 +212,40 @@ def _inner_points(pts: np.ndarray, planes: np.ndarray) -> np.ndarray:
 def prism_corners(cyl: Cylinder) -> np.ndarray:
     """(2 k, 3) float64, mm: the corners of the ``k``-sided prism (``CONVEX_PRISM_SIDES``)
     around ``cyl`` grown by ``SURFACE_BOX_PAD_MM`` (points computed on its surface, with
-    rounding, lie inside). Not to be modified."""
-    k = CONVEX_PRISM_SIDES
+    rounding, lie inside), far-apart corners first (a test that fails does so after few
+    of them). Not to be modified."""
     b = cyl.base_array
-    r = (cyl.radius + SURFACE_BOX_PAD_MM) / math.cos(math.pi / k)
+    r = (cyl.radius + SURFACE_BOX_PAD_MM) / math.cos(math.pi / CONVEX_PRISM_SIDES)
+    return _prism(b[0], b[1], r, b[2] - SURFACE_BOX_PAD_MM, cyl.top_z + SURFACE_BOX_PAD_MM)
+
+
+def _prism(x: float, y: float, r: float, z0: float, z1: float) -> np.ndarray:
+    """The corners of the ``CONVEX_PRISM_SIDES``-sided prism of circumradius ``r`` about
+    the vertical line through ``(x, y)`` from ``z0`` to ``z1``, in :func:`_spread` order."""
+    k = CONVEX_PRISM_SIDES
     ang = np.arange(k) * (2.0 * math.pi / k)
     out = np.empty((2 * k, 3))
-    out[:, 0] = b[0] + r * np.tile(np.cos(ang), 2)
-    out[:, 1] = b[1] + r * np.tile(np.sin(ang), 2)
-    out[:k, 2] = b[2] - SURFACE_BOX_PAD_MM
-    out[k:, 2] = cyl.top_z + SURFACE_BOX_PAD_MM
-    # far-apart corners first: a test that fails does so after few of them
+    out[:, 0] = x + r * np.tile(np.cos(ang), 2)
+    out[:, 1] = y + r * np.tile(np.sin(ang), 2)
+    out[:k, 2] = z0
+    out[k:, 2] = z1
     out = np.ascontiguousarray(out[_spread(k)])
     out.setflags(write=False)
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def eye_corners(cyl: Cylinder) -> np.ndarray:
+    """(2 k, 3) float64, mm: the corners of the ``k``-sided prism round ``cyl``'s eye
+    points (:func:`.eyes.eye_points`: ``SURFACE_INSET_MM`` inside its mantle and top,
+    ``STAND_INSET_MM`` above its base), grown by ``SURFACE_BOX_PAD_MM``. Not to be
+    modified."""
+    k = CONVEX_PRISM_SIDES
+    b = cyl.base_array
+    r = (cyl.radius - SURFACE_INSET_MM + SURFACE_BOX_PAD_MM) / math.cos(math.pi / k)
+    z0 = b[2] + STAND_INSET_MM - SURFACE_BOX_PAD_MM
+    z1 = cyl.top_z - SURFACE_INSET_MM + SURFACE_BOX_PAD_MM
+    return _prism(b[0], b[1], r, z0, max(z0, z1))
 
 
 @functools.lru_cache(maxsize=8)

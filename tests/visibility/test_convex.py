@@ -11,16 +11,17 @@ import numpy as np
 import pytest
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import CONVEX_MAX_FACES, PROOF_CLEARANCE_MM
+from geom3d.core.tolerances import CONVEX_MAX_FACES, CONVEX_PRISM_SIDES, PROOF_CLEARANCE_MM
 from geom3d.mesh.primitives import box_mesh, prism_mesh
 from geom3d.raycast import RayEngine
 from geom3d.visibility import eye_points
 from geom3d.visibility._convex_kernels import (
+    bundle_meets,
     eye_outside,
     segment_blocked,
     segment_meets,
 )
-from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids, prism_corners
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids, eye_corners, prism_corners
 
 # --------------------------------------------------------------------------------------
 # meshes built here
@@ -414,6 +415,52 @@ def test_blocks_pair_and_blocks_axis_against_embree():
     assert not low.blocks_pair(VIEWER, TARGET) and not low.blocks_axis(VIEWER, TARGET)
     assert not NO_SOLIDS.blocks_pair(VIEWER, TARGET)
     assert not NO_SOLIDS.blocks_axis(VIEWER, TARGET)
+
+
+def test_a_wall_on_the_troopers_floor_settles_the_pair_from_their_eyes():
+    # the wall stands on z = 0 like the troopers: segments between their bottom rims
+    # pass under it, but the search casts only from eye points, STAND_INSET_MM up
+    floor_wall = _moved(box_mesh((10, 80, 60)), (100, 0, 0))
+    piece = _one(floor_wall)
+    assert piece.blocks_pair(VIEWER, TARGET) and piece.blocks_pair(TARGET, VIEWER)
+    rng = np.random.default_rng(39)
+    for v, t in ((VIEWER, TARGET), (TARGET, VIEWER)):
+        eyes = eye_points(v, t)
+        pts = _volume(t, len(eyes), rng)
+        assert _blocked(floor_wall, eyes, pts).all()
+        assert _blocked(floor_wall, eyes, np.roll(pts, 7, axis=0)).all()
+    # the whole prisms would not do: their bottom corners lie SURFACE_BOX_PAD_MM under
+    # the floor, and the segments between them pass under the wall (by less than the
+    # margin), so no eye region, no whole-pair settling on a shared floor
+    eps = PROOF_CLEARANCE_MM
+    assert not bundle_meets(
+        prism_corners(VIEWER), prism_corners(TARGET), piece.planes, piece.off, eps, eps
+    )
+    # a wall sunk less than the eyes' height still counts; one standing on a step
+    # (bottom 0.3 mm above the floor) leaves a gap under it within the eyes' reach
+    stepped = _one(_moved(box_mesh((10, 80, 60)), (100, 0, 0.3)))
+    assert not stepped.blocks_pair(VIEWER, TARGET)
+
+
+def test_eye_corners_hold_every_eye_point():
+    for cyl in (VIEWER, Cylinder((3.0, -2.0, 7.5), 9.0, 22.0)):
+        prism = np.asarray(eye_corners(cyl))
+        r = np.hypot(*(prism[:, :2] - cyl.base_array[:2]).T)
+        inner = r.min() * math.cos(math.pi / CONVEX_PRISM_SIDES)  # the prism's inradius
+        for t in (TARGET, Cylinder((0.0, 0.0, 80.0), 5.0, 5.0), Cylinder((0.0, 0.0, -50), 5, 5)):
+            eyes = eye_points(cyl, t)  # side points, and caps above or below
+            d = np.hypot(*(eyes[:, :2] - cyl.base_array[:2]).T)
+            assert (d <= inner).all()
+            assert (eyes[:, 2] >= prism[:, 2].min()).all()
+            assert (eyes[:, 2] <= prism[:, 2].max()).all()
+
+
+def test_bundle_meets_takes_writable_and_read_only_corners():
+    xa = np.array(eye_corners(VIEWER))  # a writable copy
+    xb = prism_corners(TARGET)  # read only
+    piece = _one(FULL_WALL)
+    eps = PROOF_CLEARANCE_MM
+    assert bundle_meets(xa, xb, piece.planes, piece.off, eps, eps)
 
 
 def test_near_keeps_only_the_pieces_the_pair_can_meet():
