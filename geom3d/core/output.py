@@ -109,6 +109,8 @@ def _indented(o: Any, depth: int, out: list[str]) -> None:
         out.append("true")
     elif o is False:
         out.append("false")
+    elif isinstance(o, str):  # a str subclass (a Message): the standard library writes
+        out.append(encode_basestring(o))  # its text, with the same function
     elif t is dict or t is list or t is tuple:
         if not o:
             out.append("{}" if t is dict else "[]")

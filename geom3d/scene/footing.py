@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from geom3d.bodies.kernels import njit
 from geom3d.core.tolerances import FOOTING_SLOPE_DEG, FOOTING_STEP_MM
 
 __all__ = ["Footing", "connected_rest", "link_pairs"]
@@ -71,6 +72,15 @@ class Footing:
         self.allow = FOOTING_STEP_MM + d * math.tan(math.radians(FOOTING_SLOPE_DEG))
         self.radial = np.hypot(self.offsets[:, 0], self.offsets[:, 1])
         self.centre = int(np.argmin(self.radial)) if len(self.radial) else 0
+        # each sample's links, both ways (CSR: links of s are nbr[start[s]:start[s + 1]],
+        # with their allowances)
+        k = len(self.offsets)
+        ends = np.concatenate([self.i, self.j])
+        other = np.concatenate([self.j, self.i])
+        order = np.argsort(ends, kind="stable")
+        self.nbr = np.ascontiguousarray(other[order], dtype=np.int64)
+        self.nbr_allow = np.ascontiguousarray(np.concatenate([self.allow, self.allow])[order])
+        self.start = np.searchsorted(ends[order], np.arange(k + 1)).astype(np.int64)
 
 
 def connected_rest(footing: Footing, heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,27 +101,38 @@ def connected_rest(footing: Footing, heights: np.ndarray) -> tuple[np.ndarray, n
         The samples connected to the centre (every sample with a height, where the
         centre has none).
     """
-    h = np.asarray(heights, np.float64)
+    h = np.ascontiguousarray(heights, dtype=np.float64)
     n, k = h.shape
     have = ~np.isnan(h)
-    con = np.zeros((n, k), bool)
     c = footing.centre
-    con[:, c] = have[:, c]
-    i, j = footing.i, footing.j
-    if len(i):
-        ok = have[:, i] & have[:, j] & (np.abs(h[:, i] - h[:, j]) <= footing.allow)
-        for _ in range(k):
-            ci, cj = con[:, i], con[:, j]
-            grow_j = ok & ci & ~cj
-            grow_i = ok & cj & ~ci
-            if not (grow_j.any() or grow_i.any()):
-                break
-            rows, cols = np.nonzero(grow_j)
-            con[rows, j[cols]] = True
-            rows, cols = np.nonzero(grow_i)
-            con[rows, i[cols]] = True
+    con = _spread(h, c, footing.start, footing.nbr, footing.nbr_allow)
     lost = ~have[:, c]
     con[lost] = have[lost]
     z = np.where(con, h, -np.inf).max(axis=1) if k else np.full(n, -np.inf)
     z = np.where(np.isfinite(z), z, np.nan)
     return z, con
+
+
+@njit(cache=True, nogil=True)
+def _spread(h, c, start, nbr, allow):
+    """(n, k) bool: the samples of each disc linked to sample ``c`` through chains of
+    links whose two heights (both known) differ by at most the link's allowance."""
+    n, k = h.shape
+    con = np.zeros((n, k), np.bool_)
+    queue = np.empty(k, np.int64)
+    for row in range(n):
+        if np.isnan(h[row, c]):
+            continue
+        con[row, c] = True
+        queue[0] = c
+        head, tail = 0, 1
+        while head < tail:
+            s = queue[head]
+            head += 1
+            for q in range(start[s], start[s + 1]):
+                t = nbr[q]
+                if not con[row, t] and abs(h[row, s] - h[row, t]) <= allow[q]:
+                    con[row, t] = True  # (a NaN height compares false: never linked)
+                    queue[tail] = t
+                    tail += 1
+    return con

@@ -222,6 +222,12 @@ class Surface:
         over: list = [None] * k
         if not k or self.engine.n_triangles == 0:
             return z, var, over
+        # the highest vertex of the pieces' own faces over each disc, every disc in one
+        # pass over the vertices (a million on a scanned table)
+        vtops = np.full(k, -np.inf)
+        cx_all, cy_all = c[:, 0].copy(), c[:, 1].copy()
+        for part in self._used_vertices():
+            vtops = np.maximum(vtops, disc_tops(part, cx_all, cy_all, r))
         for rad in np.unique(r):
             rows = np.flatnonzero(r == rad)
             foot = self._footing_for(float(rad))
@@ -236,10 +242,7 @@ class Surface:
             lo = np.min(np.where(np.isnan(h), np.inf, h), axis=1)  # every probe, linked or not
             # a spike between probes: the highest vertex over the disc, when connected
             reach = FOOTING_STEP_MM + STAND_GRID_MM * math.tan(math.radians(FOOTING_SLOPE_DEG))
-            vtop = np.full(len(rows), -np.inf)
-            cx, cy = c[rows, 0].copy(), c[rows, 1].copy()
-            for part in self._used_vertices():
-                vtop = np.maximum(vtop, disc_tops(part, cx, cy, r[rows]))
+            vtop = vtops[rows]
             has = ~np.isnan(zc)
             spike = has & (vtop > zc) & (vtop <= zc + reach)
             zc = np.where(spike, vtop, zc)

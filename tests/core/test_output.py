@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geom3d.core.errors import UsageError
+from geom3d.core.messages import Message
 from geom3d.core.output import atomic_write, check_writable, dumps_json, safe_text
 
 
@@ -122,6 +123,7 @@ _SCALARS = (
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=8)
     | st.sampled_from([np.float64(1.5), np.float64(-0.0), "\ud800", "\x1b\x9b", 1e16, 1e-7])
+    | st.sampled_from([Message("a \x85 é", "note"), Message("w")])  # a str subclass
 )
 _KEYS = st.text(max_size=6) | st.integers(-5, 5) | st.sampled_from([1.5, True, None])
 

@@ -46,6 +46,33 @@ def test_a_base_on_a_hill_sits_on_its_highest_point():
     assert z == pytest.approx([3.0, 53.0]) and con.all()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_connected_samples_are_the_centres_component_of_the_linked_graph(seed):
+    # a reference apart from the breadth-first search: scipy's connected components of
+    # the graph whose edges are the links whose two heights are known and close enough
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(seed)
+    off = rng.uniform(-10, 10, (40, 2))
+    off[0] = 0.0
+    foot = Footing(off)
+    h = rng.normal(0.0, 1.5, (25, len(off))).cumsum(axis=1) * rng.uniform(0.2, 1.0, (25, 1))
+    h[rng.random(h.shape) < 0.1] = np.nan
+    z, con = connected_rest(foot, h)
+    for row in range(len(h)):
+        have = ~np.isnan(h[row])
+        ok = have[foot.i] & have[foot.j] & (np.abs(h[row, foot.i] - h[row, foot.j]) <= foot.allow)
+        g = coo_matrix((np.ones(ok.sum()), (foot.i[ok], foot.j[ok])), shape=(len(off),) * 2)
+        _, comp = connected_components(g, directed=False)
+        if have[foot.centre]:
+            want = comp == comp[foot.centre]
+        else:
+            want = have
+        assert (con[row] == want).all()
+        assert z[row] == pytest.approx(np.nanmax(np.where(want, h[row], np.nan)))
+
+
 BIRD = "birdBath_decimated.off"
 
 
