@@ -114,22 +114,73 @@ def corners_hidden(eyes, corners, planes, off, margin, clearance):
     # vertical lines (a side column: same x, y), then horizontal ones (a cap row: same
     # y, z) among the eyes left untested, then what is left, eye by eye
     args = (piece, bits, stack, corners, planes, off, margin, clearance)
-    order = np.argsort(eyes[:, 0], kind="mergesort")
-    _lines(eyes, order, 0, 1, 2, 3, *args)
-    rest = np.flatnonzero(piece == -2)
-    order = rest[np.argsort(eyes[rest, 1], kind="mergesort")]
-    _lines(eyes, order, 1, 2, 0, 1, *args)
+    order = np.empty(n, np.int64)
+    table = np.full(4 * n + 8, -1, np.int64)
+    line = np.empty(n, np.int64)
+    count = np.empty(n + 1, np.int64)
+    _group_lines(eyes, 0, 1, 2, order, table, line, count)
+    _lines(eyes, order, 0, 1, 3, *args)
+    table[:] = -1
+    _group_lines(eyes, 1, 2, 0, order, table, line, count)
+    _lines(eyes, order, 1, 2, 1, *args)
     return piece >= 0
 
 
 @njit_leaf
-def _lines(
-    eyes, order, p, q, axis, least, piece, bits, stack, corners, planes, off, margin, clearance
-):  # fmt: skip
-    """Decide the eyes of ``order`` (sorted on coordinate ``p``) line by line: a run of at
-    least ``least`` eyes with equal coordinates ``p`` and ``q`` is sorted along ``axis``
-    and bisected; an interval whose two ends one piece hides beyond one plane is hidden
-    whole (see :func:`corners_hidden`). Shorter runs are left undecided."""
+def _group_lines(eyes, p, q, axis, order, table, line, count):
+    """Write into ``order`` the eye indices grouped by equal coordinates ``p`` and ``q``
+    (a hash table, ``table``: -1 filled, at least twice the eyes), each group sorted
+    along ``axis`` (insertion: a line holds a few dozen eyes). ``line`` ((n,) int64) and
+    ``count`` ((n + 1,) int64): scratch."""
+    n = eyes.shape[0]
+    size = table.shape[0] // 2  # slots: (first eye of the group, group number)
+    n_groups = 0
+    for i in range(n):
+        x, y = eyes[i, p], eyes[i, q]
+        h = int(abs(x * 1048573.0 + y * 8191.0)) % size
+        while True:
+            first = table[2 * h]
+            if first < 0:
+                table[2 * h] = i
+                table[2 * h + 1] = n_groups
+                line[i] = n_groups
+                n_groups += 1
+                break
+            if eyes[first, p] == x and eyes[first, q] == y:
+                line[i] = table[2 * h + 1]
+                break
+            h = (h + 1) % size
+    for g in range(n_groups + 1):
+        count[g] = 0
+    for i in range(n):
+        count[line[i] + 1] += 1
+    for g in range(n_groups):
+        count[g + 1] += count[g]
+    for i in range(n):  # in eye order within a group, then sorted below
+        g = line[i]
+        order[count[g]] = i
+        count[g] += 1
+    k = 0
+    for g in range(n_groups):  # count[g] is now the end of group g
+        end = count[g]
+        for r0 in range(k + 1, end):
+            i = order[r0]
+            r = r0
+            while r > k and eyes[order[r - 1], axis] > eyes[i, axis]:
+                order[r] = order[r - 1]
+                r -= 1
+            order[r] = i
+        k = end
+
+
+@njit_leaf
+def _lines(eyes, order, p, q, least, piece, bits, stack, corners, planes, off, margin, clearance):
+    """Decide the eyes of ``order`` (grouped by equal ``p`` and ``q``, each group along
+    the line's own axis: :func:`_group_lines`) line by line: a run of at least ``least``
+    eyes with equal coordinates ``p`` and ``q`` is bisected (eyes already decided keep
+    their answer and serve as ends); an interval whose two ends one piece hides beyond
+    one plane is hidden whole (see :func:`corners_hidden`). Shorter runs are left
+    undecided."""
     n = order.shape[0]
     k = 0
     while k < n:
@@ -140,13 +191,6 @@ def _lines(
         if e - k < least:
             k = e
             continue
-        for r0 in range(k + 1, e):  # the run along the axis (insertion sort)
-            i = order[r0]
-            r = r0
-            while r > k and eyes[order[r - 1], axis] > eyes[i, axis]:
-                order[r] = order[r - 1]
-                r -= 1
-            order[r] = i
         top = 0
         stack[0, 0], stack[0, 1] = k, e - 1
         while top >= 0:
