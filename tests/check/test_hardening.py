@@ -23,6 +23,7 @@ from support import REPO
 from geom3d.check import run_batch
 from geom3d.check.executors import BatchInterrupted
 from geom3d.cli import main
+from geom3d.mesh.primitives import box_mesh
 
 GEOM3D = [sys.executable, "-m", "geom3d.cli"]
 
@@ -52,9 +53,26 @@ PASS_EXPECT = {"lof": [{"from": "a", "to": "b", "lof": True}]}
 # A 100 mm wall hides b from a wherever b walks (x from 400 to 677): the route never gives
 # LoF, so it is sampled to its end (every 10 mm of ~600 m of travel: minutes of work). Each
 # leg is 0.37 mm further along x, so no position repeats (the earlier back-and-forth route
-# over one line finished within the time limit after the issue 35/37 merges).
-WALL = [{"id": "wall", "box": {"size": [10, 1100, 100]}, "position": [250, 600, 0]}]
+# over one line finished within the time limit after the issue 35/37 merges). The wall is
+# one mesh of two boxes, the long wall and a post at its end: a box alone would be a
+# convex piece, which settles each position's pair at once (issue 37); the two are not.
+WALL = [{"id": "wall", "mesh": "post_wall.stl", "position": [250, 600, 0]}]
 ROUTE = [[400 + 0.37 * i, 200 if i % 2 else 1000] for i in range(750)]
+
+
+def _post_wall(d: Path) -> None:
+    """``post_wall.stl`` in ``d``: a 10 x 1100 x 100 mm box and a 30 x 30 x 110 mm post
+    at its +y end, one mesh (not convex)."""
+    lines = ["solid w"]
+    for size, dy in (((10.0, 1100.0, 100.0), 0.0), ((30.0, 30.0, 110.0), 535.0)):
+        v, f = box_mesh(size)
+        v = v + (0.0, dy, 0.0)
+        for tri in f:
+            lines += ["facet normal 0 0 0", "outer loop"]
+            lines += [f"vertex {v[i][0]:g} {v[i][1]:g} {v[i][2]:g}" for i in tri]
+            lines += ["endloop", "endfacet"]
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "post_wall.stl").write_text("\n".join([*lines, "endsolid w", ""]))
 
 
 def _quick(d: Path, name: str) -> Path:
@@ -64,6 +82,7 @@ def _quick(d: Path, name: str) -> Path:
 def _heavy(d: Path, name: str = "a_heavy.yaml") -> Path:
     troopers = [OPEN[0], _trooper("b", (400, 600, 0), 180, side="red", route=ROUTE)]
     expect = {"lof": [{"from": "a", "to": "b", "lof": False}]}
+    _post_wall(d)
     return _write(d / name, _doc(troopers, WALL, expect=expect))
 
 
