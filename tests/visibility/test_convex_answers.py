@@ -367,6 +367,13 @@ def _spy(monkeypatch, module, name):
     return jobs
 
 
+def _same_documents(on, off) -> None:
+    """The two runs' documents agree in everything but their timings."""
+    assert {k: v for k, v in on.document.items() if k != "timing"} == {
+        k: v for k, v in off.document.items() if k != "timing"
+    }
+
+
 def test_exposure_map_is_the_same_with_the_pieces(monkeypatch):
     jobs = _spy(monkeypatch, exposure_doc, "visible_tasks")
     ts = [trooper("o", [50, 200], side="red"), trooper("p", [140, 260], side="red")]
@@ -376,10 +383,7 @@ def test_exposure_map_is_the_same_with_the_pieces(monkeypatch):
     assert len(jobs[0].solids) == 2 and jobs[1].solids is NO_SOLIDS
     assert on.seen.tolist() == off.seen.tolist()
     assert on.seen.any() and not on.seen.all()
-    drop = ("timing",)
-    assert {k: v for k, v in on.document.items() if k not in drop} == {
-        k: v for k, v in off.document.items() if k not in drop
-    }
+    _same_documents(on, off)
     c, c_off = on.counters, off.counters
     assert c["pairs_convex"] + c["outlined"] > 0
     assert c_off["pairs_convex"] == c_off["outlined"] == 0
@@ -396,9 +400,6 @@ def test_survey_is_the_same_with_the_pieces(monkeypatch):
     assert len(jobs[0].solids) == 2 and jobs[1].solids is NO_SOLIDS
     assert on.visible.tolist() == off.visible.tolist()
     assert on.visible.any() and not on.visible.all()
-    drop = ("timing",)
-    assert {k: v for k, v in on.document.items() if k not in drop} == {
-        k: v for k, v in off.document.items() if k not in drop
-    }
+    _same_documents(on, off)
     # points either side of the sunk wall: whole pairs settled by it
     assert on.counters["pairs_convex"] > 0 and off.counters["pairs_convex"] == 0
