@@ -31,7 +31,6 @@ from geom3d.exposure.decide import PROBE_ID, observers_for, screen
 from geom3d.exposure.jobs import ExposureJob, visible_tasks
 from geom3d.scene.scene import Scene
 from geom3d.scene.vehicles import blocking_mesh, engine_for
-from geom3d.visibility.convex import NO_SOLIDS
 
 __all__ = ["ExposureResult", "exposure", "run_exposure"]
 
@@ -93,7 +92,7 @@ def _job(scene: Scene, observers, probe: Probe, cells, tasks, proofs: bool) -> E
         tasks,
         meshes,
         which,
-        scene.convex_solids if proofs else NO_SOLIDS,
+        scene.convex_solids,  # (the job drops them without proofs)
     )
 
 

@@ -25,14 +25,13 @@ from geom3d.raycast import RayEngine
 from geom3d.survey.pairs import scenery_tools
 from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
+from geom3d.visibility.cast import SEARCH_COUNTERS
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 
 __all__ = ["ExposureJob", "chunk_bounds", "visible_tasks"]
 
 #: Counters summed over every chunk (the search's :class:`~geom3d.visibility.VisibilityStats`).
-COUNTERS = (
-    "rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved", "pairs_convex", "outlined"
-)  # fmt: skip
+COUNTERS = SEARCH_COUNTERS
 
 
 @dataclass(frozen=True, eq=False)

@@ -36,7 +36,6 @@ from geom3d.survey.analysis import (
 )
 from geom3d.survey.grid import Probe, ProbeGrid, check_pairs, place_probes, probe_for
 from geom3d.survey.pairs import PairJob, pair_indices, visible_pairs
-from geom3d.visibility.convex import NO_SOLIDS
 
 __all__ = ["DEFAULT_LANES", "SurveyResult", "position_ids", "run_survey", "survey"]
 
@@ -105,7 +104,7 @@ def _job(scene: Scene, grid: ProbeGrid, probe: Probe, proofs: bool = True) -> Pa
         label=label,
         closed=closed,
         map_key=map_key,
-        solids=scene.convex_solids if proofs else NO_SOLIDS,
+        solids=scene.convex_solids,  # (the job drops them without proofs)
     )
 
 

@@ -33,6 +33,7 @@ from geom3d.core.errors import UsageError
 from geom3d.raycast import RayEngine
 from geom3d.survey.runners import Tasks, run_dask, run_pool
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
+from geom3d.visibility.cast import SEARCH_COUNTERS
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.interior_cache import cached_interior
 
@@ -56,17 +57,9 @@ COUNTERS = (
     "proof_pairs_settled",
     "proof_bundles",
     "proof_bundles_proved",
-    "rays",
-    "cast",
-    "proved",
-    "eyes",
-    "eyes_refined",
-    "eyes_proved",
-    "pairs_convex",
-    "outlined",
+    *SEARCH_COUNTERS,
 )
 _PROOF_FIELDS = ("pairs", "pairs_settled", "bundles", "bundles_proved")
-_SEARCH_FIELDS = COUNTERS[len(_PROOF_FIELDS) :]
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,7 +246,7 @@ def _run_chunk(state: tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndar
     if prv is not None:
         assert before is not None  # counted when prv was set
         proof = [getattr(prv.stats, k) - b for k, b in zip(_PROOF_FIELDS, before, strict=True)]
-    counters = np.array(proof + [getattr(stats, k) for k in _SEARCH_FIELDS], dtype=np.int64)
+    counters = np.array(proof + [getattr(stats, k) for k in SEARCH_COUNTERS], dtype=np.int64)
     return vis, counters
 
 

@@ -149,6 +149,7 @@ def _clear_loop(
     n_out = 0  # outlines of the grid's current eye
     out_eye = -1
     on_grid = nks > 0
+    box = (ks0 * step, (ks0 + nks - 1) * step, kt0 * step, (kt0 + nkt - 1) * step)
     k_n = eyes.shape[0] * nks * nkt if on_grid else eye_idx.shape[0]
     m = 0
     n_leaves = 0
@@ -161,7 +162,6 @@ def _clear_loop(
             tk = (kt0 + gb) * step
             if i != out_eye:  # the pieces' outlines from this eye
                 out_eye = i
-                box = (ks0 * step, (ks0 + nks - 1) * step, kt0 * step, (kt0 + nkt - 1) * step)
                 n_out = eye_outlines(
                     eyes[i], u[i], v[i], c, target, box, planes, off, inner, inner_off,
                     clearance, pts, hulls, hull_n,

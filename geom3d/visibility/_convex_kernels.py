@@ -111,8 +111,9 @@ def corners_hidden(eyes, corners, planes, off, margin, clearance):
     piece = np.full(n, -2, np.int64)  # -2 untested, -1 not hidden, else the piece
     bits = np.zeros(n, np.int64)
     stack = np.empty((2 * n + 2, 2), np.int64)
-    # vertical lines (a side column: same x, y), then horizontal ones (a cap row: same
-    # y, z) among the eyes left untested, then what is left, eye by eye
+    # vertical lines of at least 3 eyes (a side column: same x, y), then horizontal ones
+    # (a cap row: same y, z), where eyes already decided serve as ends and a line of one
+    # eye is that eye's own test
     args = (piece, bits, stack, corners, planes, off, margin, clearance)
     order = np.empty(n, np.int64)
     table = np.full(4 * n + 8, -1, np.int64)

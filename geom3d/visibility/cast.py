@@ -15,7 +15,7 @@ the ray engine, through :meth:`geom3d.raycast.RayBackend.occluded_segments`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 import numpy as np
@@ -31,6 +31,7 @@ from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 
 __all__ = [
     "NO_TREES",
+    "SEARCH_COUNTERS",
     "ClearToTarget",
     "SampleCast",
     "VisibilityStats",
@@ -81,11 +82,13 @@ class VisibilityStats:
 
     def add(self, other: VisibilityStats) -> None:
         """Add ``other``'s counts to these."""
-        for name in (
-            "rays", "cast", "proved", "eyes", "eyes_refined", "eyes_proved", "pairs_convex",
-            "outlined",
-        ):  # fmt: skip
+        for name in SEARCH_COUNTERS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+#: The names of :class:`VisibilityStats`' counters, in order (what the survey and the
+#: exposure map sum over their workers).
+SEARCH_COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(VisibilityStats))
 
 
 class SampleCast(Protocol):
