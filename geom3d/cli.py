@@ -65,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:  # bare `geom3d`: the help, on stdout, and success
         parser.print_help()
         return EXIT_OK
+    from geom3d.core.runtime import no_huge_pages
+
+    no_huge_pages()  # before the command touches its memory
     try:
         code = int(args.func(args))
         if sys.stdout is not None:

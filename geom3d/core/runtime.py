@@ -7,8 +7,43 @@ here once its scene is loaded.
 from __future__ import annotations
 
 import gc
+import os
+import sys
 
-__all__ = ["same_code_in_workers", "settle_heap"]
+__all__ = ["HUGE_PAGES_ENV", "no_huge_pages", "same_code_in_workers", "settle_heap"]
+
+#: Set to anything but "" or "0" to keep transparent huge pages (see :func:`no_huge_pages`).
+HUGE_PAGES_ENV = "GEOM3D_HUGE_PAGES"
+
+# prctl(2) options (linux/prctl.h)
+_PR_SET_THP_DISABLE = 41
+
+
+def no_huge_pages() -> bool:
+    """Turn transparent huge pages off for this process and the workers it starts.
+
+    With the kernel's ``transparent_hugepage`` set to ``always`` (Debian's and Ubuntu's
+    default), every first touch of a 2 MB-aligned region of fresh memory faults in a
+    whole huge page and zeroes it. A command touches about 200 of them (numpy, numba,
+    the mesh, each worker thread's malloc arena). On the virtual machines CI and clusters
+    run on, zeroing one took up to 15 ms (the host backs the page as it is written): the
+    same ``geom3d lof`` spent 0.2 to 3.5 s in the kernel from one run to the next, with the
+    same user time. With ordinary 4 kB pages it spends about 0.4 s, every run, and
+    ray casting was measured no slower (docs/architecture.md, "Process settings").
+
+    Linux only (``prctl(PR_SET_THP_DISABLE)``, kept across ``fork`` and ``exec``); a no-op
+    elsewhere, when ``GEOM3D_HUGE_PAGES`` is set to anything but ``""`` or ``"0"``, or when
+    the call is refused. Returns whether huge pages are now off.
+    """
+    if os.environ.get(HUGE_PAGES_ENV, "") not in ("", "0") or not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):  # no libc symbol table, or no prctl in it
+        return False
 
 
 def settle_heap() -> None:
@@ -37,8 +72,6 @@ def same_code_in_workers() -> None:
     process's geom3d came from) is put first on ``sys.path`` and on ``PYTHONPATH``, which
     the fork server and spawned workers start with.
     """
-    import os
-    import sys
     from pathlib import Path
 
     root = str(Path(__file__).resolve().parent.parent.parent)

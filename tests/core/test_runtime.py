@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import weakref
 
 import pytest
 import yaml
 
 from geom3d.cli import main
-from geom3d.core.runtime import settle_heap
+from geom3d.core import runtime
+from geom3d.core.runtime import HUGE_PAGES_ENV, no_huge_pages, settle_heap
+
+_TWO = {
+    "format": "geom3d/1",
+    "units": "mm",
+    "table": {"size": [200, 100]},
+    "troopers": [
+        {"id": "a", "side": "blue", "position": [20, 50], "silhouette": 2},
+        {"id": "b", "side": "red", "position": [120, 50], "silhouette": 2},
+    ],
+}
 
 
 class _Node:
@@ -41,17 +55,8 @@ def test_settle_heap_freezes_what_is_alive_and_collects_what_comes_after():
 
 @pytest.mark.parametrize("command", ["lof", "attack", "survey"])
 def test_the_command_line_settles_the_heap_once_the_scene_is_loaded(capsys, tmp_path, command):
-    doc = {
-        "format": "geom3d/1",
-        "units": "mm",
-        "table": {"size": [200, 100]},
-        "troopers": [
-            {"id": "a", "side": "blue", "position": [20, 50], "silhouette": 2},
-            {"id": "b", "side": "red", "position": [120, 50], "silhouette": 2},
-        ],
-    }
     p = tmp_path / "two.yaml"
-    p.write_text(yaml.safe_dump(doc))
+    p.write_text(yaml.safe_dump(_TWO))
     extra = ["--spacing", "100", "--out", str(tmp_path / "out")] if command == "survey" else []
     gc.unfreeze()
     assert gc.get_freeze_count() == 0
@@ -79,3 +84,50 @@ def test_workers_import_the_same_geom3d(monkeypatch, tmp_path):
     same_code_in_workers()  # idempotent
     assert sys.path[0] == root and sys.path.count(root) >= 1
     assert os.environ["PYTHONPATH"].split(os.pathsep) == [root, "/elsewhere"]
+
+
+_PROBE = """
+import ctypes, subprocess, sys
+from geom3d.core.runtime import no_huge_pages
+ctypes.CDLL(None).prctl(41, 0, 0, 0, 0)  # as a fresh process (this test's may be off already)
+off = no_huge_pages()
+child = subprocess.run(
+    [sys.executable, "-c", "import ctypes; print(ctypes.CDLL(None).prctl(42, 0, 0, 0, 0))"],
+    capture_output=True, text=True, check=True,
+).stdout.strip()
+print(off, ctypes.CDLL(None).prctl(42, 0, 0, 0, 0), child)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+@pytest.mark.parametrize(
+    ("env", "expected"), [(None, "True 1 1"), ("0", "True 1 1"), ("1", "False 0 0")]
+)
+def test_huge_pages_are_off_in_the_process_and_its_workers_unless_asked_for(env, expected):
+    # PR_GET_THP_DISABLE (42) reads the flag back, in the process and in a child it starts
+    environ = {k: v for k, v in os.environ.items() if k != HUGE_PAGES_ENV}
+    if env is not None:
+        environ[HUGE_PAGES_ENV] = env
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, env=environ, check=True
+    )
+    assert out.stdout.split("\n")[0] == expected
+
+
+def test_huge_pages_are_left_alone_off_linux(monkeypatch):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert no_huge_pages() is False
+
+
+def test_the_command_line_turns_huge_pages_off_before_a_command_but_not_for_help(
+    monkeypatch, capsys, tmp_path
+):
+    calls = []
+    monkeypatch.setattr(runtime, "no_huge_pages", lambda: calls.append(1) or True)
+    assert main([]) == 0
+    assert calls == []
+    p = tmp_path / "two.yaml"
+    p.write_text(yaml.safe_dump(_TWO))
+    assert main(["lof", str(p), "--quiet"]) == 0
+    capsys.readouterr()
+    assert calls == [1]
