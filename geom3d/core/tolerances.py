@@ -439,6 +439,14 @@ CONVEX_MAX_PLANES: int = 40  # at most 63: a kernel keeps one bit per plane
 CONVEX_FLAT_MM: float = 1e-6
 CONVEX_PRISM_SIDES: int = 16
 
+#: Ground profiles (:mod:`geom3d.visibility.ground`): the band between two troopers is cut
+#: into slabs ``GROUND_SLAB_MM`` long along their line; each slab's height is the lowest
+#: bottom-run top of the blocks of ``GROUND_BLOCK_COLUMNS`` x ``GROUND_BLOCK_COLUMNS``
+#: interior-map columns that meet it. Smaller blocks follow the ground more closely (a
+#: block loses its slope times its side) and cost more reads per pair.
+GROUND_SLAB_MM: float = 2.0
+GROUND_BLOCK_COLUMNS: int = 4
+
 #: A Line of Fire matrix with at least this many pairs to decide builds the blocking-proof
 #: map (seconds on a million-triangle table); fewer pairs are cast ray by ray, unless
 #: the map was already built (or cached on disk).

@@ -27,6 +27,7 @@ from geom3d.visibility._convex_kernels import (
     eye_outside,
     segment_meets,
 )
+from geom3d.visibility._ground_kernels import horizon, under_ground
 from geom3d.visibility._leaf_kernels import eye_leaves, proven_leaves, settled_from
 
 __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
@@ -34,7 +35,7 @@ __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
 @njit(cache=True, nogil=True)
 def clear_to_target(
-    eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, solids, flip, counts
+    eyes, u, v, c, eye_idx, s, t, target, occ, scene, trees, solids, ground, flip, counts
 ):  # fmt: skip
     """Which rays from ``eyes[eye_idx]`` through ``(s, t)`` reach the target clear.
 
@@ -56,6 +57,10 @@ def clear_to_target(
         ``(planes, off, inner, inner_off)``: the closed convex pieces that may block
         these segments (:attr:`.convex.ConvexSolids.packed`); a segment through one is
         settled before the proofs and Embree.
+    ground : tuple
+        ``(frame, hull)``: the ground profile of these eyes' corridor to the target
+        (:attr:`.ground.GroundProfile.packed`); a ray below an eye's horizon is settled
+        before its view, unseen (:mod:`._ground_kernels`). An empty hull settles none.
     flip : bool
         The eyes are the proof's second trooper's.
     counts : (3,) int64
@@ -82,14 +87,16 @@ def clear_to_target(
     none = k_n * 0
     _clear_loop(
         eyes, u, v, c, eye_idx, s, t, (none, none, none, none, 0.0), target, occ, scene,
-        trees, cand, n_cand, solids, scratch, flip, counts, clear, points, packet, leaves,
+        trees, cand, n_cand, solids, scratch, ground, flip, counts, clear, points, packet,
+        leaves,
     )  # fmt: skip
     return clear, points
 
 
 @njit(cache=True, nogil=True)
 def clear_on_grid(
-    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, trees, solids, flip, counts
+    eyes, u, v, c, ks0, nks, kt0, nkt, step, target, occ, scene, trees, solids, ground, flip,
+    counts,
 ):  # fmt: skip
     """:func:`clear_to_target` of the rays of a coarse lattice: from every eye, through
     ``((ks0 + i) step, (kt0 + j) step)`` for ``i < nks``, ``j < nkt``, ordered eye, then
@@ -113,8 +120,8 @@ def clear_on_grid(
     no_st = np.empty(0)
     _clear_loop(
         eyes, u, v, c, no_idx, no_st, no_st, (ks0, nks, kt0, nkt, step), target, occ, scene,
-        trees, cand, n_cand, solids, scratch, flip, counts, clear, np.empty((0, 3)), packet,
-        leaves,
+        trees, cand, n_cand, solids, scratch, ground, flip, counts, clear, np.empty((0, 3)),
+        packet, leaves,
     )  # fmt: skip
     return clear
 
@@ -122,7 +129,7 @@ def clear_on_grid(
 @njit_leaf
 def _clear_loop(
     eyes, u, v, c, eye_idx, s, t, grid, target, occ, scene, trees, cand, n_cand, solids, scratch,
-    flip, counts, clear, points, packet, leaves,
+    ground, flip, counts, clear, points, packet, leaves,
 ):  # fmt: skip
     """The ray loop of :func:`clear_to_target` and :func:`clear_on_grid`, into their
     ``clear`` and ``points``, with the packet and leaf buffers given: it allocates nothing,
@@ -137,13 +144,20 @@ def _clear_loop(
     The convex pieces an eye is clear of settle first the segments that meet one of
     them; on a lattice, before that, the samples inside a piece's apparent outline from
     the eye (:func:`._convex_kernels.silhouette`), column by column, without their ray:
-    the outline's points are nearer the eye than any point of the target."""
+    the outline's points are nearer the eye than any point of the target. Before all
+    that, a ray whose slope along the ground profile's frame is below its eye's horizon
+    is settled (:func:`._ground_kernels.horizon`): it passes under the ground before it
+    can reach the target, so neither its view nor its segment is needed."""
     ks0, nks, kt0, nkt, step = grid
     f, fu, valid, lane = packet
     address, offset, width, ray_eps = scene  # CompiledScene, by position
     nodes, _, _, _, _, frames, tree_of = trees  # ProofTrees, by position
     planes, off, inner, inner_off = solids  # ConvexSolids.packed
     usable, hulls, pts, hull_n, span = scratch
+    g_frame, g_hull = ground  # GroundProfile.packed
+    g_on = g_hull.shape[0] > 0
+    g_eye = -1
+    g_slope = -np.inf  # the horizon of eye g_eye
     clearance = PROOF_CLEARANCE_MM
     n_use = 0
     n_out = 0  # outlines of the grid's current eye
@@ -184,11 +198,25 @@ def _clear_loop(
             if inside:
                 counts[5] += 1
                 continue
+            if g_on:
+                if i != g_eye:
+                    g_eye = i
+                    g_slope = horizon(g_frame, g_hull, eyes[i, 0], eyes[i, 1], eyes[i, 2])
+                if under_ground(eyes, u, v, c, i, sk, tk, g_frame, g_slope):
+                    counts[2] += 1
+                    continue
             st, qx, qy, qz = view_ray(eyes, u, v, c, i, sk, tk, target, occ)
             if st == STATUS_MISS:
                 continue
         else:
             i = eye_idx[k]
+            if g_on:
+                if i != g_eye:
+                    g_eye = i
+                    g_slope = horizon(g_frame, g_hull, eyes[i, 0], eyes[i, 1], eyes[i, 2])
+                if under_ground(eyes, u, v, c, i, s[k], t[k], g_frame, g_slope):
+                    counts[2] += 1
+                    continue
             st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
             if st == STATUS_MISS:
                 continue

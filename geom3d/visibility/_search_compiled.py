@@ -46,7 +46,7 @@ def _batch_extent(ext, cap, rim_pad, sample_mm, depth_eps):
 
 @njit(cache=True, nogil=True)
 def search_clear(
-    eyes, sizes, c, rim, target, occ, scene, trees, solids, flip,
+    eyes, sizes, c, rim, target, occ, scene, trees, solids, ground, flip,
     cap, rim_pad, sample_mm, depth_eps, coarse_mm, step, w, counts,
 ):  # fmt: skip
     """Search ``eyes`` in batches of ``sizes`` for one that sees a patch of the target.
@@ -60,10 +60,10 @@ def search_clear(
         The target's centre.
     rim : (P, 3) float64, mm
         Its rim points (:class:`.apparent.ApparentView`).
-    target, occ, scene, trees, solids, flip
+    target, occ, scene, trees, solids, ground, flip
         As :func:`._cast_kernels.clear_to_target` (a :class:`geom3d.raycast.CompiledScene`
-        and a :class:`._leaf_kernels.ProofTrees`, as plain tuples, and the convex pieces'
-        ``(planes, off)``).
+        and a :class:`._leaf_kernels.ProofTrees`, as plain tuples, the convex pieces'
+        ``(planes, off, inner, inner_off)`` and the ground profile's ``(frame, hull)``).
     cap, rim_pad : float, mm
         The apparent window's half side (``APPARENT_CAP`` target sizes) and the rim
         polygon's under-coverage per unit of projection scale.
@@ -103,8 +103,8 @@ def search_clear(
         ks0, nks, kt0, nkt = lattice_range(s0, s1, t0, t1, coarse_mm)
         counts[3] += n_eyes
         ok = clear_on_grid(
-            batch, u, v, c, ks0, nks, kt0, nkt, coarse_mm, target, occ, scene, trees, solids, flip,
-            counts,
+            batch, u, v, c, ks0, nks, kt0, nkt, coarse_mm, target, occ, scene, trees, solids,
+            ground, flip, counts,
         )  # fmt: skip
         cand, active, possible, has = refine_plan(
             ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm
@@ -131,7 +131,7 @@ def search_clear(
                     ok1, p = clear_to_target(
                         batch, u, v, c, np.full(len(fa), eye, np.int64),
                         (a0 + lo[0] + fa) * sample_mm, (b0 + lo[1] + fb) * sample_mm,
-                        target, occ, scene, trees, solids, flip, counts,
+                        target, occ, scene, trees, solids, ground, flip, counts,
                     )  # fmt: skip
                     q = nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok1, p)
                 if q >= 0:
@@ -150,14 +150,14 @@ def search_clear(
                 ok_a, pts_a = clear_to_target(
                     batch, u, v, c, eyes_r[e_i],
                     (a0 + a_i) * sample_mm, (b0 + b_i) * sample_mm,
-                    target, occ, scene, trees, solids, flip, counts,
+                    target, occ, scene, trees, solids, ground, flip, counts,
                 )  # fmt: skip
                 shape = (active.shape[1], active.shape[2])
                 e_2, a_2, b_2 = rest_second(possible, rest, w, shape, e_i, a_i, b_i, ok_a)
                 ok_b, pts_b = clear_to_target(
                     batch, u, v, c, eyes_r[e_2],
                     (a0 + a_2) * sample_mm, (b0 + b_2) * sample_mm,
-                    target, occ, scene, trees, solids, flip, counts,
+                    target, occ, scene, trees, solids, ground, flip, counts,
                 )  # fmt: skip
                 fine_ok = np.concatenate((ok_a, ok_b))
                 fine_pts = np.concatenate((pts_a, pts_b))

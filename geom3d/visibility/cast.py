@@ -28,6 +28,7 @@ from geom3d.visibility._cast_kernels import clear_to_target, cull_kernel, hidden
 from geom3d.visibility._leaf_kernels import NO_TREES
 from geom3d.visibility.apparent import ApparentView
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
+from geom3d.visibility.ground import NO_GROUND, GroundProfile
 
 __all__ = [
     "NO_TREES",
@@ -230,6 +231,9 @@ class ClearToTarget:
     solids : ConvexSolids
         Closed convex pieces of the same scenery (:mod:`.convex`): segments through one
         are not cast (the compiled pass only; the answers are the same either way).
+    ground : GroundProfile
+        The ground profile of these eyes' corridor to the target (:mod:`.ground`): rays
+        under it are neither viewed nor cast (the compiled pass only; the same answers).
 
     Notes
     -----
@@ -247,6 +251,7 @@ class ClearToTarget:
         proof=None,
         flip: bool = False,
         solids: ConvexSolids = NO_SOLIDS,
+        ground: GroundProfile = NO_GROUND,
     ) -> None:
         self.engine = engine
         self.occ = occ
@@ -262,6 +267,7 @@ class ClearToTarget:
                 tuple(self._scene),
                 tuple(proof.packed if proof is not None else NO_TREES),
                 solids.packed,
+                ground.packed,
             )
         )
 
@@ -274,7 +280,8 @@ class ClearToTarget:
         """The arguments of :func:`._cast_kernels.clear_to_target` from ``occ`` to
         ``flip`` (occluders, :class:`~geom3d.raycast.CompiledScene` and
         :class:`._leaf_kernels.ProofTrees` as plain tuples, the convex pieces'
-        ``(planes, off)``, flip), for compiled callers
+        ``(planes, off, inner, inner_off)``, the ground profile's ``(frame, hull)``,
+        flip), for compiled callers
         (:attr:`compiled` only)."""
         assert self._args is not None  # compiled: the engine lent its scene
         return (self.occ, *self._args, self.flip)

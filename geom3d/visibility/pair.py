@@ -37,6 +37,7 @@ from geom3d.visibility.cast import (
 )
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.eyes import eye_points
+from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
 from geom3d.visibility.interior import InteriorMap
 from geom3d.visibility.proof import PairProof, Prover
 from geom3d.visibility.search import BATCH_SIZES, search_clear_patch, search_patch, warm_search
@@ -56,13 +57,15 @@ def search_eyes(
     flip: bool = False,
     sizes: tuple[int, ...] = BATCH_SIZES,
     solids: ConvexSolids = NO_SOLIDS,
+    ground: GroundProfile = NO_GROUND,
 ) -> PatchWitness | None:
     """Search ``eyes`` (in order) for one that sees a patch of ``target``.
 
     ``occ``: occluding cylinders (:func:`cylinder_array`). With ``proof`` (made from the
     eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and proved
     segments are not cast; with ``solids`` (:mod:`.convex`), so are eyes and segments
-    that one of them blocks. The answer is the same.
+    that one of them blocks; with ``ground`` (:mod:`.ground`, from these eyes to
+    ``target``), eyes and rays under the ground. The answer is the same.
     """
     if proof is not None:
         done = proof.settled_eyes(eyes, flip)
@@ -76,9 +79,13 @@ def search_eyes(
         done = solids.hidden(eyes, target)
         stats.eyes_proved += int(done.sum())
         eyes = eyes[~done]
+    if ground and len(eyes):
+        done = ground.hidden(eyes, target)
+        stats.eyes_proved += int(done.sum())
+        eyes = eyes[~done]
     if not len(eyes):
         return None
-    cast = ClearToTarget(engine, occ, stats, proof, flip, solids)
+    cast = ClearToTarget(engine, occ, stats, proof, flip, solids, ground)
     if cast.compiled:
         hit = search_clear_patch(eyes, target, cast, lat, batch_sizes=sizes)
     else:
@@ -138,8 +145,13 @@ def pair_patch(
         return None, None
     proof: PairProof | None = None
     back = None  # the eyes of b, once made
+    ground_ab = ground_ba = NO_GROUND  # made with the proof, when a pair needs it
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
-        w = search_eyes(b, eye_points(a, b, eye_spacing), engine, occ, lat, stats, solids=near)
+        if prover is not None:
+            prover = prover if isinstance(prover, Prover) else prover()
+            ground_ab, ground_ba = prover.ground(a, b), prover.ground(b, a)
+        eyes = eye_points(a, b, eye_spacing)
+        w = search_eyes(b, eyes, engine, occ, lat, stats, solids=near, ground=ground_ab)
     else:
         pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
         n_pre = sum(pre)
@@ -155,14 +167,18 @@ def pair_patch(
             proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
+            ground_ab, ground_ba = prover.ground(a, b), prover.ground(b, a)
             rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
             w = search_eyes(
-                b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest, solids=near
-            )
+                b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest, solids=near,
+                ground=ground_ab,
+            )  # fmt: skip
     if w is not None:
         return w, 0
     eyes = eye_points(b, a, eye_spacing) if back is None else back
-    w = search_eyes(a, eyes, engine, occ, lat, stats, proof, flip=True, solids=near)
+    w = search_eyes(
+        a, eyes, engine, occ, lat, stats, proof, flip=True, solids=near, ground=ground_ba
+    )
     return (w, 1) if w is not None else (None, None)
 
 
@@ -213,6 +229,9 @@ def warm_kernels(interior: InteriorMap | None = None, *, search: bool = True) ->
     near.blocks_pair(a, b)
     near.blocks_axis(a, b)
     near.hidden(eye_points(a, b, limit=4), b)
+    blocks = GroundBlocks.from_map(_toy_map())  # the ground profile's kernels
+    blocks.profile(a, b)
+    GroundProfile(np.zeros(4), np.zeros((1, 2))).hidden(eye_points(a, b, limit=1), b)
     RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
     if search:
         warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given

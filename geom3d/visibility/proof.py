@@ -45,6 +45,7 @@ from geom3d.core.tolerances import (
 from geom3d.raycast import RayBackend
 from geom3d.visibility._leaf_kernels import ProofTrees, settled_eyes, settled_packed
 from geom3d.visibility._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
+from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
 from geom3d.visibility.interior import InteriorMap
 
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]
@@ -236,6 +237,7 @@ class Prover:
         self._tops = column_tops(interior.run_off, interior.run_hi, nx, ny)
         self._no_tops = np.full(self._tops.shape, -np.inf)
         self._outside: dict[tuple, bool] = {}
+        self._ground: GroundBlocks | None = None
         self._lock = threading.Lock()
 
     def _ray_engine(self) -> RayBackend:
@@ -251,6 +253,18 @@ class Prover:
             with self._lock:
                 self._outside[key] = hit
         return hit
+
+    def ground(self, viewer: Cylinder, target: Cylinder) -> GroundProfile:
+        """The ground profile from ``viewer``'s eyes to ``target`` (:mod:`.ground`), or
+        :data:`.ground.NO_GROUND` when the map certifies nothing or ``viewer``'s eye
+        region is not certainly outside every closed solid."""
+        if not (self.interior.certifies() and self._is_outside(viewer)):
+            return NO_GROUND
+        if self._ground is None:  # made once, by the first pair that needs it
+            blocks = GroundBlocks.from_map(self.interior)
+            with self._lock:
+                self._ground = blocks
+        return self._ground.profile(viewer, target)
 
     def pair(
         self,

@@ -53,6 +53,7 @@ from geom3d.visibility.apparent import ApparentView, PatchLattice, extent_limits
 from geom3d.visibility.cast import NO_TREES, ClearToTarget, SampleCast, cylinder_array
 from geom3d.visibility.convex import NO_SOLIDS
 from geom3d.visibility.eyes import eye_batches
+from geom3d.visibility.ground import NO_GROUND
 
 __all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch", "warm_search"]
 
@@ -178,9 +179,9 @@ def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
     no_scene = CompiledScene(0, np.zeros(3), 1, RAY_EPS_MM)  # never read: no eye to cast from
     search_clear(
         np.zeros((0, 3)), _sizes(BATCH_SIZES), center, rim, row,
-        occ, tuple(no_scene), tuple(NO_TREES), NO_SOLIDS.packed, False, cap, rim_pad,
-        lattice.sample_mm, APPARENT_DEPTH_EPS_MM, lattice.coarse_mm, lattice.coarse_step,
-        lattice.window, np.zeros(6, np.int64),
+        occ, tuple(no_scene), tuple(NO_TREES), NO_SOLIDS.packed, NO_GROUND.packed, False, cap,
+        rim_pad, lattice.sample_mm, APPARENT_DEPTH_EPS_MM, lattice.coarse_mm,
+        lattice.coarse_step, lattice.window, np.zeros(6, np.int64),
     )  # fmt: skip
     ApparentView(np.array([center]) + (0.0, -10.0 * target.radius, 0.0), target)
 

@@ -12,6 +12,7 @@ import geom3d.raycast.embree as embree_mod  # EmbreeEngine.warm and its queries
 import geom3d.visibility.apparent as apparent_mod
 import geom3d.visibility.cast as cast_mod
 import geom3d.visibility.convex as convex_mod
+import geom3d.visibility.ground as ground_mod
 import geom3d.visibility.interior as interior_mod
 import geom3d.visibility.proof as proof_mod
 import geom3d.visibility.search as search_mod
@@ -36,6 +37,9 @@ KERNELS = [
     (convex_mod, "corners_hidden"),
     (convex_mod, "near_pieces"),
     (convex_mod, "segment_blocked"),
+    (ground_mod, "ground_blocks"),
+    (ground_mod, "ground_profile"),
+    (ground_mod, "ground_hidden"),
 ]
 
 
