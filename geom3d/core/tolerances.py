@@ -443,7 +443,9 @@ CONVEX_PRISM_SIDES: int = 16
 #: into slabs ``GROUND_SLAB_MM`` long along their line; each slab's height is the lowest
 #: bottom-run top of the blocks of ``GROUND_BLOCK_COLUMNS`` x ``GROUND_BLOCK_COLUMNS``
 #: interior-map columns that meet it. Smaller blocks follow the ground more closely (a
-#: block loses its slope times its side) and cost more reads per pair.
+#: block loses its slope times its side) and cost more reads per pair: on the waving
+#: table of ``bench_lof.py`` 8 columns and 4 mm cast 7 % more segments than 4 and 2 mm
+#: and the matrix took 3 % less time, but on steeper hills they settled a third less.
 GROUND_SLAB_MM: float = 2.0
 GROUND_BLOCK_COLUMNS: int = 4
 

@@ -169,8 +169,19 @@ def _clear_loop(
     n_leaves = 0
     at_eye = -1
     e = ga = gb = 0  # the grid's next ray: eye e, lattice point (ga, gb)
+    skip = 0  # samples left in the outline a sample above them in the column was in
     for k in range(k_n):
         if on_grid:  # coarse_grid's order and floats
+            if skip:
+                skip -= 1
+                gb += 1
+                if gb == nkt:
+                    gb = 0
+                    ga += 1
+                    if ga == nks:
+                        ga = 0
+                        e += 1
+                continue
             i = e
             sk = (ks0 + ga) * step
             tk = (kt0 + gb) * step
@@ -194,9 +205,16 @@ def _clear_loop(
             for q in range(n_out):
                 if span[q, 0] < tk < span[q, 1]:
                     inside = True
+                    # the column's samples above this one that are below the outline's
+                    # top are inside it too (t grows along the column)
+                    row = kt0 + (gb - 1 if gb else nkt - 1)
+                    last = kt0 + nkt - 1
+                    while row < last and (row + 1) * step < span[q, 1]:
+                        row += 1
+                        skip += 1
                     break
             if inside:
-                counts[5] += 1
+                counts[5] += 1 + skip
                 continue
             if g_on:
                 if i != g_eye:

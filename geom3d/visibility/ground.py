@@ -25,6 +25,7 @@ without profiles.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,11 +93,14 @@ class GroundBlocks:
         Per block: every point of ``block x (low, top)`` lies in an interior run.
     grid : (5,) float64
         ``x0, y0, side, mx, my``.
+    highest : float, mm
+        The highest block top (``-inf`` for none).
     """
 
     top: np.ndarray
     low: np.ndarray
     grid: np.ndarray
+    highest: float
 
     @classmethod
     def from_map(cls, interior: InteriorMap, k: int = GROUND_BLOCK_COLUMNS) -> GroundBlocks:
@@ -104,14 +108,18 @@ class GroundBlocks:
         top, low, mx, my = ground_blocks(
             interior.run_off, interior.run_lo, interior.run_hi, int(nx), int(ny), k
         )
-        return cls(top, low, np.array([x0, y0, k * g, mx, my], dtype=np.float64))
+        highest = float(top.max()) if len(top) else -math.inf
+        return cls(top, low, np.array([x0, y0, k * g, mx, my], dtype=np.float64), highest)
 
     def profile(self, viewer: Cylinder, target: Cylinder) -> GroundProfile:
         """The ground profile from ``viewer``'s eyes to ``target``.
 
         The caller vouches that ``viewer``'s eye region is outside every closed solid
         (:meth:`.interior.InteriorMap.outside`): the runs prove nothing otherwise.
+        Where no block rises above both bases (a flat table) there is nothing to draw.
         """
+        if not self.highest > min(viewer.base[2], target.base[2]):
+            return NO_GROUND
         frame, hull = ground_profile(
             self.top, self.low, self.grid, _row(viewer), _row(target), GROUND_SLAB_MM,
             PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM,

@@ -19,7 +19,9 @@ found without them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -230,7 +232,7 @@ def warm_kernels(interior: InteriorMap | None = None, *, search: bool = True) ->
     near.blocks_axis(a, b)
     near.hidden(eye_points(a, b, limit=4), b)
     blocks = GroundBlocks.from_map(_toy_map())  # the ground profile's kernels
-    blocks.profile(a, b)
+    replace(blocks, highest=math.inf).profile(a, b)  # drawn, even where nothing rises
     GroundProfile(np.zeros(4), np.zeros((1, 2))).hidden(eye_points(a, b, limit=1), b)
     RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
     if search:

@@ -18,7 +18,7 @@ from support import box, make_scene, trooper
 import geom3d.visibility.ground as ground_mod
 from geom3d.adjudication import lof
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import GROUND_SLAB_MM, PROOF_CLEARANCE_MM
+from geom3d.core.tolerances import GROUND_BLOCK_COLUMNS, GROUND_SLAB_MM, PROOF_CLEARANCE_MM
 from geom3d.visibility import VisibilityStats, eye_points, warm_kernels
 from geom3d.visibility._ground_kernels import ground_profile
 from geom3d.visibility.ground import NO_GROUND, GroundBlocks
@@ -96,11 +96,12 @@ def test_a_ridge_profile_lies_under_the_ridge_and_within_a_block_of_it(tmp_path)
     # vertices, 2.5 mm apart, include the crest)
     ground = _heights(60.0 + x, 0.0, -1)
     assert np.all(z <= ground - PROOF_CLEARANCE_MM)
-    # and close to it: the crest's slab loses at most a block and a half diagonal (4 mm,
-    # 2.9 mm) and a slab of the 0.1 slope
+    # and close to it: the crest's slab loses at most a block and a half diagonal (8 mm,
+    # 5.7 mm) and a slab of the 0.1 slope
+    side = GROUND_BLOCK_COLUMNS * 1.0
     crest = z.max()
-    assert 10.0 - 0.1 * (4.0 + 2.9 + GROUND_SLAB_MM) - 0.05 <= crest < 10.0
-    assert abs(x[np.argmax(z)] - 90.0) <= 4.0 + 2.9 + GROUND_SLAB_MM
+    assert 10.0 - 0.1 * (side + 0.71 * side + GROUND_SLAB_MM) - 0.05 <= crest < 10.0
+    assert abs(x[np.argmax(z)] - 90.0) <= side + 0.71 * side + GROUND_SLAB_MM
 
 
 def test_no_profile_where_the_ground_cannot_block_or_nothing_vouches_for_it(tmp_path):
