@@ -40,7 +40,7 @@ from geom3d.core.tolerances import (
 from geom3d.visibility._ground_kernels import ground_blocks, ground_hidden, ground_profile
 from geom3d.visibility.interior import InteriorMap
 
-__all__ = ["NO_GROUND", "GroundBlocks", "GroundProfile"]
+__all__ = ["NO_GROUND", "GroundBlocks", "GroundProfile", "warm_profiles"]
 
 
 @dataclass(frozen=True)
@@ -130,3 +130,14 @@ class GroundBlocks:
 def _row(cyl: Cylinder) -> np.ndarray:
     """(5,) float64: ``(bx, by, bz, r, h)`` (:func:`.cast.cylinder_array`'s row)."""
     return np.array([*cyl.base, cyl.radius, cyl.height], dtype=np.float64)
+
+
+def warm_profiles() -> None:
+    """Load the kernels that draw and read profiles (numba's disk cache) with the argument
+    types of the real calls, on a toy map of one block: with the search, which reads
+    them (:func:`.search.warm_search`, compiled beside the rest on a first run)."""
+    blocks = GroundBlocks(np.zeros(1), np.zeros(1), np.array([0.0, 0.0, 4.0, 1.0, 1.0]), math.inf)
+    a = Cylinder((-100.0, 0.0, 0.0), 12.5, 40.0)
+    b = Cylinder((100.0, 0.0, 0.0), 12.5, 40.0)
+    blocks.profile(a, b)  # the corridor leaves the toy map: nothing drawn
+    GroundProfile(np.zeros(4), np.zeros((1, 2))).hidden(np.zeros((1, 3)), b)

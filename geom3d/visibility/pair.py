@@ -19,9 +19,7 @@ found without them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 
@@ -231,9 +229,7 @@ def warm_kernels(interior: InteriorMap | None = None, *, search: bool = True) ->
     near.blocks_pair(a, b)
     near.blocks_axis(a, b)
     near.hidden(eye_points(a, b, limit=4), b)
-    blocks = GroundBlocks.from_map(_toy_map())  # the ground profile's kernels
-    replace(blocks, highest=math.inf).profile(a, b)  # drawn, even where nothing rises
-    GroundProfile(np.zeros(4), np.zeros((1, 2))).hidden(eye_points(a, b, limit=1), b)
+    GroundBlocks.from_map(_toy_map())  # (the profiles' own kernels: with the search)
     RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
     if search:
         warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given

@@ -53,7 +53,7 @@ from geom3d.visibility.apparent import ApparentView, PatchLattice, extent_limits
 from geom3d.visibility.cast import NO_TREES, ClearToTarget, SampleCast, cylinder_array
 from geom3d.visibility.convex import NO_SOLIDS
 from geom3d.visibility.eyes import eye_batches
-from geom3d.visibility.ground import NO_GROUND
+from geom3d.visibility.ground import NO_GROUND, warm_profiles
 
 __all__ = ["BATCH_SIZES", "PatchHit", "search_clear_patch", "search_patch", "warm_search"]
 
@@ -173,8 +173,9 @@ def search_clear_patch(
 
 def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
     """Load :func:`search_clear` (numba's disk cache) with the argument types of
-    :func:`search_clear_patch`'s calls, and the apparent view's frames: no eye, so no ray
-    and no scene (see :func:`.pair.warm_kernels`). ``occ``: (M, 5) float64, C order."""
+    :func:`search_clear_patch`'s calls, the apparent view's frames and the ground
+    profiles' kernels (:func:`.ground.warm_profiles`): no eye, so no ray and no scene
+    (see :func:`.pair.warm_kernels`). ``occ``: (M, 5) float64, C order."""
     center, rim, row, cap, rim_pad = _target_args(target)
     no_scene = CompiledScene(0, np.zeros(3), 1, RAY_EPS_MM)  # never read: no eye to cast from
     search_clear(
@@ -184,6 +185,7 @@ def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
         lattice.coarse_step, lattice.window, np.zeros(6, np.int64),
     )  # fmt: skip
     ApparentView(np.array([center]) + (0.0, -10.0 * target.radius, 0.0), target)
+    warm_profiles()  # what the search's ground profiles are drawn and read with
 
 
 @functools.lru_cache(maxsize=1024)
