@@ -97,3 +97,15 @@ def set_path(obj, path, value, delete=False):
         del obj[path[-1]]
     else:
         obj[path[-1]] = value
+
+
+def lof_answers(results):
+    """What a Line of Fire matrix decides, pair by pair (witness eye and patch centre
+    included): for comparing matrices computed two ways."""
+    return [
+        (
+            r.from_id, r.to_id, r.lof, r.in_arc, r.visible, r.reason, r.witness_viewer,
+            None if r.witness is None else (r.witness.eye, r.witness.patch_center),
+        )
+        for r in results
+    ]  # fmt: skip

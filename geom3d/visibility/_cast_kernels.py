@@ -172,15 +172,9 @@ def _clear_loop(
     skip = 0  # samples left in the outline a sample above them in the column was in
     for k in range(k_n):
         if on_grid:  # coarse_grid's order and floats
-            if skip:
+            if skip:  # (never past a column's end: no new eye or column is missed)
                 skip -= 1
-                gb += 1
-                if gb == nkt:
-                    gb = 0
-                    ga += 1
-                    if ga == nks:
-                        ga = 0
-                        e += 1
+                e, ga, gb = _next_sample(e, ga, gb, nks, nkt)
                 continue
             i = e
             sk = (ks0 + ga) * step
@@ -194,13 +188,7 @@ def _clear_loop(
             if n_out and gb == 0:  # a new column: where it crosses each outline
                 for q in range(n_out):
                     span[q, 0], span[q, 1] = column_span(hulls[q], hull_n[q], sk, OUTLINE_INSET)
-            gb += 1
-            if gb == nkt:
-                gb = 0
-                ga += 1
-                if ga == nks:
-                    ga = 0
-                    e += 1
+            e, ga, gb = _next_sample(e, ga, gb, nks, nkt)
             inside = False
             for q in range(n_out):
                 if span[q, 0] < tk < span[q, 1]:
@@ -275,6 +263,20 @@ def _clear_loop(
             m = _cast(address, f, valid, lane, m, width, clear)
     if m:
         _cast(address, f, valid, lane, m, width, clear)
+
+
+@njit_leaf(forceinline=True)
+def _next_sample(e, ga, gb, nks, nkt):
+    """The lattice sample after eye ``e``'s ``(ga, gb)``: up the column, then the next
+    column, then the next eye."""
+    gb += 1
+    if gb == nkt:
+        gb = 0
+        ga += 1
+        if ga == nks:
+            ga = 0
+            e += 1
+    return e, ga, gb
 
 
 @njit_leaf(forceinline=True)

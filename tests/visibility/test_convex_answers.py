@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from support import box, make_scene, trooper
+from support import box, lof_answers, make_scene, trooper
 
 import geom3d.exposure.document as exposure_doc
 import geom3d.survey.document as survey_doc
@@ -186,22 +186,12 @@ def _no_pieces(monkeypatch):
     monkeypatch.setattr(Scene, "convex_solids", property(lambda self: NO_SOLIDS))
 
 
-def _answers(results):
-    return [
-        (
-            r.from_id, r.to_id, r.lof, r.in_arc, r.visible, r.reason, r.witness_viewer,
-            None if r.witness is None else (r.witness.eye, r.witness.patch_center),
-        )
-        for r in results
-    ]  # fmt: skip
-
-
 def _matrix(troopers, scenery, threads=1, **extra):
     """Answers and counters of a fresh scene's matrix, and its piece count."""
     scene = make_scene(troopers, scenery, table=TABLE, **extra)
     scene.visibility_cache.clear()
     stats = VisibilityStats()
-    out = _answers(lof.lof_matrix(scene, threads=threads, stats=stats))
+    out = lof_answers(lof.lof_matrix(scene, threads=threads, stats=stats))
     return out, stats, len(scene.convex_solids)
 
 

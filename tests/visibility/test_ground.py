@@ -13,7 +13,7 @@ import numba
 import numpy as np
 import pytest
 import trimesh
-from support import box, make_scene, trooper
+from support import box, lof_answers, make_scene, trooper
 
 import geom3d.visibility.ground as ground_mod
 from geom3d.adjudication import lof
@@ -203,20 +203,10 @@ def test_segments_and_eyes_the_ground_settles_are_blocked_by_embree(tmp_path, se
 # --------------------------------------------------------------------------------------
 
 
-def _answers(results):
-    return [
-        (
-            r.from_id, r.to_id, r.lof, r.in_arc, r.visible, r.reason, r.witness_viewer,
-            None if r.witness is None else (r.witness.eye, r.witness.patch_center),
-        )
-        for r in results
-    ]  # fmt: skip
-
-
 def _matrix(people, scenery, table, threads=1):
     scene = make_scene(people, scenery, table=table)
     stats = VisibilityStats()
-    return _answers(lof.lof_matrix(scene, threads=threads, stats=stats)), stats
+    return lof_answers(lof.lof_matrix(scene, threads=threads, stats=stats)), stats
 
 
 def _hilly(tmp_path, seed):
