@@ -12,9 +12,13 @@ blocks whole is answered at once, the eyes one hides from the whole target are s
 and the search settles the samples behind them without rays. A pair with a piece across
 the line between the two gets no bundle proof: what the piece leaves is seldom worth one.
 
-Proofs and pieces only ever mark blocked what is blocked, and the search takes the first
-eye (in its fixed order) that sees a patch, so the answer, witness included, is the one
-found without them.
+The ground under the line between the two (:mod:`.ground`) is drawn from the same proof
+map, once per direction and only when that direction is searched past its first eyes:
+eyes and rays under it are settled without rays.
+
+Proofs, pieces and the ground only ever mark blocked what is blocked, and the search
+takes the first eye (in its fixed order) that sees a patch, so the answer, witness
+included, is the one found without them.
 """
 
 from __future__ import annotations
@@ -145,11 +149,12 @@ def pair_patch(
         return None, None
     proof: PairProof | None = None
     back = None  # the eyes of b, once made
-    ground_ab = ground_ba = NO_GROUND  # made with the proof, when a pair needs it
+    ground_ab = NO_GROUND  # made with the proof, when a pair needs it
+    drawn: Prover | None = None  # the prover the grounds are drawn with, once they are
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
         if prover is not None:
-            prover = prover if isinstance(prover, Prover) else prover()
-            ground_ab, ground_ba = prover.ground(a, b), prover.ground(b, a)
+            drawn = prover = prover if isinstance(prover, Prover) else prover()
+            ground_ab = prover.ground(a, b)
         eyes = eye_points(a, b, eye_spacing)
         w = search_eyes(b, eyes, engine, occ, lat, stats, solids=near, ground=ground_ab)
     else:
@@ -167,7 +172,7 @@ def pair_patch(
             proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
-            ground_ab, ground_ba = prover.ground(a, b), prover.ground(b, a)
+            drawn, ground_ab = prover, prover.ground(a, b)
             rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
             w = search_eyes(
                 b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest, solids=near,
@@ -176,6 +181,8 @@ def pair_patch(
     if w is not None:
         return w, 0
     eyes = eye_points(b, a, eye_spacing) if back is None else back
+    # the other way's ground, drawn only now that this way is searched past its first eyes
+    ground_ba = NO_GROUND if drawn is None else drawn.ground(b, a)
     w = search_eyes(
         a, eyes, engine, occ, lat, stats, proof, flip=True, solids=near, ground=ground_ba
     )
