@@ -204,28 +204,20 @@ def _clear_loop(
             if inside:
                 counts[5] += 1 + skip
                 continue
-            if g_on:
-                if i != g_eye:
-                    g_eye = i
-                    g_slope = horizon(g_frame, g_hull, eyes[i, 0], eyes[i, 1], eyes[i, 2])
-                if under_ground(eyes, u, v, c, i, sk, tk, g_frame, g_slope):
-                    counts[2] += 1
-                    continue
-            st, qx, qy, qz = view_ray(eyes, u, v, c, i, sk, tk, target, occ)
-            if st == STATUS_MISS:
-                continue
         else:
             i = eye_idx[k]
-            if g_on:
-                if i != g_eye:
-                    g_eye = i
-                    g_slope = horizon(g_frame, g_hull, eyes[i, 0], eyes[i, 1], eyes[i, 2])
-                if under_ground(eyes, u, v, c, i, s[k], t[k], g_frame, g_slope):
-                    counts[2] += 1
-                    continue
-            st, qx, qy, qz = view_ray(eyes, u, v, c, i, s[k], t[k], target, occ)
-            if st == STATUS_MISS:
+            sk, tk = s[k], t[k]
+        if g_on:
+            if i != g_eye:
+                g_eye = i
+                g_slope = horizon(g_frame, g_hull, eyes[i, 0], eyes[i, 1], eyes[i, 2])
+            if under_ground(eyes, u, v, c, i, sk, tk, g_frame, g_slope):
+                counts[2] += 1
                 continue
+        st, qx, qy, qz = view_ray(eyes, u, v, c, i, sk, tk, target, occ)
+        if st == STATUS_MISS:
+            continue
+        if not on_grid:
             points[k, 0], points[k, 1], points[k, 2] = qx, qy, qz
         counts[0] += 1
         if st != STATUS_SCENERY:

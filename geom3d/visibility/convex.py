@@ -41,7 +41,7 @@ from geom3d.visibility._convex_kernels import (
     segment_blocked,
 )
 
-__all__ = ["NO_SOLIDS", "ConvexSolids", "eye_corners", "prism_corners"]
+__all__ = ["NO_SOLIDS", "ConvexSolids", "cylinder_row", "eye_corners", "prism_corners"]
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class ConvexSolids:
             return self
         got = near_pieces(
             self.planes, self.off, self.lo, self.hi, self.inner, self.inner_off,
-            _row(a), _row(b), PROOF_CLEARANCE_MM,
+            cylinder_row(a), cylinder_row(b), PROOF_CLEARANCE_MM,
         )  # fmt: skip
         return ConvexSolids(*got) if len(got[1]) > 1 else NO_SOLIDS
 
@@ -184,7 +184,7 @@ NO_SOLIDS = ConvexSolids(
 
 
 @functools.lru_cache(maxsize=1024)
-def _row(cyl: Cylinder) -> np.ndarray:
+def cylinder_row(cyl: Cylinder) -> np.ndarray:
     """(5,) float64: ``(bx, by, bz, r, h)`` of a cylinder (not to be modified)."""
     out = np.array([*cyl.base, cyl.radius, cyl.height], dtype=np.float64)
     out.setflags(write=False)

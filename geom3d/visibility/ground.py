@@ -38,6 +38,7 @@ from geom3d.core.tolerances import (
     SURFACE_BOX_PAD_MM,
 )
 from geom3d.visibility._ground_kernels import ground_blocks, ground_hidden, ground_profile
+from geom3d.visibility.convex import cylinder_row
 from geom3d.visibility.interior import InteriorMap
 
 __all__ = ["NO_GROUND", "GroundBlocks", "GroundProfile", "warm_profiles"]
@@ -74,7 +75,7 @@ class GroundProfile:
             return np.zeros(len(eyes), dtype=bool)
         return ground_hidden(
             np.ascontiguousarray(eyes, dtype=np.float64), self.frame, self.hull,
-            _row(target), SURFACE_BOX_PAD_MM,
+            cylinder_row(target), SURFACE_BOX_PAD_MM,
         )  # fmt: skip
 
 
@@ -121,15 +122,10 @@ class GroundBlocks:
         if not self.highest > min(viewer.base[2], target.base[2]):
             return NO_GROUND
         frame, hull = ground_profile(
-            self.top, self.low, self.grid, _row(viewer), _row(target), GROUND_SLAB_MM,
-            PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM,
+            self.top, self.low, self.grid, cylinder_row(viewer), cylinder_row(target),
+            GROUND_SLAB_MM, PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM,
         )  # fmt: skip
         return GroundProfile(frame, hull) if len(hull) else NO_GROUND
-
-
-def _row(cyl: Cylinder) -> np.ndarray:
-    """(5,) float64: ``(bx, by, bz, r, h)`` (:func:`.cast.cylinder_array`'s row)."""
-    return np.array([*cyl.base, cyl.radius, cyl.height], dtype=np.float64)
 
 
 def warm_profiles() -> None:

@@ -260,11 +260,11 @@ class Prover:
         region is not certainly outside every closed solid."""
         if not (self.interior.certifies() and self._is_outside(viewer)):
             return NO_GROUND
-        if self._ground is None:  # made once, by the first pair that needs it
-            blocks = GroundBlocks.from_map(self.interior)
-            with self._lock:
-                self._ground = blocks
-        return self._ground.profile(viewer, target)
+        with self._lock:  # made once, by the first pair that needs it
+            if self._ground is None:
+                self._ground = GroundBlocks.from_map(self.interior)
+            blocks = self._ground
+        return blocks.profile(viewer, target)
 
     def pair(
         self,
