@@ -123,12 +123,13 @@ def naive_direction(scene: Scene, a, b, occ) -> int:
     return stats.rays
 
 
-def matrix(scene: Scene, threads: int | None = 1):
-    """Time of the all-pairs matrix from scratch (no cached visibility)."""
+def matrix(scene: Scene, threads: int | None = 1, processes: bool = False):
+    """Time of the all-pairs matrix from scratch (no cached visibility); with
+    ``processes``, shared by forked workers as ``geom3d lof`` does."""
     scene.visibility_cache.clear()
     stats = VisibilityStats()
     t0 = time.perf_counter()
-    res = scene.lof_matrix(stats=stats, threads=threads)
+    res = scene.lof_matrix(stats=stats, threads=threads, processes=processes)
     return time.perf_counter() - t0, stats, res
 
 
@@ -214,6 +215,8 @@ def main(argv=None) -> int:
         stats = copy.copy(stats)
         mt_s, _, res_t = matrix(scene, threads=None)
         assert [r.to_dict(area=False) for r in res_t] == [r.to_dict(area=False) for r in res]
+        mp_s, _, res_p = matrix(scene, threads=None, processes=True)
+        assert [r.to_dict(area=False) for r in res_p] == [r.to_dict(area=False) for r in res]
         n_pairs = len(res)
         raw_s = raw_embree_seconds(scene, stats.cast)
         # the target's rate: best of 3 runs of 1M queries (the least disturbed by load)
@@ -247,7 +250,8 @@ def main(argv=None) -> int:
         print(f"first matrix (numba compile or cache load, not counted): {first_s:.2f} s")
         print(
             f"all-pairs LoF matrix: {n_pairs} ordered pairs in {m_s:.3f} s on one thread, "
-            f"{mt_s:.3f} s on {min(4, os.cpu_count() or 1)} threads ({n_lof} LoF, {n_vis} visible, "
+            f"{mt_s:.3f} s on {min(4, os.cpu_count() or 1)} threads, {mp_s:.3f} s on as many "
+            f"forked processes (geom3d lof's way) ({n_lof} LoF, {n_vis} visible, "
             f"{1 - n_vis / max(1, n_pairs):.1%} of pairs blocked)"
         )
         print(

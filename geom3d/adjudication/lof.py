@@ -21,6 +21,8 @@ markers and troopers moving along a route.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import operator
 import os
 import threading
@@ -30,9 +32,16 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import numpy as np
 
+from geom3d.adjudication.portable import (
+    plain_result,
+    plain_visibility,
+    result_from_plain,
+    visibility_from_plain,
+)
 from geom3d.adjudication.routepath import RoutePath, scan_windows
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
+from geom3d.core.forked import fork_usable, forked_map
 from geom3d.core.tolerances import (
     ARC_EPS_MM,
     CONTACT_EPS_MM,
@@ -42,7 +51,7 @@ from geom3d.core.tolerances import (
 from geom3d.core.validation import xyz
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.results import LofResult, RouteResult, RouteWindow
-from geom3d.scene.scene import Scene, Trooper
+from geom3d.scene.scene import Scene, Trooper, settle_background
 from geom3d.scene.vehicles import engine_for
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 
@@ -146,6 +155,49 @@ def _cached_visibility(scene: Scene, a: Trooper, b: Trooper, stats):
         w, viewer = pair_visibility(scene, first, second, stats=stats)
         cache[key] = (w, viewer)
     return cache[key]
+
+
+def _has_vehicles(scene: Scene) -> bool:
+    return any(t.vehicle is not None for t in scene.troopers.values())
+
+
+def _forked_pairs(scene, todo, ways, parts, areas, children, uses, progress):
+    """The visibility of the pairs ``todo`` (into ``scene.visibility_cache``) and their
+    ordered results, shared with ``children`` forked copies of the process
+    (:func:`lof_matrix`'s ``processes``)."""
+    troopers = scene.troopers
+    upto = [0, *itertools.accumulate(uses[key] for key in todo)]  # ordered pairs per item
+
+    def item(i: int):
+        a, b = (troopers[k] for k in todo[i])
+        vis = pair_visibility(scene, a, b, stats=parts[i])
+        if areas and vis[0] is not None:
+            vis[0].visible_area_mm2  # noqa: B018  (measured in the worker)
+        t = troopers
+        results = [plain_result(_static_lof(scene, t[x], t[y], vis)) for x, y in ways[todo[i]]]
+        return plain_visibility(vis), results, parts[i]
+
+    def report(n_done: int) -> None:
+        if progress is not None:
+            progress(upto[n_done], upto[-1])
+
+    static: dict[tuple[str, str], LofResult] = {}
+    got = forked_map(item, len(todo), children=children, chunk=PAIRS_PER_TASK, progress=report)
+    for i, (plain, results, part) in enumerate(got):
+        key = todo[i]
+        vis = visibility_from_plain(plain, functools.partial(_searched_area, scene, key))
+        scene.visibility_cache[key] = vis
+        parts[i] = part
+        for res in results:
+            static[res[0], res[1]] = result_from_plain(res, vis)
+    return static
+
+
+def _searched_area(scene: Scene, key: tuple[str, str]) -> float:
+    """The visible area of the witness of pair ``key``, searched again here."""
+    w, _ = pair_visibility(scene, *(scene.troopers[k] for k in key))
+    assert w is not None  # the same search finds the same witness
+    return w.visible_area_mm2
 
 
 def _pair_key(x: str, y: str) -> tuple[str, str]:
@@ -300,6 +352,7 @@ def lof_matrix(
     progress: Callable[[int, int], None] | None = None,
     threads: int | None = None,
     areas: bool = False,
+    processes: bool = False,
 ) -> list[LofResult]:
     """Line of Fire for ``pairs`` (default: all ordered pairs, in file order).
 
@@ -308,6 +361,13 @@ def lof_matrix(
     not depend on the thread count. ``progress(done, total)`` counts ordered pairs.
     With ``areas`` the witnesses' visible areas are measured and their patch centres
     located too, on the same threads (otherwise each is found when first read, if ever).
+
+    With ``processes`` (a command's choice: it forks the process), the pairs are shared
+    by this thread and ``threads - 1`` forked copies of the process instead
+    (:mod:`geom3d.core.forked`: no GIL between them), where that is safe: on Linux, from
+    the main thread, and with no vehicle (whose per-pair BVH a child may not build).
+    Same results; a witness whose area was not measured measures it, when first read, by
+    searching its pair again.
     """
     ids = list(scene.troopers)
     if pairs is None:
@@ -334,14 +394,24 @@ def lof_matrix(
     done = 0
     total = len(pairs)
     static: dict[tuple[str, str], LofResult] = {}  # ordered pairs answered in the threads
+    ways: dict[tuple[str, str], list[tuple[str, str]]] = {key: [] for key in todo}
+    for x, y in pairs:
+        key = _pair_key(x, y)
+        if key in ways and (x, y) not in ways[key]:
+            ways[key].append((x, y))
+    if parallel and processes and fork_usable() and not _has_vehicles(scene):
+        parts = [VisibilityStats() for _ in todo]
+        if many:
+            scene.prover  # noqa: B018  (built once, before the fork: the children share it)
+        settle_background()
+        static = _forked_pairs(scene, todo, ways, parts, areas, threads - 1, uses, progress)
+        done = sum(uses.values())
+        parallel = False
+        if stats is not None:
+            for part in parts:
+                stats.add(part)
     if parallel:  # the bulk of the work: visibility, in parallel
         parts = [VisibilityStats() for _ in todo]
-
-        ways: dict[tuple[str, str], list[tuple[str, str]]] = {key: [] for key in todo}
-        for x, y in pairs:
-            key = _pair_key(x, y)
-            if key in ways and (x, y) not in ways[key]:
-                ways[key].append((x, y))
 
         def work(i: int):
             a, b = (scene.troopers[k] for k in todo[i])

@@ -81,7 +81,9 @@ def troopers_list(scene) -> list[dict]:
     return out
 
 
-def lof_report(scene, pairs=None, progress=None, areas: bool = True) -> dict:
+def lof_report(
+    scene, pairs=None, progress=None, areas: bool = True, processes: bool = False
+) -> dict:
     """The ``geom3d lof --format json`` document.
 
     Parameters
@@ -94,6 +96,9 @@ def lof_report(scene, pairs=None, progress=None, areas: bool = True) -> dict:
         Measure each witness's visible area (``visible_area_mm2``, in parallel with the
         matrix); without it the witnesses leave it out, and the matrix is that much
         cheaper (about a tenth of a large one).
+    processes : bool
+        Share the matrix with forked copies of the process (a command's choice:
+        :func:`geom3d.adjudication.lof.lof_matrix`).
 
     Returns
     -------
@@ -105,7 +110,7 @@ def lof_report(scene, pairs=None, progress=None, areas: bool = True) -> dict:
         the scene's ruleset answers).
     """
     # asks the scene's ruleset; areas, when asked for, are measured in the matrix's threads
-    results = scene.lof_matrix(pairs, progress=progress, areas=areas)
+    results = scene.lof_matrix(pairs, progress=progress, areas=areas, processes=processes)
     doc = {
         "units": "mm",
         "scenario": scene.scenario.name,

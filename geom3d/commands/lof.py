@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     # a single pair's area is as cheap as its answer; a matrix measures them when asked
     areas = args.areas or (args.from_id is not None and args.to_id is not None)
     with progress_for(args, "Line of Fire") as bar:
-        doc = lof_report(scene, pairs, progress=bar, areas=areas)
+        # this command owns its process: the matrix may fork workers that share the scene
+        doc = lof_report(scene, pairs, progress=bar, areas=areas, processes=True)
     renderers: dict[str, Callable[[dict[str, Any]], str]] = {
         "json": dumps_json,
         "table": lof_table,

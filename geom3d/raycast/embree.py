@@ -22,6 +22,7 @@ from embreex.mesh_construction import TriangleMesh
 
 from geom3d.bodies.kernels import point_bounds, prepare_segments
 from geom3d.core.errors import InputError
+from geom3d.core.forked import in_child
 from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.core.validation import as_faces, as_points
 from geom3d.raycast import _embree_capi
@@ -63,6 +64,8 @@ class EmbreeEngine(RayBackend):
             self._bounds = np.zeros((2, 3))
         self._scene = None  # the embreex scene, where the C API is not available
         self._cscene = None
+        if len(f) and in_child():  # its task scheduler's worker threads were not forked
+            raise RuntimeError("no BVH is built in a forked worker (its parent builds it)")
         if len(f):
             lib = _embree_capi.load()
             if lib is not None:  # recentred straight into Embree's own buffer

@@ -64,7 +64,7 @@ _SCENERY_CACHE_SIZE = 4
 _PROVER_LOCK = threading.Lock()
 
 #: Whether this process has started loading the matrix's kernels (:func:`_warm_ahead`).
-_WARM = {"started": False}
+_WARM: dict[str, object] = {"started": False}
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,17 @@ def _warm_ahead() -> None:
         if _WARM["started"]:
             return
         _WARM["started"] = True
-    threading.Thread(target=_warm_quietly, name="geom3d-warm-kernels", daemon=True).start()
+        thread = threading.Thread(target=_warm_quietly, name="geom3d-warm-kernels", daemon=True)
+        _WARM["thread"] = thread
+    thread.start()
+
+
+def settle_background() -> None:
+    """Wait for the kernels loading ahead (:func:`_warm_ahead`), if they are: before a
+    fork (:mod:`geom3d.core.forked`), no other thread may hold numba's compiler lock."""
+    thread = _WARM.get("thread")
+    if isinstance(thread, threading.Thread) and thread.is_alive():
+        thread.join()
 
 
 def _warm_quietly() -> None:

@@ -70,6 +70,11 @@ class PatchWitness:
             self._measure = None
         return self._area
 
+    @property
+    def measured_area_mm2(self) -> float | None:
+        """The visible area when it has been measured, else None (nothing is measured)."""
+        return self._area
+
     def __getstate__(self):  # the measuring closure holds the ray engine: measure first
         return (self.eye, self.patch_center, self.visible_area_mm2)
 

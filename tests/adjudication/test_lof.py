@@ -7,11 +7,13 @@ table top, A at x = 0 facing +x and T at x = 300 facing -x.
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 from support import box, make_scene, real_meshes_dir, trooper
 
 from geom3d.adjudication.lof import in_front_arc, pair_visibility
+from geom3d.core import forked
 from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
 from geom3d.visibility import find_patch
 
@@ -339,3 +341,32 @@ def test_matrix_is_the_same_on_one_thread_and_several():
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert seen[0] == seen[1] == seen[2]
     assert any(p["lof"] for p in seen[0]) and not all(p["lof"] for p in seen[0])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
+@pytest.mark.parametrize("areas", [False, True])
+def test_matrix_shared_with_forked_workers_is_the_same(monkeypatch, areas):
+    """``processes=True`` (geom3d lof's way): the same results as one thread, the
+    witnesses' areas included (measured in the workers, or on first read by the same
+    search again), with forked workers really at work."""
+    troopers = [
+        trooper(f"t{i}", [70 * (i % 4), 80 * (i // 4)], side="blue" if i % 2 else "red")
+        for i in range(9)
+    ]
+    scenery = [box("w1", [10, 120, 50], [100, 60], 20), box("w2", [80, 10, 30], [120, 150])]
+    one = make_scene(troopers, scenery).lof_matrix(threads=1, areas=areas)
+    forks = []
+    start = forked._start_child
+    monkeypatch.setattr(forked, "_start_child", lambda *a: forks.append(1) or start(*a))
+    calls = []
+    scene = make_scene(troopers, scenery)
+    res = scene.lof_matrix(
+        threads=2, areas=areas, processes=True, progress=lambda d, t: calls.append((d, t))
+    )
+    assert forks  # a worker was forked
+    assert [r.to_dict(area=areas) for r in res] == [r.to_dict(area=areas) for r in one]
+    assert [r.to_dict() for r in res] == [r.to_dict() for r in one]  # areas read now
+    assert calls[-1] == (72, 72) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert any(r.lof for r in res) and not all(r.visible for r in res)
+    # the cache holds the same witnesses: the single-pair answer agrees
+    assert scene.line_of_fire("t0", "t5").to_dict() == one[5 - 1].to_dict()

@@ -1,0 +1,112 @@
+"""Work shared with forked children (geom3d.core.forked): results in order, whatever the
+children do; a failing child's items are computed by the parent."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from geom3d.core.forked import fork_usable, forked_map, in_child
+from geom3d.raycast import RayEngine
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _square(i: int) -> tuple[int, int, bool]:
+    time.sleep(0.002)  # long enough for every process to get some
+    return i * i, os.getpid(), in_child()
+
+
+@pytest.mark.parametrize("children", [1, 2])
+def test_results_in_order_and_shared_with_children(children):
+    done = []
+    got = forked_map(_square, 203, children=children, chunk=2, progress=done.append)
+    assert [g[0] for g in got] == [i * i for i in range(203)]
+    assert len({g[1] for g in got}) == children + 1  # each process computed some
+    assert all(flag == (pid != os.getpid()) for _, pid, flag in got)
+    assert done[-1] == 203 and done == sorted(done)
+    assert not in_child()
+    assert _no_children_left()
+
+
+def test_a_child_that_dies_leaves_its_items_to_the_parent():
+    def fn(i):
+        if in_child() and i % 7 == 3:
+            os._exit(9)  # killed mid-chunk
+        return i, os.getpid()
+
+    got = forked_map(fn, 120, children=1, chunk=3)
+    assert [g[0] for g in got] == list(range(120))
+    assert all(pid == os.getpid() for i, pid in got if i % 7 == 3)
+    assert _no_children_left()
+
+
+def test_a_child_that_raises_leaves_its_items_to_the_parent():
+    def fn(i):
+        if in_child():
+            raise ValueError("only in a child")
+        return -i
+
+    assert forked_map(fn, 50, children=2, chunk=4) == [-i for i in range(50)]
+    assert _no_children_left()
+
+
+def test_an_unpicklable_result_is_computed_by_the_parent():
+    def fn(i):
+        return (lambda: i) if in_child() else i  # a lambda does not pickle
+
+    assert forked_map(fn, 40, children=1, chunk=4) == list(range(40))
+
+
+def test_the_parents_own_error_propagates_and_children_are_reaped():
+    def fn(i):
+        if not in_child():
+            raise KeyError("parent item")
+        time.sleep(0.01)  # the parent gets chunks too
+        return i
+
+    with pytest.raises(KeyError, match="parent item"):
+        forked_map(fn, 64, children=1, chunk=4)
+    assert _no_children_left()
+
+
+def test_no_bvh_is_built_in_a_child():
+    v = np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 10.0, 0.0]])
+    f = np.array([[0, 1, 2]])
+
+    def fn(i):
+        return RayEngine(v, f).n_triangles, in_child()
+
+    got = forked_map(fn, 20, children=1, chunk=2)
+    assert got == [(1, False)] * 20  # each one built here, by the parent
+
+
+def test_other_threads_and_no_children_run_serially():
+    assert forked_map(_square, 10, children=0)[3] == (9, os.getpid(), False)
+    out = []
+    t = threading.Thread(
+        target=lambda: out.append((fork_usable(), forked_map(_square, 30, children=2)))
+    )
+    t.start()
+    t.join()
+    usable, got = out[0]
+    assert not usable
+    assert {pid for _, pid, _ in got} == {os.getpid()}
+
+
+def test_chunks_grow_past_the_queue_limit():
+    got = forked_map(lambda i: i % 5, 20_000, children=1, chunk=1)
+    assert got == [i % 5 for i in range(20_000)]
