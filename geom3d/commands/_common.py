@@ -158,6 +158,7 @@ def load_for_command(
 
     scenario = load_scenario(path)
     prepare_kernels(quiet=quiet)
+    settle_heap()  # the imports live to the end: the load's collections walk only the load
     scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     return scene

@@ -52,7 +52,8 @@ def link_pairs(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     tree = cKDTree(off)
     nn, _ = tree.query(off, k=2)
     reach = 1.6 * float(nn[:, 1].max())
-    pairs = np.array(sorted(tree.query_pairs(reach)), np.int64).reshape(-1, 2)
+    pairs = np.asarray(tree.query_pairs(reach, output_type="ndarray"), np.int64).reshape(-1, 2)
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]  # (i, j) in order, i < j
     d = np.linalg.norm(off[pairs[:, 0]] - off[pairs[:, 1]], axis=1)
     return pairs[:, 0], pairs[:, 1], d
 
