@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
-from geom3d.cli import main
+from geom3d.cli import run
 
 __all__: list[str] = []
 
-sys.exit(main())
+run()

@@ -21,7 +21,7 @@ from geom3d.commands import COMMANDS, command_module
 from geom3d.commands._common import EXIT_BAD_INPUT, EXIT_OK, Formatter, silence_stdout
 from geom3d.core.errors import Geom3dError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,5 +87,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def run() -> NoReturn:
+    """The ``geom3d`` console script and ``python -m geom3d``: :func:`main`, then the
+    process ends without tearing its heap down (:func:`geom3d.core.runtime.exit_process`).
+    """
+    code = main()
+    from geom3d.core.runtime import exit_process
+
+    exit_process(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

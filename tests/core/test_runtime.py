@@ -131,3 +131,54 @@ def test_the_command_line_turns_huge_pages_off_before_a_command_but_not_for_help
     assert main(["lof", str(p), "--quiet"]) == 0
     capsys.readouterr()
     assert calls == [1]
+
+
+_EXIT_SCRIPT = """
+import atexit, sys, threading, time
+from pathlib import Path
+from geom3d.core.runtime import exit_process
+out = Path(sys.argv[1])
+atexit.register(lambda: out.write_text(out.read_text() + "atexit;"))
+out.write_text("")
+if sys.argv[2] == "thread":  # a thread a normal exit waits for
+    def late():
+        time.sleep(0.3)
+        out.write_text(out.read_text() + "joined;")
+    threading.Thread(target=late).start()
+sys.stdout.write("no newline, still buffered")
+exit_process(3)
+"""
+
+
+@pytest.mark.parametrize("mode", ["alone", "thread"])
+def test_exit_process_runs_exit_handlers_flushes_and_keeps_the_code(tmp_path, mode):
+    log = tmp_path / "log.txt"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run(
+        [sys.executable, "-c", _EXIT_SCRIPT, str(log), mode],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 3
+    assert r.stdout == "no newline, still buffered"
+    assert r.stderr == ""
+    # with a non-daemon thread alive the exit is a normal one: the thread is waited for
+    assert log.read_text() == ("atexit;" if mode == "alone" else "joined;atexit;")
+
+
+def test_console_script_and_module_answer_the_same(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump(_TWO))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cmd = [sys.executable, "-m", "geom3d", "lof", str(path), "--format", "json", "--quiet"]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert '"lof": true' in r.stdout and r.stdout.endswith("}\n")
+    bad = subprocess.run(
+        [*cmd[:4], str(tmp_path / "none.yaml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.startswith("geom3d: error:") and "none.yaml" in bad.stderr
