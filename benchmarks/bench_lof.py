@@ -3,7 +3,8 @@
 Prints, in one run and one process (so a noisy machine still gives fair ratios):
 
 * mesh load (cold parse and warm cache) and BVH build time;
-* the all-pairs LoF matrix time, the segments the engine cast, and the time raw Embree
+* the all-pairs LoF matrix time (one thread; the default threads; as many forked
+  processes, as ``geom3d lof`` runs it), the segments the engine cast, and the time raw Embree
   takes for the same number of segment queries (the floor for this method), with the
   engine / raw ratio;
 * the naive method (every eye point x every fine sample, no pruning, no early exit) on a

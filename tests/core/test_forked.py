@@ -11,18 +11,37 @@ import time
 import numpy as np
 import pytest
 
+from geom3d.core import forked
 from geom3d.core.forked import fork_usable, forked_map, in_child
 from geom3d.raycast import RayEngine
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
 
 
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+@pytest.fixture
+def spawned(monkeypatch):
+    """The pids of the children forked_map starts during the test."""
+    pids = []
+    start = forked._start_child
+
+    def recording(*args):
+        pid, reader = start(*args)
+        pids.append(pid)
+        return pid, reader
+
+    monkeypatch.setattr(forked, "_start_child", recording)
+    return pids
+
+
+def _reaped(pids) -> bool:
+    """Were all these children waited for (none left running or a zombie)?"""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return bool(pids)
 
 
 def _square(i: int) -> tuple[int, int, bool]:
@@ -31,7 +50,7 @@ def _square(i: int) -> tuple[int, int, bool]:
 
 
 @pytest.mark.parametrize("children", [1, 2])
-def test_results_in_order_and_shared_with_children(children):
+def test_results_in_order_and_shared_with_children(children, spawned):
     done = []
     got = forked_map(_square, 203, children=children, chunk=2, progress=done.append)
     assert [g[0] for g in got] == [i * i for i in range(203)]
@@ -39,10 +58,10 @@ def test_results_in_order_and_shared_with_children(children):
     assert all(flag == (pid != os.getpid()) for _, pid, flag in got)
     assert done[-1] == 203 and done == sorted(done)
     assert not in_child()
-    assert _no_children_left()
+    assert _reaped(spawned)
 
 
-def test_a_child_that_dies_leaves_its_items_to_the_parent():
+def test_a_child_that_dies_leaves_its_items_to_the_parent(spawned):
     def fn(i):
         if in_child() and i % 7 == 3:
             os._exit(9)  # killed mid-chunk
@@ -51,17 +70,17 @@ def test_a_child_that_dies_leaves_its_items_to_the_parent():
     got = forked_map(fn, 120, children=1, chunk=3)
     assert [g[0] for g in got] == list(range(120))
     assert all(pid == os.getpid() for i, pid in got if i % 7 == 3)
-    assert _no_children_left()
+    assert _reaped(spawned)
 
 
-def test_a_child_that_raises_leaves_its_items_to_the_parent():
+def test_a_child_that_raises_leaves_its_items_to_the_parent(spawned):
     def fn(i):
         if in_child():
             raise ValueError("only in a child")
         return -i
 
     assert forked_map(fn, 50, children=2, chunk=4) == [-i for i in range(50)]
-    assert _no_children_left()
+    assert _reaped(spawned)
 
 
 def test_an_unpicklable_result_is_computed_by_the_parent():
@@ -71,7 +90,7 @@ def test_an_unpicklable_result_is_computed_by_the_parent():
     assert forked_map(fn, 40, children=1, chunk=4) == list(range(40))
 
 
-def test_the_parents_own_error_propagates_and_children_are_reaped():
+def test_the_parents_own_error_propagates_and_children_are_reaped(spawned):
     def fn(i):
         if not in_child():
             raise KeyError("parent item")
@@ -80,7 +99,7 @@ def test_the_parents_own_error_propagates_and_children_are_reaped():
 
     with pytest.raises(KeyError, match="parent item"):
         forked_map(fn, 64, children=1, chunk=4)
-    assert _no_children_left()
+    assert _reaped(spawned)
 
 
 def test_no_bvh_is_built_in_a_child():
