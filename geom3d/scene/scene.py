@@ -46,6 +46,7 @@ from geom3d.scene.trooper import Trooper
 from geom3d.scene.vehicles import local_hull, place_vehicle
 from geom3d.visibility import InteriorMap, Prover, warm_kernels
 from geom3d.visibility.convex import ConvexSolids
+from geom3d.visibility.ground import GroundBlocks
 from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
@@ -95,12 +96,31 @@ def _read_proof_map(built: BuiltScenery) -> None:
         fut.set_running_or_notify_cancel()
         try:
             key, interior = _proof_map_entry(built)
-            fut.set_result((key, interior))
         except BaseException as exc:  # handed to whoever reads the map
             fut.set_exception(exc)
+            return
+        # what the matrix's first pairs would make next, made here while the main thread
+        # is still busy (and before a fork: once for every worker, geom3d.core.forked)
+        if interior is not None and interior.certifies():
+            built.ground = _quietly(GroundBlocks.from_map, interior)
+        fut.set_result((key, interior))
+        with _PROVER_LOCK:
+            if built.convex is None:
+                b = built.blocking
+                built.convex = _quietly(ConvexSolids.from_mesh, b.vertices, b.faces, b.element)
 
     built.proof_map = fut
     threading.Thread(target=run, name="geom3d-proof-map", daemon=True).start()
+
+
+def _quietly(make, *args):
+    """``make(*args)``, or None when it fails (it is then made, and its error raised,
+    where it is first needed)."""
+    try:
+        return make(*args)
+    except Exception:
+        log.debug("geom3d: making %s ahead failed", make.__qualname__, exc_info=True)
+        return None
 
 
 def _warm_ahead() -> None:
@@ -456,7 +476,7 @@ class Scene:
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
                 assert built.engine is not None  # made before any scene exists
-                built.prover = Prover(interior, built.engine)
+                built.prover = Prover(interior, built.engine, ground=built.ground)
         return built.prover
 
     @property

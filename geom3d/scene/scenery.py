@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from geom3d.scene.standing import Surface
     from geom3d.visibility import InteriorMap, Prover
     from geom3d.visibility.convex import ConvexSolids
+    from geom3d.visibility.ground import GroundBlocks
 
 __all__ = [
     "BuiltScenery",
@@ -161,6 +162,7 @@ class BuiltScenery:
     surface: Surface | None = None  # made by the first scene using it
     prover: Prover | None = None  # made by the first scene using it
     convex: ConvexSolids | None = None  # made by the first scene using it
+    ground: GroundBlocks | None = None  # made with the proof map when it is read ahead
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
     #: scene started it in the background while the BVH was built (see ``build_scenery``).
     proof_map: Future[tuple[str, InteriorMap | None]] | None = None

@@ -224,9 +224,14 @@ class Prover:
     engine : RayBackend or None
         The same blocking mesh (one ray decides whether a pair is worth proving); None
         only to warm the kernels, which casts no ray.
+    ground : GroundBlocks, optional
+        The ground's blocks (:meth:`.ground.GroundBlocks.from_map`) of ``interior``, made
+        ahead; otherwise the first pair that needs them makes them.
     """
 
-    def __init__(self, interior: InteriorMap, engine: RayBackend | None) -> None:
+    def __init__(
+        self, interior: InteriorMap, engine: RayBackend | None, ground: GroundBlocks | None = None
+    ) -> None:
         self.interior = interior
         self.engine = engine
         self.stats = ProofStats()
@@ -237,7 +242,7 @@ class Prover:
         self._tops = column_tops(interior.run_off, interior.run_hi, nx, ny)
         self._no_tops = np.full(self._tops.shape, -np.inf)
         self._outside: dict[tuple, bool] = {}
-        self._ground: GroundBlocks | None = None
+        self._ground: GroundBlocks | None = ground  # made ahead from the same map, or None
         self._lock = threading.Lock()
 
     def _ray_engine(self) -> RayBackend:

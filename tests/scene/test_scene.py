@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import time
 import zipfile
 
 import numpy as np
 import pytest
 from support import box, make_scene, real_meshes_dir, trooper
+
+from geom3d.visibility.ground import GroundBlocks
 
 
 def test_drop_onto_a_rooftop_and_the_table():
@@ -205,6 +209,15 @@ def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypat
     assert found is not None
     assert ahead.prover.interior is found
     _same_map(found, reference)
+    # the ground's blocks made with it (given to the prover), then the convex pieces
+    made = GroundBlocks.from_map(found)
+    assert ahead.prover._ground is ahead._built.ground is not None
+    pairs = zip(dataclasses.astuple(ahead._built.ground), dataclasses.astuple(made), strict=True)
+    assert all(np.array_equal(mine, theirs) for mine, theirs in pairs)
+    deadline = time.monotonic() + 60
+    while ahead._built.convex is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert ahead.convex_solids is ahead._built.convex and len(ahead.convex_solids) == 1
 
     # a damaged entry: one warning (from the background read), then rebuilt and rewritten
     (entry,) = cache.glob("interior-*.npz")
