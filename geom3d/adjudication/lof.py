@@ -441,6 +441,10 @@ def lof_matrix(
         if stats is not None:
             for part in parts:
                 stats.add(part)
+    if threads > 1 and processes and fork_usable() and not _has_vehicles(scene):
+        # pairs with a route (a Line of Fire per millimetre of travel) in forked workers
+        # too: in threads, their many short compiled calls wait for each other's GIL
+        done = _route_pairs(scene, pairs, static, threads - 1, stats, progress, done, total)
     out = []
     for x, y in pairs:
         if (x, y) in static:
@@ -451,3 +455,33 @@ def lof_matrix(
         if progress is not None:
             progress(done, total)
     return out
+
+
+def _route_pairs(scene, pairs, static, children, stats, progress, done, total) -> int:
+    """The ordered pairs with a route, into ``static``, shared with ``children`` forked
+    workers (:func:`geom3d.core.forked.forked_map`; each unordered pair in one process:
+    its two directions share the route positions' visibility, ``_ROUTE_VIS``). The
+    results come back pickled, their witnesses' areas measured in the worker. Returns
+    ``done`` counted on."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for x, y in pairs:
+        if x != y and (x, y) not in static:
+            groups.setdefault(_pair_key(x, y), []).append((x, y))
+    if len(groups) < 2:
+        return done
+    todo = list(groups.values())
+    upto = list(itertools.accumulate((len(g) for g in todo), initial=done))
+
+    def work(k: int):
+        part = VisibilityStats()
+        return [((x, y), line_of_fire(scene, x, y, stats=part)) for x, y in todo[k]], part
+
+    def report(n_done: int) -> None:
+        if progress is not None:
+            progress(upto[n_done], total)
+
+    for results, part in forked_map(work, len(todo), children=children, chunk=1, progress=report):
+        static.update(results)
+        if stats is not None:
+            stats.add(part)
+    return upto[-1]

@@ -3,11 +3,11 @@
 A route (SPEC 3.5) is a polyline of base-centre positions. :class:`RoutePath` gives the
 point at a travel distance (arc length from the route's start, in 3D) and the segment it
 lies on; :func:`scan_windows` finds the stretches of a route where a yes/no question
-(Line of Fire, SPEC 12.5) is answered yes: sampled every ``ROUTE_STEP_MM`` of travel,
-each window edge bisected until the yes end and the no end are at most
+(Line of Fire, SPEC 12.5) is answered yes: sampled every ``ROUTE_WINDOW_STEP_MM`` (1 mm)
+of travel, each window edge bisected until the yes end and the no end are at most
 ``ROUTE_REFINE_MM`` apart. The yes end is reported, so both ends of a window lie on the
-route and have the answer yes. A window shorter than the step that falls between two
-samples can be missed (as the first route position with LoF always could be).
+route and have the answer yes. Only a window (or a gap between two windows) shorter than
+the 1 mm step can fall between two samples unseen.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import ROUTE_REFINE_MM, ROUTE_STEP_MM
+from geom3d.core.tolerances import ROUTE_REFINE_MM, ROUTE_WINDOW_STEP_MM
 
 __all__ = ["RoutePath", "resolve_fire_at", "scan_windows"]
 
@@ -76,7 +76,8 @@ def scan_windows(holds: Callable[[float], bool], total: float) -> list[tuple[flo
         step; fractions ``k / n`` of the sampling are passed exactly).
     total : float, mm
         The travel the fractions stand for (the longest route involved): the sampling
-        step is ``ROUTE_STEP_MM`` of it and edges are refined to ``ROUTE_REFINE_MM``.
+        step is ``ROUTE_WINDOW_STEP_MM`` of it and edges are refined to
+        ``ROUTE_REFINE_MM``.
 
     Returns
     -------
@@ -85,7 +86,7 @@ def scan_windows(holds: Callable[[float], bool], total: float) -> list[tuple[flo
         the sampled run of yes, moved outwards by bisection towards the neighbouring
         no samples).
     """
-    n = max(1, math.ceil(total / ROUTE_STEP_MM)) if total > 0 else 0
+    n = max(1, math.ceil(total / ROUTE_WINDOW_STEP_MM)) if total > 0 else 0
     fracs = [k / n for k in range(n + 1)] if n else [0.0]
     yes = [bool(holds(f)) for f in fracs]
 

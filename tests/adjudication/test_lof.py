@@ -370,3 +370,23 @@ def test_matrix_shared_with_forked_workers_is_the_same(monkeypatch, areas):
     assert any(r.lof for r in res) and not all(r.visible for r in res)
     # the cache holds the same witnesses: the single-pair answer agrees
     assert scene.line_of_fire("t0", "t5").to_dict() == one[5 - 1].to_dict()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
+def test_route_pairs_in_forked_workers_are_the_same(monkeypatch):
+    """Pairs with a route (a Line of Fire per mm of travel) go to forked workers too:
+    the same windows, witnesses and areas as one thread."""
+    troopers = [
+        trooper("m", [0, -60], route=[[0, -60], [0, 160]]),
+        *(trooper(f"t{i}", [150 + 40 * (i % 2), 40 * i - 60], side="red") for i in range(6)),
+    ]
+    scenery = [box("w", [10, 60, 60], [70, 40])]
+    one = make_scene(troopers, scenery).lof_matrix(threads=1)
+    forks = []
+    start = forked._start_child
+    monkeypatch.setattr(forked, "_start_child", lambda *a: forks.append(1) or start(*a))
+    res = make_scene(troopers, scenery).lof_matrix(threads=2, processes=True)
+    assert len(forks) == 2  # the static pairs, then the route pairs
+    assert [r.to_dict() for r in res] == [r.to_dict() for r in one]
+    routes = [r.route for r in res if r.route is not None]
+    assert len(routes) == 12 and any(len(r.windows) > 1 for r in routes)

@@ -8,6 +8,7 @@ import pytest
 from support import box, make_scene, trooper
 
 from geom3d.adjudication.lof import line_of_fire as lof
+from geom3d.adjudication.lof import line_of_fire_from
 from geom3d.adjudication.routepath import RoutePath, scan_windows
 from geom3d.core.tolerances import ROUTE_REFINE_MM
 
@@ -82,6 +83,53 @@ def test_scan_windows_against_a_known_predicate():
         assert holds(lo) and holds(hi)
         assert 0 <= (lo - wlo) * total <= ROUTE_REFINE_MM
         assert 0 <= (whi - hi) * total <= ROUTE_REFINE_MM
+
+
+def test_scan_windows_finds_windows_and_gaps_narrower_than_10_mm():
+    # a 3 mm window and a 2.5 mm gap, both between two 10 mm marks (a 10 mm scan saw
+    # neither: the second window came out as one)
+    total = 100.0
+    spans = [(12.2, 15.2), (40.0, 53.0), (55.5, 70.0)]
+
+    def holds(f):
+        return any(lo <= f * total <= hi for lo, hi in spans)
+
+    got = scan_windows(holds, total)
+    assert len(got) == 3
+    for (lo, hi), (wlo, whi) in zip(got, spans, strict=True):
+        assert holds(lo) and holds(hi)
+        assert 0 <= lo * total - wlo <= ROUTE_REFINE_MM + 1e-9
+        assert 0 <= whi - hi * total <= ROUTE_REFINE_MM + 1e-9
+
+
+def test_windows_along_a_picket_fence_against_a_dense_scan():
+    """Every 0.5 mm of the route, Line of Fire of the mover standing there (no route)
+    is yes exactly inside the windows the route scan reports (up to each edge's 0.5 mm
+    bisection), on a route past a fence of deep posts whose 3 mm gaps open windows a few
+    mm wide (two of them between 10 mm marks)."""
+    posts = [box(f"post{k}", [40, 27, 60], [100, 100 + 30 * k]) for k in range(-4, 5)]
+    route = [[170, 55], [170, 145]]
+    people = [trooper("a", [20, 100]), trooper("m", [170, 55], side="red", route=route)]
+    r = lof(make_scene(people, posts), "a", "m")
+    wins = [(w.from_mm, w.to_mm) for w in r.route.windows]
+    between_marks = [(lo, hi) for lo, hi in wins if int(lo // 10) == int(hi // 10)]
+    assert len(wins) == 4 and len(between_marks) == 2  # a 10 mm scan misses these two
+    static = make_scene(
+        [trooper("a", [20, 100]), trooper("m", [170, 55], side="red", facing_deg=180)], posts
+    )
+    m = static.trooper("m")
+    marks = np.arange(0.0, 90.0 + 1e-9, 0.5)
+    seen = [
+        line_of_fire_from(static, m.moved_to((170.0, 55.0 + s, m.position[2])), "a").visible
+        for s in marks
+    ]
+    for k, s in enumerate(marks):
+        inside = any(lo - 1e-9 <= s <= hi + 1e-9 for lo, hi in wins)
+        near_edge = any(min(abs(s - lo), abs(s - hi)) < ROUTE_REFINE_MM for lo, hi in wins)
+        # the scan asks every 1 mm: only a yes (or no) run under 1 mm long may hide
+        # between two of its marks, with the other answer 0.5 mm either side
+        lone = 0 < k < len(marks) - 1 and seen[k - 1] == seen[k + 1] != seen[k]
+        assert seen[k] == inside or near_edge or lone, s
 
 
 def test_route_path_points_by_arc_length():
