@@ -25,6 +25,7 @@ thread of its own is half-way through something a child needs (numba's compiler 
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import pickle
 import signal
@@ -34,7 +35,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["fork_usable", "forked_map", "in_child"]
+__all__ = ["STALL_S", "fork_usable", "forked_map", "in_child"]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -42,6 +45,11 @@ _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent dies
 _ENTRY = 4  # bytes per queued chunk number
 _MAX_CHUNKS = 8192  # 32 kB of chunk numbers: well inside a pipe's 64 kB buffer
 _STATE = {"child": False}
+#: A child whose CPU time stands still this long while the parent waits for it is stuck
+#: (a lock some other thread held at the fork): it is killed and its chunk redone here.
+#: A working child never waits (it reads nothing, and its writes are drained at once).
+STALL_S = 2.0
+_POLL_S = 0.25
 
 
 def in_child() -> bool:
@@ -118,8 +126,8 @@ def forked_map(
                 got[i] = fn(i)
             if progress is not None:
                 progress(len(got))
-        for reader in readers:
-            reader.join()
+        for pid, reader in zip(pids, readers, strict=True):
+            _wait_for(pid, reader)
     finally:
         for pid in pids:  # done (or this process failed): none may outlive the call
             try:
@@ -165,6 +173,35 @@ def _start_child(
     reader = threading.Thread(target=_read_back, args=(back_r, got), daemon=True)
     reader.start()
     return pid, reader
+
+
+def _wait_for(pid: int, reader: threading.Thread) -> None:
+    """Wait until child ``pid`` has delivered everything (its reader ends), killing it
+    when its CPU time stands still for :data:`STALL_S`."""
+    last, still = -1, 0.0
+    while reader.is_alive():
+        reader.join(_POLL_S)
+        ticks = _cpu_ticks(pid)
+        if not reader.is_alive() or ticks is None:
+            break
+        still = still + _POLL_S if ticks == last else 0.0
+        last = ticks
+        if still >= STALL_S:
+            log.warning("geom3d: a forked worker stood still %.0f s; redoing its work", still)
+            os.kill(pid, signal.SIGKILL)
+            reader.join()
+            return
+    reader.join()
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """User + system clock ticks of process ``pid`` (``/proc``), or None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _child_setup() -> None:

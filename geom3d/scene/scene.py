@@ -66,6 +66,10 @@ _PROVER_LOCK = threading.Lock()
 
 #: Whether this process has started loading the matrix's kernels (:func:`_warm_ahead`).
 _WARM: dict[str, object] = {"started": False}
+#: The threads of work started ahead (:func:`_start_background`), for
+#: :func:`settle_background`.
+_BACKGROUND: list[threading.Thread] = []
+_BACKGROUND_LOCK = threading.Lock()
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +114,7 @@ def _read_proof_map(built: BuiltScenery) -> None:
                 built.convex = _quietly(ConvexSolids.from_mesh, b.vertices, b.faces, b.element)
 
     built.proof_map = fut
-    threading.Thread(target=run, name="geom3d-proof-map", daemon=True).start()
+    _start_background(run, "geom3d-proof-map")
 
 
 def _quietly(make, *args):
@@ -135,17 +139,28 @@ def _warm_ahead() -> None:
         if _WARM["started"]:
             return
         _WARM["started"] = True
-        thread = threading.Thread(target=_warm_quietly, name="geom3d-warm-kernels", daemon=True)
-        _WARM["thread"] = thread
+    _start_background(_warm_quietly, "geom3d-warm-kernels")
+
+
+def _start_background(target, name: str) -> None:
+    """Start a daemon thread of the scene's work ahead, known to :func:`settle_background`."""
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    with _BACKGROUND_LOCK:
+        _BACKGROUND[:] = [t for t in _BACKGROUND if t.is_alive()]
+        _BACKGROUND.append(thread)
     thread.start()
 
 
 def settle_background() -> None:
-    """Wait for the kernels loading ahead (:func:`_warm_ahead`), if they are: before a
-    fork (:mod:`geom3d.core.forked`), no other thread may hold numba's compiler lock."""
-    thread = _WARM.get("thread")
-    if isinstance(thread, threading.Thread) and thread.is_alive():
-        thread.join()
+    """Wait for the work started ahead (kernels loading, the proof map's read and what
+    is made from it) to end: before a fork (:mod:`geom3d.core.forked`) no other thread
+    of geom3d's may hold a lock (numba's compiler lock, the scenery's), which a forked
+    copy would find held forever."""
+    with _BACKGROUND_LOCK:
+        pending = list(_BACKGROUND)
+    for thread in pending:
+        if thread.is_alive() and thread is not threading.current_thread():
+            thread.join()
 
 
 def _warm_quietly() -> None:

@@ -129,3 +129,21 @@ def test_other_threads_and_no_children_run_serially():
 def test_chunks_grow_past_the_queue_limit():
     got = forked_map(lambda i: i % 5, 20_000, children=1, chunk=1)
     assert got == [i % 5 for i in range(20_000)]
+
+
+def test_a_child_stuck_on_a_lock_is_killed_and_its_items_redone(spawned, caplog):
+    held = threading.Lock()
+    held.acquire()  # held by this thread: a forked child finds it held forever
+
+    def fn(i):
+        if in_child():
+            held.acquire()
+        time.sleep(0.01)  # the child surely takes a chunk meanwhile
+        return i + 1
+
+    t0 = time.monotonic()
+    assert forked_map(fn, 40, children=1, chunk=4) == [i + 1 for i in range(40)]
+    assert time.monotonic() - t0 < forked.STALL_S + 5.0
+    assert _reaped(spawned)
+    assert "stood still" in caplog.text
+    held.release()
