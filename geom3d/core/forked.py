@@ -45,9 +45,10 @@ _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent dies
 _ENTRY = 4  # bytes per queued chunk number
 _MAX_CHUNKS = 8192  # 32 kB of chunk numbers: well inside a pipe's 64 kB buffer
 _STATE = {"child": False}
-#: A child whose CPU time stands still this long while the parent waits for it is stuck
-#: (a lock some other thread held at the fork): it is killed and its chunk redone here.
-#: A working child never waits (it reads nothing, and its writes are drained at once).
+#: A child whose CPU time stands still this long while the parent waits for it, and that
+#: is not waiting for a CPU either, is stuck (a lock some other thread held at the fork):
+#: it is killed and its chunk redone here. A working child never sleeps (it reads
+#: nothing, and its writes are drained at once).
 STALL_S = 2.0
 _POLL_S = 0.25
 
@@ -181,10 +182,12 @@ def _wait_for(pid: int, reader: threading.Thread) -> None:
     last, still = -1, 0.0
     while reader.is_alive():
         reader.join(_POLL_S)
-        ticks = _cpu_ticks(pid)
-        if not reader.is_alive() or ticks is None:
+        got = _cpu_ticks(pid)
+        if not reader.is_alive() or got is None:
             break
-        still = still + _POLL_S if ticks == last else 0.0
+        ticks, running = got
+        # waiting to run (a busy machine) is not standing still
+        still = still + _POLL_S if ticks == last and not running else 0.0
         last = ticks
         if still >= STALL_S:
             log.warning("geom3d: a forked worker stood still %.0f s; redoing its work", still)
@@ -194,12 +197,14 @@ def _wait_for(pid: int, reader: threading.Thread) -> None:
     reader.join()
 
 
-def _cpu_ticks(pid: int) -> int | None:
-    """User + system clock ticks of process ``pid`` (``/proc``), or None when gone."""
+def _cpu_ticks(pid: int) -> tuple[int, bool] | None:
+    """User + system clock ticks of process ``pid`` and whether it is running or ready
+    to run (``/proc``), or None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15
+        # state, then utime and stime: fields 3, 14 and 15 of proc(5)
+        return int(fields[11]) + int(fields[12]), fields[0] == b"R"
     except (OSError, IndexError, ValueError):
         return None
 
