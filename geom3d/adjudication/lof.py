@@ -173,8 +173,10 @@ def _forked_pairs(scene, todo, ways, parts, areas, children, uses, progress):
         vis = pair_visibility(scene, a, b, stats=parts[i])
         if areas and vis[0] is not None:
             vis[0].visible_area_mm2  # noqa: B018  (measured in the worker)
-        t = troopers
-        results = [plain_result(_static_lof(scene, t[x], t[y], vis)) for x, y in ways[todo[i]]]
+        results = [
+            plain_result(_static_lof(scene, troopers[x], troopers[y], vis))
+            for x, y in ways[todo[i]]
+        ]
         return plain_visibility(vis), results, parts[i]
 
     def report(n_done: int) -> None:
@@ -399,7 +401,9 @@ def lof_matrix(
         key = _pair_key(x, y)
         if key in ways and (x, y) not in ways[key]:
             ways[key].append((x, y))
-    if parallel and processes and fork_usable() and not _has_vehicles(scene):
+    # forked workers where asked and safe (the children may not build a vehicle's BVH)
+    fork = threads > 1 and processes and fork_usable() and not _has_vehicles(scene)
+    if parallel and fork:
         parts = [VisibilityStats() for _ in todo]
         if many:
             scene.prover  # noqa: B018  (built once, before the fork: the children share it)
@@ -441,7 +445,7 @@ def lof_matrix(
         if stats is not None:
             for part in parts:
                 stats.add(part)
-    if threads > 1 and processes and fork_usable() and not _has_vehicles(scene):
+    if fork:
         # pairs with a route (a Line of Fire per millimetre of travel) in forked workers
         # too: in threads, their many short compiled calls wait for each other's GIL
         done = _route_pairs(scene, pairs, static, threads - 1, stats, progress, done, total)

@@ -35,6 +35,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from geom3d.core.runtime import prctl
+
 __all__ = ["STALL_S", "fork_usable", "forked_map", "in_child"]
 
 log = logging.getLogger(__name__)
@@ -215,12 +217,7 @@ def _child_setup() -> None:
     _STATE["child"] = True
     gc.freeze()  # its collections leave the objects it shares (and their pages) alone
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    except (OSError, AttributeError):  # no prctl: the parent's finally still kills it
-        pass
+    prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))  # refused: the parent still kills it
 
 
 def _read_back(fd: int, got: dict[int, Any]) -> None:

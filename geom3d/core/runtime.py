@@ -17,6 +17,7 @@ __all__ = [
     "HUGE_PAGES_ENV",
     "exit_process",
     "no_huge_pages",
+    "prctl",
     "same_code_in_workers",
     "settle_heap",
 ]
@@ -46,12 +47,18 @@ def no_huge_pages() -> bool:
     """
     if os.environ.get(HUGE_PAGES_ENV, "") not in ("", "0") or not sys.platform.startswith("linux"):
         return False
+    return prctl(_PR_SET_THP_DISABLE, 1)
+
+
+def prctl(option: int, arg: int) -> bool:
+    """``prctl(option, arg)`` (Linux, through libc); whether it succeeded (False where
+    there is no libc symbol table or no ``prctl`` in it)."""
     import ctypes
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):  # no libc symbol table, or no prctl in it
+        return bool(libc.prctl(option, arg, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
         return False
 
 

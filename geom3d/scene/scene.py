@@ -65,7 +65,7 @@ _SCENERY_CACHE_SIZE = 4
 _PROVER_LOCK = threading.Lock()
 
 #: Whether this process has started loading the matrix's kernels (:func:`_warm_ahead`).
-_WARM: dict[str, object] = {"started": False}
+_WARM = {"started": False}
 #: The threads of work started ahead (:func:`_start_background`), for
 #: :func:`settle_background`.
 _BACKGROUND: list[threading.Thread] = []
@@ -108,13 +108,19 @@ def _read_proof_map(built: BuiltScenery) -> None:
         if interior is not None and interior.certifies():
             built.ground = _quietly(GroundBlocks.from_map, interior)
         fut.set_result((key, interior))
-        with _PROVER_LOCK:
-            if built.convex is None:
-                b = built.blocking
-                built.convex = _quietly(ConvexSolids.from_mesh, b.vertices, b.faces, b.element)
+        _quietly(_convex_of, built)
 
     built.proof_map = fut
     _start_background(run, "geom3d-proof-map")
+
+
+def _convex_of(built: BuiltScenery) -> ConvexSolids:
+    """``built``'s convex pieces, made once (:attr:`Scene.convex_solids`)."""
+    with _PROVER_LOCK:
+        if built.convex is None:
+            b = built.blocking
+            built.convex = ConvexSolids.from_mesh(b.vertices, b.faces, b.element)
+        return built.convex
 
 
 def _quietly(make, *args):
@@ -502,12 +508,7 @@ class Scene:
         """The closed convex pieces of this scene's blocking mesh, one per scenery
         element that is one (:mod:`geom3d.visibility.convex`; made on first use, then
         shared by every scene on the same cached scenery)."""
-        built = self._built
-        with _PROVER_LOCK:
-            if built.convex is None:
-                b = built.blocking
-                built.convex = ConvexSolids.from_mesh(b.vertices, b.faces, b.element)
-        return built.convex
+        return _convex_of(self._built)
 
     @property
     def prover_if_built(self) -> Prover | None:
