@@ -66,8 +66,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     from geom3d.core.runtime import no_huge_pages
+    from geom3d.execution.signals import exit_code, signal_name, sigterm_raises
 
     no_huge_pages()  # before the command touches its memory
+    with sigterm_raises():  # SIGTERM unwinds like Ctrl-C: workers stopped, exit 143
+        try:
+            return _run_command(args)
+        except KeyboardInterrupt as exc:
+            print(f"geom3d: interrupted ({signal_name(exc)})", file=sys.stderr)
+            return exit_code(exc)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         code = int(args.func(args))
         if sys.stdout is not None:
@@ -82,9 +92,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Geom3dError as exc:
         print(f"geom3d: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("geom3d: interrupted", file=sys.stderr)
-        return 130
 
 
 def run() -> NoReturn:

@@ -280,6 +280,8 @@ class BatchResult:
     scheduler: str | None = None
     interrupted: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: how the batch ran and why (``auto: in-process (3 scenarios, ...)``)
+    choice: str = ""
 
     def counts(self) -> dict[str, int]:
         """Number of scenarios per status (every status present)."""

@@ -72,6 +72,27 @@ def add_quiet(
     add_verbose(parser)
 
 
+def _workers_value(text: str) -> int | None:
+    """``--workers`` value: ``auto`` -> None, else a count of at least 1."""
+    from geom3d.execution.policy import parse_workers
+
+    try:
+        return parse_workers(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--workers: ")) from None
+
+
+def add_workers(parser: argparse.ArgumentParser, auto_means: str) -> None:
+    """``--workers auto|N`` (SPEC 13.4); ``auto_means``: what ``auto`` does here."""
+    parser.add_argument(
+        "--workers",
+        type=_workers_value,
+        default=None,
+        metavar="auto|N",
+        help=f"worker processes; 1 runs in this process; auto (the default) {auto_means}",
+    )
+
+
 def add_verbose(parser: argparse.ArgumentParser) -> None:
     """``-v``: print the scene's notes too (SPEC 12.2)."""
     parser.add_argument(

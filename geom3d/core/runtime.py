@@ -16,7 +16,9 @@ from typing import NoReturn
 __all__ = [
     "HUGE_PAGES_ENV",
     "exit_process",
+    "native_threads_started",
     "no_huge_pages",
+    "note_native_threads",
     "prctl",
     "same_code_in_workers",
     "settle_heap",
@@ -60,6 +62,21 @@ def prctl(option: int, arg: int) -> bool:
         return bool(libc.prctl(option, arg, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+_NATIVE = {"threads": False}
+
+
+def note_native_threads() -> None:
+    """Record that this process started native worker threads (Embree's task scheduler
+    builds a BVH on them). A process forked after that must not build a BVH (the threads
+    are not in the copy), so the execution layer spawns its workers instead."""
+    _NATIVE["threads"] = True
+
+
+def native_threads_started() -> bool:
+    """Has :func:`note_native_threads` been called in this process?"""
+    return _NATIVE["threads"]
 
 
 def settle_heap() -> None:

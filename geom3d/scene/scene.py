@@ -104,7 +104,7 @@ def _read_proof_map(built: BuiltScenery) -> None:
             fut.set_exception(exc)
             return
         # what the matrix's first pairs would make next, made here while the main thread
-        # is still busy (and before a fork: once for every worker, geom3d.core.forked)
+        # is still busy (and before a fork: once for every worker, geom3d.execution.shared)
         if interior is not None and interior.certifies():
             built.ground = _quietly(GroundBlocks.from_map, interior)
         fut.set_result((key, interior))
@@ -162,7 +162,7 @@ def _start_background(target, name: str) -> None:
 
 def settle_background() -> None:
     """Wait for the work started ahead (kernels loading, the proof map's read and what
-    is made from it) to end: before a fork (:mod:`geom3d.core.forked`) no other thread
+    is made from it) to end: before a fork (:mod:`geom3d.execution.shared`) no other thread
     of geom3d's may hold a lock (numba's compiler lock, the scenery's), which a forked
     copy would find held forever."""
     with _BACKGROUND_LOCK:
