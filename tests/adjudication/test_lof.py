@@ -13,8 +13,8 @@ import pytest
 from support import box, make_scene, real_meshes_dir, trooper
 
 from geom3d.adjudication.lof import in_front_arc, pair_visibility
-from geom3d.execution import shared
 from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
+from geom3d.execution import shared
 from geom3d.visibility import find_patch
 
 A = trooper("a", [0, 0], facing_deg=0)
