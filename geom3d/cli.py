@@ -97,11 +97,22 @@ def _run_command(args: argparse.Namespace) -> int:
 def run() -> NoReturn:
     """The ``geom3d`` console script and ``python -m geom3d``: :func:`main`, then the
     process ends without tearing its heap down (:func:`geom3d.core.runtime.exit_process`).
+
+    SIGTERM raises :class:`~geom3d.execution.signals.Terminated` from here on, so a signal
+    at any moment of a command (its imports included) ends it with 143 (130 for SIGINT).
     """
-    code = main()
+    from geom3d.execution.signals import exit_code, install_sigterm
+
+    install_sigterm()
+    interrupted = False
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:  # between main's own handlers (argument parsing)
+        code = exit_code(exc)
+    interrupted = code in (130, 143)
     from geom3d.core.runtime import exit_process
 
-    exit_process(code)
+    exit_process(code, interrupted=interrupted)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -115,7 +115,7 @@ def same_code_in_workers() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *(p for p in parts if p != root)])
 
 
-def exit_process(code: int) -> NoReturn:
+def exit_process(code: int, *, interrupted: bool = False) -> NoReturn:
     """End the process of a finished command, without tearing its heap down.
 
     After a Line of Fire matrix the interpreter's own teardown (every object freed one by
@@ -125,10 +125,12 @@ def exit_process(code: int) -> NoReturn:
     handlers run (temporary folders, worker pools and clusters shut down, logging
     flushed), standard output and error are flushed, and the process ends there
     (``os._exit``). When a thread that a normal exit would wait for is still running,
-    the exit is a normal one (``sys.exit``).
+    the exit is a normal one (``sys.exit``), unless the command was ``interrupted``.
     """
     main = threading.main_thread()
-    if any(t is not main and not t.daemon for t in threading.enumerate()):
+    # an interrupted command ends now (SPEC 13.4: within 2 s), whatever a thread of work
+    # started ahead (kernels, proof map) is still doing
+    if not interrupted and any(t is not main and not t.daemon for t in threading.enumerate()):
         sys.exit(code)
     try:
         atexit._run_exitfuncs()

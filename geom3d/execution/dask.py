@@ -36,7 +36,7 @@ _POLL_S = 1.0
 _RUN_WAIT_S = 5.0
 
 
-def _assigned(client) -> dict:
+def _assigned(client: Any) -> dict[Any, list[Any]]:
     """Worker -> keys it holds, from the scheduler (no worker has to answer)."""
     try:
         return {w: list(keys) for w, keys in client.processing().items()}
@@ -44,15 +44,17 @@ def _assigned(client) -> dict:
         return {}
 
 
-def _executing(dask_worker) -> list:
+def _executing(dask_worker: Any) -> list[Any]:
     """Run on each worker: the keys of the tasks it is executing right now."""
     return [ts.key for ts in dask_worker.state.executing]
 
 
-def _running(client, silent: dict, now: float, timeout: float) -> dict[str, list]:
+def _running(
+    client: Any, silent: dict[str, float], now: float, timeout: float
+) -> dict[str, list[Any]]:
     """Worker -> keys it is executing, asking each worker (at most ``_RUN_WAIT_S``); a
     worker silent for longer than ``timeout`` is taken to run what it was given."""
-    out: dict[str, list] = {}
+    out: dict[str, list[Any]] = {}
     try:
         workers = list(client.scheduler_info().get("workers", {}))
     except Exception:
@@ -76,13 +78,13 @@ def _running(client, silent: dict, now: float, timeout: float) -> dict[str, list
     return out
 
 
-def _n_workers(client) -> int:
+def _n_workers(client: Any) -> int:
     return len(client.scheduler_info().get("workers", {}))
 
 
 def run_dask(
     fn: Callable[..., Any],
-    args: Sequence[tuple],
+    args: Sequence[tuple[Any, ...]],
     address: str,
     *,
     on_result: Callable[[int, Any, float], None],
@@ -113,8 +115,10 @@ def run_dask(
     int
         The cluster's worker count.
     """
-    client = connect(address)  # first: a clear usage error when Dask is not installed
-    from distributed import wait
+    client: Any = connect(address)  # first: a clear usage error when Dask is not installed
+    import distributed
+
+    wait: Any = distributed.wait
 
     try:
         try:
@@ -128,7 +132,7 @@ def run_dask(
         futs = [client.submit(fn, *first, *a, pure=False) for a in args]
         index = {f.key: i for i, f in enumerate(futs)}
         left = {f.key: f for f in futs}
-        started: dict[str, float] = {}
+        started: dict[Any, float] = {}
         silent: dict[str, float] = {}
         no_workers_since = None
         last_done = time.monotonic()

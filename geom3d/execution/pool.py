@@ -116,7 +116,9 @@ def death_text(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def _worker_main(conn, work: Work, parent: int, life, close: tuple[int, ...], spawned: bool):
+def _worker_main(
+    conn: Any, work: Work, parent: int, life: Any, close: tuple[int, ...], spawned: bool
+) -> None:
     """A worker: warm up, say ready, then take ``(index, item)`` until None or EOF."""
     become_worker(parent, life.fileno(), close=close)
     if spawned and work.prepare is not None:
@@ -160,7 +162,7 @@ def _portable(exc: BaseException) -> BaseException:
 
 
 class _Worker:
-    def __init__(self, ctx, work: Work, life, spawned: bool):
+    def __init__(self, ctx: Any, work: Work, life: tuple[Any, Any], spawned: bool):
         self.conn, child = ctx.Pipe(duplex=True)
         close = () if spawned else (life[1].fileno(),)
         self.proc = ctx.Process(
@@ -186,7 +188,7 @@ class _Worker:
         self.conn.close()
 
 
-def _context(method: str):
+def _context(method: str) -> Any:
     import multiprocessing as mp
 
     if method == "spawn":
@@ -324,7 +326,7 @@ def run_pool(
     return report
 
 
-def _drain(w: _Worker, now: float, on_result) -> bool:
+def _drain(w: _Worker, now: float, on_result: Callable[[int, Any, float], None]) -> bool:
     """Read ``w``'s messages; True when it answered (or said ready/start/stage)."""
     try:
         msg = w.conn.recv()
@@ -346,7 +348,14 @@ def _drain(w: _Worker, now: float, on_result) -> bool:
     return True
 
 
-def _died(w: _Worker, how: str, tries: list[int], pending, report: PoolReport, on_lost) -> None:
+def _died(
+    w: _Worker,
+    how: str,
+    tries: list[int],
+    pending: deque[int],
+    report: PoolReport,
+    on_lost: Callable[[Lost], None],
+) -> None:
     i = w.task
     assert i is not None
     tries[i] += 1

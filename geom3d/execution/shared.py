@@ -81,7 +81,7 @@ class _Counter:
 class _Child:
     """One forked child: its pid, order pipe, answer reader and the chunks it holds."""
 
-    def __init__(self, pid: int, orders: int, answers: int, counter: _Counter, got: dict):
+    def __init__(self, pid: int, orders: int, answers: int, counter: _Counter, got: dict[int, Any]):
         self.pid = pid
         self.orders = orders
         self.held: list[int] = []  # chunk numbers sent and not yet answered
@@ -209,7 +209,7 @@ def _fork_child(
     n: int,
     chunk: int,
     counter: _Counter,
-    got: dict,
+    got: dict[int, Any],
     life: tuple[int, int],
 ) -> _Child:
     """Fork one child working on the chunks it is sent; a thread here reads its answers."""
