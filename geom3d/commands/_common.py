@@ -73,13 +73,15 @@ def add_quiet(
 
 
 def _workers_value(text: str) -> int | None:
-    """``--workers`` value: ``auto`` -> None, else a count of at least 1."""
-    from geom3d.execution.policy import parse_workers
-
+    """``--workers`` value: ``auto`` -> None, else a whole number (the command checks that
+    it is at least 1, with its own one-line error)."""
+    if text.strip().lower() == "auto":
+        return None
     try:
-        return parse_workers(text)
-    except UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--workers: ")) from None
+        return int(text)
+    except ValueError:
+        why = f"expected 'auto' or a whole number (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(why) from None
 
 
 def add_workers(parser: argparse.ArgumentParser, auto_means: str) -> None:
@@ -89,7 +91,7 @@ def add_workers(parser: argparse.ArgumentParser, auto_means: str) -> None:
         type=_workers_value,
         default=None,
         metavar="auto|N",
-        help=f"worker processes; 1 runs in this process; auto (the default) {auto_means}",
+        help=f"worker processes; 1 runs in this process; auto {auto_means} (default: auto)",
     )
 
 

@@ -136,7 +136,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workers(
         parser,
         "runs in this process below 16 scenarios (a pool costs more than it saves there), "
-        "else one process per CPU",
+        "else one process per CPU (default: auto)",
     )
     parser.add_argument(
         "--scheduler",

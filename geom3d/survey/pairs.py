@@ -11,9 +11,9 @@ contiguous chunks; a chunk's answers do not depend on where it ran, so the resul
 same for any number of workers and on Dask.
 
 * ``workers=1``: in-process, on the scene's own BVH and prover;
-* ``workers=N``: a local process pool (``forkserver`` where available, else ``spawn``:
-  safe with Embree's threads); each worker builds the BVH and the prover of the blocking
-  scenery once;
+* ``workers=N``: on Linux, this process and ``N - 1`` forked copies that read its BVH and
+  prover in place; elsewhere (or ``GEOM3D_START_METHOD=spawn``) ``N`` spawned workers
+  that each build the BVH and the prover once (:mod:`geom3d.survey.runners`);
 * ``scheduler=ADDR``: an existing Dask cluster (``distributed``); the job (blocking mesh,
   its solids and probe cylinders) is scattered to every worker once.
 """
