@@ -144,9 +144,12 @@ def load_for_command(
     proofs_for: Callable[[Scenario], bool] | None = None,
     *,
     quiet: bool = False,
+    refuse: Callable[[Scenario], None] | None = None,
 ) -> Scene:
     """The scene of scenario file ``path``; ``proofs_for(scenario) -> bool`` says whether
-    to read the blocking proofs' map while the BVH is built (a Line of Fire matrix).
+    to read the blocking proofs' map while the BVH is built (a Line of Fire matrix);
+    ``refuse(scenario)`` raises when the command would cost more than its caps allow
+    (called as soon as the scenario is read, before kernels or meshes are loaded).
 
     Compiled kernels are made ready first
     (:func:`geom3d.commands._prepare.prepare_kernels`), with a notice on stderr the first
@@ -157,6 +160,8 @@ def load_for_command(
     from geom3d.scenario import load_scenario
 
     scenario = load_scenario(path)
+    if refuse is not None:
+        refuse(scenario)
     prepare_kernels(quiet=quiet)
     settle_heap()  # the imports live to the end: the load's collections walk only the load
     scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
