@@ -156,15 +156,21 @@ def load_for_command(
     time on a machine; the scenario is read before, so bad input fails at once."""
     from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
+    from geom3d.core.memory import building
     from geom3d.core.runtime import settle_heap
     from geom3d.scenario import load_scenario
 
-    scenario = load_scenario(path)
+    with building("reading the scenario"):
+        scenario = load_scenario(path)
     if refuse is not None:
         refuse(scenario)
-    prepare_kernels(quiet=quiet)
+    with building("loading the compiled kernels"):
+        prepare_kernels(quiet=quiet)
     settle_heap()  # the imports live to the end: the load's collections walk only the load
-    scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
+    with building("building the scene (meshes, solids, BVH)"):
+        scene = build_scene(
+            scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario)
+        )
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     return scene
 
