@@ -125,8 +125,13 @@ def memory_available() -> int | None:
     return min(known) if known else None
 
 
-def _gib(n: float) -> str:
-    return f"{n / (1 << 30):,.1f} GiB"
+def _size(n: float) -> str:
+    """``1.5 GiB``, ``935 MiB``, ``218 kB``."""
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):,.1f} GiB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):,.0f} MiB"
+    return f"{n / 1024:,.0f} kB"
 
 
 def refuse_if_too_big(nbytes: float, what: str, lower: str) -> None:
@@ -147,5 +152,6 @@ def refuse_if_too_big(nbytes: float, what: str, lower: str) -> None:
     if left is None or nbytes <= OOM_HEADROOM * left:
         return
     raise InputError(
-        f"{what} need about {_gib(nbytes)} of memory, more than the {_gib(left)} available; {lower}"
+        f"{what} need about {_size(nbytes)} of memory, more than the {_size(left)} "
+        f"available; {lower}"
     )

@@ -58,13 +58,13 @@ def _scenario(d: Path, k: int) -> Path:
 
 
 def test_a_mesh_that_cannot_fit_is_refused_before_it_is_parsed(tmp_path):
-    _scenario(tmp_path, 700)  # 980,000 triangles: about 0.9 GiB at MESH_BYTES_PER_TRIANGLE
+    _scenario(tmp_path, 700)  # 980,000 triangles: about 935 MiB at MESH_BYTES_PER_TRIANGLE
     code = _CHILD.format(setup="", headroom=300 << 20, argv=["lof", "s.yaml", "--quiet"])
     proc = run_code(code, tmp_path, timeout=600)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert re.fullmatch(
         r"geom3d: error: s\.yaml: scenery\[0\]\.mesh: big\.stl: 980,000 triangles need about "
-        r"0\.9 GiB of memory, more than the 0\.\d GiB available; simplify the mesh \(fewer "
+        r"935 MiB of memory, more than the \d+ MiB available; simplify the mesh \(fewer "
         r"triangles\) or run with more memory\n",
         proc.stderr,
     ), proc.stderr
