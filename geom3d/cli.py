@@ -6,7 +6,8 @@ the chosen one. Building the parser imports no engine code, so ``geom3d --help``
 ``--version`` and usage errors start as fast as Python and argparse do (SPEC 12.3).
 
 Exit codes: 0 success (or every expectation holds), 1 some expectation failed, 2 bad input
-or usage - one line on stderr naming the file, the field path and the problem.
+or usage - one line on stderr naming the file, the field path and the problem - or out of
+memory (``geom3d: error: out of memory while ...``, :mod:`geom3d.core.memory`).
 """
 
 from __future__ import annotations
@@ -91,6 +92,14 @@ def _run_command(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     except Geom3dError as exc:
         print(f"geom3d: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # MemoryError (numpy's too), or an error raised from one
+        from geom3d.core.memory import out_of_memory_line
+
+        line = out_of_memory_line(exc, args.command)
+        if line is None:
+            raise
+        sys.stderr.write(f"geom3d: error: {line}\n")
         return EXIT_BAD_INPUT
 
 

@@ -35,9 +35,7 @@ def run_dask(
 
     def on_lost(lost: Lost) -> None:
         why = timeout_message(timeout or 0.0) if lost.timed_out else lost.why
-        rec = error_record(files[lost.index].display, why)
-        rec["timing"]["total_seconds"] = round(lost.elapsed_s, 3)
-        finish(lost.index, rec)
+        finish(lost.index, error_record(files[lost.index].display, why, elapsed=lost.elapsed_s))
 
     return _run_tasks(
         _check_task, [(f.path, f.display) for f in files], address,

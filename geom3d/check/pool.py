@@ -110,9 +110,7 @@ def run_check_pool(
             why = timeout_message(timeout or 0.0, lost.stage)
         else:
             why = f"{lost.why} while checking this scenario"
-        rec = error_record(f.display, why, stage=lost.stage)
-        rec["timing"]["total_seconds"] = round(lost.elapsed_s, 3)
-        finish(lost.index, rec)
+        finish(lost.index, error_record(f.display, why, stage=lost.stage, elapsed=lost.elapsed_s))
 
     items = [(f.path, f.display) for f in files]
     return run_pool(

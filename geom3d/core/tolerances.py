@@ -31,6 +31,16 @@ ROUTE_STEP_MM: float = 10.0
 #: Fire or a template test; a real move is a few hundred mm).
 MAX_ROUTE_POINTS: int = 10_000
 MAX_ROUTE_TRAVEL_MM: float = 1_000_000.0
+#: Scenario limit on the Line of Fire work routes cost (SPEC 13.4): the sum over the
+#: troopers with a route of its travel (mm) times the other troopers, each of which it is
+#: scanned against every ``ROUTE_WINDOW_STEP_MM``. Measured (issue 44): one route scan
+#: costs about ``ROUTE_SCAN_S_PER_MM_TROOPER`` per mm of route per other trooper (1.1 to
+#: 1.3 ms on a loaded 2-core machine, routes of 0.5 and 2 m past a row of walls, 1 and 4
+#: other troopers), so the cap is about two minutes of scanning: a real move of 300 mm
+#: past 300 troopers, or a 10 m route past 10. A 1 km route within the two limits above
+#: ran 600 s and 3 GB without an answer.
+MAX_ROUTE_MM_TROOPERS: float = 100_000.0
+ROUTE_SCAN_S_PER_MM_TROOPER: float = 1.2e-3
 ROUTE_REFINE_MM: float = 0.5
 #: Line of Fire windows along a route (SPEC 12.5: "1 mm resolution") are found from a
 #: sample every ``ROUTE_WINDOW_STEP_MM`` of travel, each edge then bisected to
@@ -139,6 +149,12 @@ SURVEY_STALL_S: float = 600.0
 #: Survey memory estimate per pair (bytes) for messages: the pair's indices and answer
 #: (17 B) and, when it is visible, its entry in the report (a list of two ints, ~100 B).
 SURVEY_BYTES_PER_PAIR: int = 120
+#: Exposure map memory per cell x observer (bytes), for refusing a map that cannot fit
+#: before it is made (SPEC 13.4): measured with tracemalloc (numpy included) over
+#: ``run_exposure`` on the demo table, 6 observers: 9.0 MB for 915 cells at 40 mm and
+#: 22.8 MB for 2,366 cells at 25 mm, 1,600 to 1,650 B each (the screen, the tasks, the
+#: answers and the document's cells).
+EXPOSURE_BYTES_PER_PAIR: int = 1700
 
 
 #: GJK (used only for the *distance* of a pitched volume, never for contact decisions)
@@ -268,6 +284,11 @@ MAX_BURST: int = 20
 #: Largest scenario file read (bytes).
 MAX_SCENARIO_BYTES: int = 8 << 20
 
+#: Longest id (characters) of a trooper, scenery piece, attack or zone (SPEC 13.4): ids
+#: are labels in tables and figures, and a 50,000-character id stalled ``render`` for
+#: 300 s while FreeType laid it out.
+MAX_ID_CHARS: int = 200
+
 #: Most nodes (mappings, lists, scalars) a scenario may hold once YAML aliases are
 #: expanded: an "alias bomb" of a few hundred bytes expands to billions.
 MAX_SCENARIO_NODES: int = 1_000_000
@@ -288,6 +309,11 @@ MAX_REPORT_BYTES: int = 512 << 20
 #: 21 M) and elements of one accessor (e.g. vertices), checked before parsing.
 MAX_MESH_TRIANGLES: int = 25_000_000
 MAX_MESH_ELEMENTS: int = 75_000_000
+#: Memory a scene takes per triangle of a mesh (bytes), for refusing a mesh that cannot
+#: fit before it is parsed (SPEC 13.4): measured with tracemalloc (numpy included) while
+#: loading a binary STL height field into a scene, 849 B at 45,000 triangles and 735 B at
+#: 180,000 at the peak; rounded up for Embree's BVH, which tracemalloc does not see.
+MESH_BYTES_PER_TRIANGLE: int = 1000
 
 #: A loaded mesh (in mm, before the scenario's ``scale``) whose largest extent is below
 #: ``MESH_TINY_MM`` or above ``MESH_HUGE_MM`` gets a "wrong units?" warning: metres read

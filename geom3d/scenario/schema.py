@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
-from geom3d.core.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
+from geom3d.core.tolerances import MAX_BURST, MAX_ID_CHARS, MAX_SCALE, MIN_SCALE
 from geom3d.core.units import MeshUnit, ScenarioUnit
 
 __all__ = ["FORMAT", "STATES", "ScenarioModel"]
@@ -38,6 +38,15 @@ def _xy_or_xyz(v: list) -> list:
         raise ValueError("expected [x, y] or [x, y, z]")
     return v
 
+
+def _short_id(v: str) -> str:
+    if len(v) > MAX_ID_CHARS:
+        raise ValueError(f"{len(v):,} characters, more than the {MAX_ID_CHARS} an id may have")
+    return v
+
+
+#: An id (trooper, scenery piece, attack, zone): at most ``MAX_ID_CHARS`` characters.
+Id = Annotated[str, AfterValidator(_short_id)]
 
 #: A point: ``[x, y]`` (dropped onto the surface / z = 0) or ``[x, y, z]``.
 Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
@@ -81,7 +90,7 @@ class _Box(_Model):
 
 
 class _Scenery(_Model):
-    id: str
+    id: Id
     box: _Box | None = None
     mesh: str | None = None
     mesh_units: MeshUnit | None = None
@@ -159,7 +168,7 @@ class _Vehicle(_Model):
 
 
 class _Trooper(_Model):
-    id: str
+    id: Id
     side: str
     position: Point
     facing_deg: Num = 0.0
@@ -184,7 +193,7 @@ class _Trooper(_Model):
 
 
 class _Attack(_Model):
-    id: str
+    id: Id
     attacker: str
     template: str | dict[str, Any]
     mode: Literal["direct", "impact", "deployable"] = "direct"
@@ -241,7 +250,7 @@ class _Expect(_Model):
 
 
 class _Zone(_Model):
-    id: str
+    id: Id
     rect: list[Num]
 
     @field_validator("rect")
@@ -253,7 +262,7 @@ class _Zone(_Model):
 
 
 class _TerrainZone(_Model):
-    id: str
+    id: Id
     kind: str
     rect: list[Num] | None = None
     polygon: list[list[Num]] | None = None

@@ -50,14 +50,15 @@ def _write(path: Path, doc) -> Path:
 
 OPEN = [_trooper("a", (100, 600, 0)), _trooper("b", (400, 600, 0), 180, side="red")]
 PASS_EXPECT = {"lof": [{"from": "a", "to": "b", "lof": True}]}
-# A 100 mm wall hides b from a wherever b walks (x from 400 to 677): the route never gives
-# LoF, so it is sampled to its end (every 10 mm of ~600 m of travel: minutes of work). Each
+# A 100 mm wall hides b from a wherever b walks (x from 400 to 441): the route never gives
+# LoF, so it is sampled to its end (every 1 mm of ~90 m of travel: over a minute of work,
+# within the route-work cap MAX_ROUTE_MM_TROOPERS of 100 m x troopers, issue 44). Each
 # leg is 0.37 mm further along x, so no position repeats (the earlier back-and-forth route
 # over one line finished within the time limit after the issue 35/37 merges). The wall is
 # one mesh of two boxes, the long wall and a post at its end: a box alone would be a
 # convex piece, which settles each position's pair at once (issue 37); the two are not.
 WALL = [{"id": "wall", "mesh": "post_wall.stl", "position": [250, 600, 0]}]
-ROUTE = [[400 + 0.37 * i, 200 if i % 2 else 1000] for i in range(750)]
+ROUTE = [[400 + 0.37 * i, 200 if i % 2 else 1000] for i in range(112)]
 
 
 def _post_wall(d: Path) -> None:
