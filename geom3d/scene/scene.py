@@ -30,7 +30,7 @@ from geom3d.core.messages import Message, note, severity_of, warning
 from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
-from geom3d.raycast import RayEngine
+from geom3d.raycast import make_engine, selected_backend
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene.interface import Ruleset
@@ -180,7 +180,7 @@ def _warm_quietly() -> None:
 
 
 def _scenery_key(scn: Scenario) -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(f"{selected_backend()}\n".encode())  # each backend its own engines
     items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
     for it in items:
         src = (
@@ -239,7 +239,7 @@ class Scene:
         The triangles that block Line of Fire (``scenery.subset(blocking_mask)``).
     closing_mask : (scenery.n_triangles,) bool
         Faces added by closing open scans and the table into solids (SPEC 11.1).
-    engine : RayEngine
+    engine : RayBackend
         BVH over ``blocking`` (closing faces included).
     mesh_reports : list of (element id, MeshReport)
     pieces : list of geom3d.scene.scenery.PieceReport
@@ -423,7 +423,7 @@ class Scene:
         keep = ~zone[self.scenery.element]
         sub = self.scenery.subset(keep)
         return Surface(
-            RayEngine(sub.vertices, sub.faces),
+            make_engine(sub.vertices, sub.faces),
             sub.vertices,
             sub.faces,
             ~self.closing_mask[keep],
