@@ -296,7 +296,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
     route = _route(t.route, ctx, f"{where}.route") if t.route else None
     check_infinity_only(t, ("stats", "reaction", "reaction_mod"), ruleset, ctx, where)
     vehicle = (
-        parse_vehicle(t, ctx.units, ruleset.name, ctx, where, _mesh_path)
+        parse_vehicle(t, ctx.units, ruleset.name, ctx, where, _mesh_path, ruleset.capabilities)
         if t.vehicle is not None
         else None
     )
