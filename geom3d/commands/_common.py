@@ -151,12 +151,13 @@ def load_for_command(
     Compiled kernels are made ready first
     (:func:`geom3d.commands._prepare.prepare_kernels`), with a notice on stderr the first
     time on a machine; the scenario is read before, so bad input fails at once."""
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(path)  # bad input answered before the engine loads
     from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.runtime import settle_heap
-    from geom3d.scenario import load_scenario
 
-    scenario = load_scenario(path)
     prepare_kernels(quiet=quiet)
     settle_heap()  # the imports live to the end: the load's collections walk only the load
     scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
