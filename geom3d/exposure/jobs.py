@@ -111,7 +111,7 @@ class ExposureJob:
         observer_mesh=None,
         solids: ConvexSolids = NO_SOLIDS,
     ) -> ExposureJob:
-        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`;
+        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.cylinder.Cylinder`;
         ``meshes`` / ``observer_mesh``: see the class (default: the scenery for all)."""
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
