@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -21,6 +22,7 @@ from typing import NoReturn
 from geom3d.commands import COMMANDS, command_module
 from geom3d.commands._common import EXIT_BAD_INPUT, EXIT_OK, Formatter, silence_stdout
 from geom3d.core.errors import Geom3dError
+from geom3d.raycast import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -53,6 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=Formatter,
     )
     p.add_argument("--version", action="version", version=f"geom3d {_version()}")
+    p.add_argument(
+        "--ray-backend",
+        choices=sorted(BACKENDS),
+        metavar="NAME",
+        help=(
+            "the ray engine every scene of this command uses: "
+            f"{', '.join(sorted(BACKENDS))} (default: ${BACKEND_ENV}, else {DEFAULT_BACKEND}); "
+            "`reference` is numpy brute force, slow, with the same answers"
+        ),
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         command_module(name).add_parser(sub)
@@ -70,12 +82,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from geom3d.execution.signals import exit_code, signal_name, sigterm_raises
 
     no_huge_pages()  # before the command touches its memory
+    before = os.environ.get(BACKEND_ENV)
+    if args.ray_backend:  # every engine the command builds, worker processes' included
+        os.environ[BACKEND_ENV] = args.ray_backend
     with sigterm_raises():  # SIGTERM unwinds like Ctrl-C: workers stopped, exit 143
         try:
             return _run_command(args)
         except KeyboardInterrupt as exc:
             print(f"geom3d: interrupted ({signal_name(exc)})", file=sys.stderr)
             return exit_code(exc)
+        finally:  # a caller of main (a test, a script) keeps its own choice
+            if args.ray_backend and before is None:
+                os.environ.pop(BACKEND_ENV, None)
+            elif args.ray_backend and before is not None:
+                os.environ[BACKEND_ENV] = before
 
 
 def _run_command(args: argparse.Namespace) -> int:

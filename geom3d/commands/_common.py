@@ -177,14 +177,15 @@ def load_for_command(
     Compiled kernels are made ready first
     (:func:`geom3d.commands._prepare.prepare_kernels`), with a notice on stderr the first
     time on a machine; the scenario is read before, so bad input fails at once."""
-    from geom3d.api import build_scene
-    from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.memory import building
-    from geom3d.core.runtime import settle_heap
-    from geom3d.scenario import load_scenario
+    from geom3d.scenario.load import load_scenario
 
     with building("reading the scenario"):
-        scenario = load_scenario(path)
+        scenario = load_scenario(path)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
+    from geom3d.commands._prepare import prepare_kernels
+    from geom3d.core.runtime import settle_heap
+
     if refuse is not None:
         refuse(scenario)
     with building("loading the compiled kernels"):

@@ -145,7 +145,10 @@ def summary_lines(doc: dict, units: str) -> list[str]:
 
 def run(args) -> int:
     """Run ``geom3d exposure`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
@@ -159,7 +162,7 @@ def run(args) -> int:
     out = Path(args.out)
     _check_out(out, Path(args.scenario))
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)
+    scene = build_scene(scenario, prefetch_proofs=True)
     settle_heap()
     warn_scene(scene, args)
     units = scene.scenario.units

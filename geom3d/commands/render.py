@@ -170,12 +170,12 @@ def run(args: argparse.Namespace) -> int:
     """Write the diagram; print its path unless ``--quiet``."""
     if args.odds and not args.attack:
         raise UsageError("--odds needs --attack ID (the odds of that attack's troopers)")
-    render_mod = renderer()
+    scene = load_for_command(args.scenario, quiet=args.quiet)  # bad input first, at once
     if args.out is not None:  # never over the scenario, its meshes or their glTF buffers
         from geom3d.commands._guard import referenced_files, refuse_overwrite
 
         refuse_overwrite({"--out": args.out}, referenced_files(args.scenario))
-    scene = load_for_command(args.scenario, quiet=args.quiet)
+    render_mod = renderer()
     warn_scene(scene, args)
     size = parse_size(args.size)
     from geom3d.commands._isolate import run_isolated

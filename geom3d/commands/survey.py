@@ -208,7 +208,10 @@ def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``geom3d survey`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
@@ -227,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out, args.scenario, args.compare)
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)  # the survey proves: read ahead
+    scene = build_scene(scenario, prefetch_proofs=True)  # the survey proves: read ahead
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     warn_scene(scene, args)
     k = LENGTH_UNITS[scene.scenario.units]

@@ -459,7 +459,7 @@ SURFACE_BOX_PAD_MM: float = 1e-4
 #: An eye point is skipped as hidden behind one occluding trooper only when its view of
 #: the whole target crosses that trooper's axial plane at least this far (mm) inside the
 #: cylinder: every segment then runs at least twice this far through the trooper, far
-#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`.visibility.hidden_eyes`).
+#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`geom3d.visibility.cast.hidden_eyes`).
 HIDDEN_MARGIN_MM: float = 1e-2
 
 #: Closed convex blocking pieces (:mod:`geom3d.visibility.convex`): a scenery element of

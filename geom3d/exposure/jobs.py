@@ -21,7 +21,7 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
 from geom3d.execution.policy import choose_workers, cpu_count
-from geom3d.raycast import RayEngine
+from geom3d.raycast import make_engine
 from geom3d.survey.pairs import scenery_tools
 from geom3d.survey.runners import POOL_PAYS_FROM, Tasks, run_chunks
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
@@ -111,7 +111,7 @@ class ExposureJob:
         observer_mesh=None,
         solids: ConvexSolids = NO_SOLIDS,
     ) -> ExposureJob:
-        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`;
+        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.cylinder.Cylinder`;
         ``meshes`` / ``observer_mesh``: see the class (default: the scenery for all)."""
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
@@ -186,7 +186,7 @@ def _setup(job: ExposureJob, engine=None, prover=None, hull_engines=None) -> tup
         _WORKER.clear()
         eng, prv = scenery_tools(job, engine, prover)
         if hull_engines is None:
-            hull_engines = [RayEngine(v, f) for v, f in job.meshes]
+            hull_engines = [make_engine(v, f) for v, f in job.meshes]
         got = (eng, prv, tuple(hull_engines))
         _WORKER[job.key] = got
     return got

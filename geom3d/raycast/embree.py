@@ -50,6 +50,10 @@ class EmbreeEngine(RayBackend):
     handed to Embree, for benchmarks.
     """
 
+    #: The compiled search casts into :meth:`compiled_scene` with these (see
+    #: :data:`geom3d.raycast.base.KERNEL_CASTS`).
+    kernel_casts = "geom3d.raycast._embree_kernels"
+
     def __init__(self, vertices, faces) -> None:
         v = as_points(vertices, "vertices")
         f = as_faces(faces, "faces", len(v))

@@ -21,11 +21,7 @@ from geom3d.scenario.model import AttackSpec, TrooperSpec
 from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst
 from geom3d.scenario.shapes import resolve_template
 
-__all__ = ["ARO_RULESET", "PLACEMENT_KEYS", "parse_attacks"]
-
-#: The ruleset whose attacks may be AROs (``aro: true``; ruling A3, SPEC 12.6) and
-#: Intuitive Attacks (``intuitive: true``).
-ARO_RULESET = "infinity"
+__all__ = ["PLACEMENT_KEYS", "parse_attacks"]
 
 #: Keys a ``placements[j]`` mapping may give.
 PLACEMENT_KEYS: tuple[str, ...] = (
@@ -75,7 +71,7 @@ def _placement(p: dict, trooper_ids: set[str], ctx: ParseContext, pw: str) -> di
     return out
 
 
-def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: str):
+def _fire_at(v, attacker: TrooperSpec, ruleset: RulesetData, ctx: ParseContext, path: str):
     """``attacks[i].fire_at``: None, an arc length in mm, ``{"index": i}`` or ``"best"``.
 
     The attacker needs a route. An arc length lies between 0 and the route's length as
@@ -83,8 +79,8 @@ def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: st
     shorter); an index names one of the route's points."""
     if v is None:
         return None
-    if ruleset != "infinity":
-        raise ctx.error(f"Infinity only (the ruleset is {ruleset})", path)
+    if not ruleset.capabilities.reactions:
+        raise ctx.error(f"Infinity only (the ruleset is {ruleset.name})", path)
     route = attacker.route
     if route is None:
         raise ctx.error(f"the attacker {attacker.id!r} has no route to fire from", path)
@@ -201,13 +197,13 @@ def parse_attacks(
                 f"aro_burst {a.aro_burst} is above the weapon's burst {burst}",
                 f"{where}.aro_burst",
             )
-        if a.aro and ruleset.name != ARO_RULESET:
+        if a.aro and not ruleset.capabilities.reactions:
             raise ctx.error(
                 f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset.name!r} "
                 "has no ARO",
                 f"{where}.aro",
             )
-        if a.intuitive and (ruleset.name != ARO_RULESET or a.mode != "direct"):
+        if a.intuitive and (not ruleset.capabilities.reactions or a.mode != "direct"):
             raise ctx.error(
                 "intuitive: true is an Infinity Intuitive Attack, made with a direct "
                 f"template (got ruleset {ruleset.name!r}, mode {a.mode!r})",
@@ -239,9 +235,7 @@ def parse_attacks(
                 weapon=weapon,
                 problem=_self_target(a, placements, ctx, where),
                 intuitive=a.intuitive,
-                fire_at=_fire_at(
-                    a.fire_at, by_id[a.attacker], ruleset.name, ctx, f"{where}.fire_at"
-                ),
+                fire_at=_fire_at(a.fire_at, by_id[a.attacker], ruleset, ctx, f"{where}.fire_at"),
             )
         )
     return attacks

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, field_validator
 
+from geom3d.core.errors import ScenarioError
 from geom3d.core.tolerances import MAX_BURST, MAX_ID_CHARS, MAX_SCALE, MIN_SCALE
 from geom3d.core.units import MeshUnit, ScenarioUnit
+from geom3d.scenario.context import check_finite, first_error
 
-__all__ = ["FORMAT", "STATES", "ScenarioModel"]
+__all__ = ["FORMAT", "STATES", "ScenarioModel", "check_schema"]
 
 #: The one scenario format this version reads.
 FORMAT = "geom3d/1"
@@ -286,3 +288,30 @@ class ScenarioModel(_Model):
     active: list[str] = []  # Infinity: the active troopers of the order (ARO)
     accept_warnings: list[str] = []  # geom3d check --strict: warnings expected here
     terrain_zones: list[_TerrainZone] = []  # Infinity Special Terrain zones (SPEC 12.6)
+
+
+def check_schema(data: object, file: str) -> ScenarioModel:
+    """The raw schema of a parsed scenario mapping: a mapping at the top level, finite
+    numbers, the format, then every key known and of its type (units among the known).
+
+    It needs pydantic and geom3d's light floor only, so a schema error is reported
+    before any engine module (numba, trimesh, scipy, Embree) loads (SPEC 12.3).
+
+    Raises
+    ------
+    ScenarioError
+        The first problem, with the file and the field path.
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            f"expected a mapping at the top level, got {type(data).__name__}", file=file
+        )
+    check_finite(data, "", file)
+    if "format" in data and data["format"] != FORMAT:
+        raise ScenarioError(
+            f"unsupported format {data['format']!r} (expected {FORMAT!r})", file=file, path="format"
+        )
+    try:
+        return ScenarioModel.model_validate(data)
+    except ValidationError as err:
+        raise first_error(err, file) from None

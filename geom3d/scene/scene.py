@@ -16,7 +16,7 @@ import logging
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -27,10 +27,15 @@ from numpy.typing import ArrayLike
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
 from geom3d.core.messages import Message, note, severity_of, warning
-from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
+from geom3d.core.tolerances import (
+    CONTACT_EPS_MM,
+    ENGAGED_CONTACT_MM,
+    FAR_OFF_TABLE_MM,
+    SURVEY_DEFAULT_LANES,
+)
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
-from geom3d.raycast import RayEngine
+from geom3d.raycast import make_engine, selected_backend
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene.interface import Ruleset
@@ -52,6 +57,7 @@ from geom3d.visibility.interior_cache import build_interior, interior_key, read_
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
     from geom3d.scene.outcomes import AttackResult
     from geom3d.scene.results import LofResult
+    from geom3d.visibility.cast import VisibilityStats
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -180,7 +186,7 @@ def _warm_quietly() -> None:
 
 
 def _scenery_key(scn: Scenario) -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(f"{selected_backend()}\n".encode())  # each backend its own engines
     items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
     for it in items:
         src = (
@@ -239,7 +245,7 @@ class Scene:
         The triangles that block Line of Fire (``scenery.subset(blocking_mask)``).
     closing_mask : (scenery.n_triangles,) bool
         Faces added by closing open scans and the table into solids (SPEC 11.1).
-    engine : RayEngine
+    engine : RayBackend
         BVH over ``blocking`` (closing faces included).
     mesh_reports : list of (element id, MeshReport)
     pieces : list of geom3d.scene.scenery.PieceReport
@@ -423,7 +429,7 @@ class Scene:
         keep = ~zone[self.scenery.element]
         sub = self.scenery.subset(keep)
         return Surface(
-            RayEngine(sub.vertices, sub.faces),
+            make_engine(sub.vertices, sub.faces),
             sub.vertices,
             sub.faces,
             ~self.closing_mask[keep],
@@ -541,26 +547,63 @@ class Scene:
             f"unknown attack {attack_id!r} (known: {known})", file=self.scenario.name
         )
 
-    def line_of_fire(self, a: str, b: str, **kwargs: Any) -> LofResult:
+    def line_of_fire(self, a: str, b: str, *, stats: VisibilityStats | None = None) -> LofResult:
         """Line of Fire from ``a`` to ``b``, by the ruleset
-        (:func:`geom3d.adjudication.lof.line_of_fire`)."""
-        return self.ruleset.line_of_fire(self, a, b, **kwargs)
+        (:func:`geom3d.adjudication.lof.line_of_fire`: ``stats`` counts the work)."""
+        return self.ruleset.line_of_fire(self, a, b, stats=stats)
 
     def lof_matrix(
-        self, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+        self,
+        pairs: Iterable[tuple[str, str]] | None = None,
+        *,
+        stats: VisibilityStats | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        threads: int | None = None,
+        areas: bool = False,
+        processes: bool = False,
     ) -> list[LofResult]:
-        """Line of Fire for all ordered pairs, by the ruleset
-        (:func:`geom3d.adjudication.lof.lof_matrix`)."""
-        return self.ruleset.lof_matrix(self, pairs, **kwargs)
+        """Line of Fire for all ordered pairs (or ``pairs``), by the ruleset
+        (:func:`geom3d.adjudication.lof.lof_matrix`, which documents the options)."""
+        return self.ruleset.lof_matrix(
+            self,
+            pairs,
+            stats=stats,
+            progress=progress,
+            threads=threads,
+            areas=areas,
+            processes=processes,
+        )
 
-    def resolve_attack(self, attack_id: str, **kwargs: Any) -> AttackResult:
+    def resolve_attack(
+        self, attack_id: str, *, odds: bool = False, stats: Any = None
+    ) -> AttackResult:
         """Resolve one attack, by the ruleset
-        (:func:`geom3d.adjudication.attacks.resolve_attack`)."""
-        return self.ruleset.resolve_attack(self, attack_id, **kwargs)
+        (:func:`geom3d.adjudication.attacks.resolve_attack`): ``odds`` adds the exact
+        odds (SPEC 12.4); ``stats`` collects the ruleset's counters (Infinity:
+        ``geom3d.placement.blast_focus.FocusStats``)."""
+        return self.ruleset.resolve_attack(self, attack_id, odds=odds, stats=stats)
 
-    def survey(self, **kwargs: Any) -> dict[str, Any]:
-        """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6)."""
-        return self.ruleset.survey(self, **kwargs)
+    def survey(
+        self,
+        *,
+        probe: int = 2,
+        spacing_mm: float = 50.0,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        lanes_count: int = SURVEY_DEFAULT_LANES,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6,
+        which documents the options)."""
+        return self.ruleset.survey(
+            self,
+            probe=probe,
+            spacing_mm=spacing_mm,
+            workers=workers,
+            scheduler=scheduler,
+            lanes_count=lanes_count,
+            progress=progress,
+        )
 
     def summary(self) -> dict[str, Any]:
         """Plain-data description of the scene (for ``geom3d demo`` and reports)."""

@@ -30,7 +30,7 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
 from geom3d.execution.policy import choose_workers, cpu_count
-from geom3d.raycast import RayEngine
+from geom3d.raycast import make_engine
 from geom3d.survey.runners import POOL_PAYS_FROM, Tasks, run_chunks
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.cast import SEARCH_COUNTERS
@@ -196,7 +196,7 @@ def scenery_tools(job: Any, engine: Any = None, prover: Any = None) -> tuple[Any
     the prover reads the scene's interior map from the disk cache (``map_key``) or builds
     it.
     """
-    eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
+    eng = engine if engine is not None else make_engine(job.vertices, job.faces)
     if not job.proofs:
         return eng, None
     if engine is not None and prover is not None:
