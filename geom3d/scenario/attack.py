@@ -147,6 +147,42 @@ def _self_target(a, placements, ctx: ParseContext, where: str) -> ScenarioError 
     )
 
 
+def _aro_problem(a, burst: int, ruleset: str, ctx: ParseContext, where: str):
+    """``aro``/``aro_burst`` errors of one attack (ruling A3, SPEC 12.6): a rule may lower
+    the Burst in ARO, never raise it above the weapon's; ARO is Infinity's (40k has no
+    reactive template fire). Returned, not raised: they reject only this attack (13.3)."""
+    if a.aro and ruleset != ARO_RULESET:
+        return ctx.error(
+            f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset!r} has no ARO",
+            f"{where}.aro",
+        )
+    if a.aro_burst is None:
+        return None
+    path = f"{where}.aro_burst"
+    if not a.aro:
+        return ctx.error("aro_burst needs aro: true (it is the Burst in ARO)", path)
+    if not 1 <= a.aro_burst <= MAX_BURST:
+        return ctx.error(f"must be between 1 and {MAX_BURST}", path)
+    if a.aro_burst > burst:
+        return ctx.error(f"aro_burst {a.aro_burst} is above the weapon's burst {burst}", path)
+    return None
+
+
+def _speculative_problem(a, ctx: ParseContext, where: str):
+    """``speculative: true`` on a direct template (ruling, docs/rules.md): a Speculative
+    Attack is a trait of weapons that roll to place an impact template (000 lists it with
+    Grenades: Impact Template); a direct template makes no roll and is placed touching or
+    centred on its attacker (001), so the key cannot apply. An error of this attack."""
+    if a.speculative and a.mode != "impact":
+        return ctx.error(
+            f"speculative: true is a Speculative Attack, made with an impact template (000); "
+            f"a {a.mode} template is placed without a roll (001) - remove it or use mode: "
+            "impact",
+            f"{where}.speculative",
+        )
+    return None
+
+
 def parse_attacks(
     raw_attacks, ruleset: RulesetData, troopers: list[TrooperSpec], ctx: ParseContext
 ) -> list[AttackSpec]:
@@ -185,28 +221,13 @@ def parse_attacks(
                 f"must be strictly between -90 and 90 (got {float(a.pitch_deg):g})",
                 f"{where}.pitch_deg",
             )
-        if a.aro_burst is not None and not a.aro:
-            raise ctx.error(
-                "aro_burst needs aro: true (it is the Burst in ARO)", f"{where}.aro_burst"
-            )
-        if a.aro_burst is not None and not 1 <= a.aro_burst <= MAX_BURST:
-            raise ctx.error(f"must be between 1 and {MAX_BURST}", f"{where}.aro_burst")
         check_infinity_only(a, ("weapon",), ruleset, ctx, where)
         weapon = parse_weapon(a.weapon, ctx, f"{where}.weapon", harmless=a.harmless)
         burst = weapon_burst(a, weapon, ctx, where)
-        # ruling A3 (SPEC 12.6): a rule may lower the Burst in ARO, never raise it above
-        # the weapon's; ARO is Infinity's (40k has no reactive template fire)
-        if a.aro_burst is not None and a.aro_burst > burst:
-            raise ctx.error(
-                f"aro_burst {a.aro_burst} is above the weapon's burst {burst}",
-                f"{where}.aro_burst",
-            )
-        if a.aro and ruleset.name != ARO_RULESET:
-            raise ctx.error(
-                f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset.name!r} "
-                "has no ARO",
-                f"{where}.aro",
-            )
+        # errors confined to this attack (13.3): the file's other attacks still resolve
+        own = _aro_problem(a, burst, ruleset.name, ctx, where) or _speculative_problem(
+            a, ctx, where
+        )
         if a.intuitive and (ruleset.name != ARO_RULESET or a.mode != "direct"):
             raise ctx.error(
                 "intuitive: true is an Infinity Intuitive Attack, made with a direct "
@@ -237,7 +258,7 @@ def parse_attacks(
                 aro_burst=a.aro_burst,
                 ordnance=a.ordnance,
                 weapon=weapon,
-                problem=_self_target(a, placements, ctx, where),
+                problem=own or _self_target(a, placements, ctx, where),
                 intuitive=a.intuitive,
                 fire_at=_fire_at(
                     a.fire_at, by_id[a.attacker], ruleset.name, ctx, f"{where}.fire_at"
