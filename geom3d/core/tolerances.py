@@ -535,6 +535,20 @@ MAX_ROLL_MOD: int = 40
 MAX_PS: int = 40
 MAX_WOUNDS: int = 20
 
+#: Partial Cover (SPEC 13.2, :mod:`geom3d.rules.infinity.cover`): an element within
+#: COVER_CONTACT_MM of the base (rays every COVER_RAY_DEG at these shares of the base
+#: height) that hides a patch of COVER_PATCH_SAMPLES x COVER_PATCH_SAMPLES samples
+#: COVER_SAMPLE_MM apart (3 x 3 mm) from the shooter's best eye (eyes this far apart).
+COVER_CONTACT_MM: float = 1.0
+COVER_RAY_DEG: float = 2.0
+COVER_BASE_HEIGHTS: tuple[float, ...] = (0.2, 0.5, 0.9)
+COVER_SAMPLE_MM: float = 1.0
+COVER_PATCH_SAMPLES: int = 4
+COVER_EYE_SPACING_MM: float = 5.0
+#: Partial Cover MOD to the attacker's roll (the +3 to the Saving Roll is
+#: PARTIAL_COVER_SAVE_MOD).
+PARTIAL_COVER_ROLL_MOD: int = -3
+
 #: 40k vehicles (SPEC 12.6, :mod:`geom3d.placement.vehicles`): a firer within this distance
 #: of a diagonal of the hull's plan rectangle is on the boundary of two facings (the side
 #: facing is hit); Armour Values are whole numbers in MIN_ARMOUR..MAX_ARMOUR (7e: 10-14).

@@ -18,6 +18,7 @@ from geom3d.core.tolerances import MAX_BURST
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
 from geom3d.scenario.model import AttackSpec, TrooperSpec
+from geom3d.scenario.plain import parse_cover, plain_fields
 from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst
 from geom3d.scenario.shapes import resolve_template
 
@@ -135,6 +136,8 @@ def _self_target(a, placements, ctx: ParseContext, where: str) -> ScenarioError 
     found = []
     if a.main_target is not None and a.main_target == a.attacker:
         found.append(f"{where}.main_target")
+    if a.target is not None and a.target == a.attacker:
+        found.append(f"{where}.target")
     for j, p in enumerate(placements or ()):
         if p.get("main_target") == a.attacker:
             found.append(f"{where}.placements[{j}].main_target")
@@ -173,7 +176,13 @@ def _speculative_problem(a, ctx: ParseContext, where: str):
     Attack is a trait of weapons that roll to place an impact template (000 lists it with
     Grenades: Impact Template); a direct template makes no roll and is placed touching or
     centred on its attacker (001), so the key cannot apply. An error of this attack."""
-    if a.speculative and a.mode != "impact":
+    if a.speculative and (a.mode != "impact" or a.template is None):
+        if a.template is None:
+            return ctx.error(
+                "speculative: true is a Speculative Attack, made with an impact template "
+                "(000); a plain BS attack aims at its target",
+                f"{where}.speculative",
+            )
         return ctx.error(
             f"speculative: true is a Speculative Attack, made with an impact template (000); "
             f"a {a.mode} template is placed without a roll (001) - remove it or use mode: "
@@ -215,7 +224,11 @@ def parse_attacks(
             raise UnknownIdError(
                 f"unknown unit {a.target_unit!r}", file=ctx.file, path=f"{where}.target_unit"
             )
-        tname, tspec = resolve_template(a.template, ruleset, ctx, f"{where}.template")
+        plain = plain_fields(a, ruleset.name, trooper_ids, ctx, where)
+        if plain:
+            tname, tspec = None, {}
+        else:
+            tname, tspec = resolve_template(a.template, ruleset, ctx, f"{where}.template")
         if not -90.0 < a.pitch_deg < 90.0:
             raise ctx.error(
                 f"must be strictly between -90 and 90 (got {float(a.pitch_deg):g})",
@@ -241,8 +254,8 @@ def parse_attacks(
                 attacker=a.attacker,
                 template_name=tname,
                 template=tspec,
-                mode=a.mode,
-                main_target=a.main_target,
+                mode=plain.get("mode", a.mode),
+                main_target=plain.get("main_target", a.main_target),
                 heading_deg=a.heading_deg,
                 contact_deg=a.contact_deg,
                 focus=ctx.lengths(a.focus, f"{where}.focus") if a.focus is not None else None,
@@ -263,6 +276,10 @@ def parse_attacks(
                 fire_at=_fire_at(
                     a.fire_at, by_id[a.attacker], ruleset.name, ctx, f"{where}.fire_at"
                 ),
+                cover=parse_cover(
+                    a.cover, a.target or a.main_target, trooper_ids, ctx, f"{where}.cover"
+                ),
+                target=plain.get("target"),
             )
         )
     return attacks

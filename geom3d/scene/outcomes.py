@@ -287,6 +287,12 @@ class AttackResult:
     fire_at : dict or None
         A moving attacker's firing point (SPEC 12.5): ``{at_mm, index, position}``, plus
         ``best: {enemies, candidates}`` for ``fire_at: best``; written when not None.
+    target : str or None
+        A plain BS attack's target (SPEC 13.2); written when not None, with ``range``.
+    range : dict or None
+        A plain attack's distance and range band (``distance_mm``, ``distance``,
+        ``units``, ``band``, ``from``, ``to``, ``mod``;
+        :mod:`geom3d.rules.infinity.plain`).
     """
 
     id: str
@@ -306,6 +312,8 @@ class AttackResult:
     weapon: dict | None = None
     warnings: list[str] = field(default_factory=list)
     fire_at: dict | None = None
+    target: str | None = None
+    range: dict | None = None
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -344,6 +352,9 @@ class AttackResult:
             d["warnings"] = list(self.warnings)
         if self.fire_at is not None:
             d["fire_at"] = dict(self.fire_at)
+        if self.target is not None:
+            d["target"] = self.target
+            d["range"] = None if self.range is None else dict(self.range)
         return d
 
 
