@@ -43,6 +43,7 @@ from geom3d.visibility.eyes import eye_points
 
 __all__ = ["Cover", "partial_cover", "touching_elements"]
 
+#: Per scene: each element's ray engines (its own, the rest's) and each answer given.
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -196,6 +197,15 @@ def partial_cover(scene, shooter, target) -> Cover:
     -------
     Cover
     """
+    key = ("cover", shooter.id, tuple(shooter.position), shooter.height, target.id,
+           tuple(target.position), target.height)  # fmt: skip
+    cache = _engines(scene)
+    if key not in cache:  # a plain attack's resolve and its odds ask the same question
+        cache[key] = _partial_cover(scene, shooter, target)
+    return cache[key]
+
+
+def _partial_cover(scene, shooter, target) -> Cover:
     near = touching_elements(scene, target)
     names = scene.blocking.names
     touching = tuple(names[e] for e, _ in near)
