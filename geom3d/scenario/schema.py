@@ -197,7 +197,9 @@ class _Trooper(_Model):
 class _Attack(_Model):
     id: Id
     attacker: str
-    template: str | dict[str, Any]
+    template: str | dict[str, Any] | None = None  # None: a plain BS attack (SPEC 13.2)
+    target: str | None = None  # a plain attack's target (SPEC 13.2)
+    cover: Any = None  # per-target Partial Cover override (checked in scenario.attack)
     mode: Literal["direct", "impact", "deployable"] = "direct"
     main_target: str | None = None
     heading_deg: Num | Literal["auto"] | None = None
