@@ -34,6 +34,7 @@ from geom3d.raycast import RayEngine
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene.interface import Ruleset
+from geom3d.scene.reach import enclosed_warnings
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from geom3d.scene.standing import (
     SLOPE_WARN_FRACTION,
@@ -456,6 +457,8 @@ class Scene:
             ts, self.engine, self.blocking, closing, self._built.solid_of_element
         )
         in_zone = self._in_blocking_zone(ts)
+        alone = [t for t, why in zip(ts, reasons, strict=True) if not why and t.id not in in_zone]
+        self.warnings += [warning(w) for w in enclosed_warnings(self, alone)]  # SPEC 13.1
         for t, why in zip(ts, reasons, strict=True):
             if why and not t.is_marker and t.id not in in_zone:
                 self.warnings.append(

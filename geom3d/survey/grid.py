@@ -25,7 +25,8 @@ Surfaces are all scenery (blocking or not), as for troopers dropped onto the tab
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from geom3d.core.tolerances import (
 from geom3d.mesh import used_vertices
 from geom3d.raycast import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
+from geom3d.scene.reach import enclosing_pieces, reach_map
 from geom3d.scene.scene import Scene
 
 __all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
@@ -88,6 +90,12 @@ class ProbeGrid:
         The grid point lies over the table mesh's extent but no surface is under it.
     no_stand : (g,) bool
         No probe stands anywhere at the grid point.
+    enclosed : (e, 3) float64, mm
+        Spots dropped because the probe there is not in free space connected to the open
+        air (SPEC 13.1, :mod:`geom3d.scene.reach`): inside a solid or a sealed cavity.
+    enclosed_by : tuple of (str, int)
+        The pieces enclosing them (met first straight above), with their counts, most
+        first.
     """
 
     spacing: float
@@ -97,6 +105,8 @@ class ProbeGrid:
     cell: np.ndarray
     hole: np.ndarray
     no_stand: np.ndarray
+    enclosed: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    enclosed_by: tuple[tuple[str, int], ...] = ()
 
 
 def probe_for(scene: Scene, silhouette: int) -> Probe:
@@ -366,6 +376,8 @@ def place_probes(
         lo, hi = tv[:, :2].min(axis=0), tv[:, :2].max(axis=0)
         inside = np.all((xy >= lo) & (xy <= hi), axis=1)
         hole = inside & ~any_hit
+    enclosed = np.zeros((0, 3))
+    enclosed_by: tuple[tuple[str, int], ...] = ()
     if len(pi) and eng.n_triangles:
         rest = _rest_heights(gr, xy[pi], pz, probe)
         ok = ~_blocked(gr, xy[pi], rest, probe)
@@ -379,6 +391,15 @@ def place_probes(
         same = (pi[1:] == pi[:-1]) & (np.diff(rest) < SURVEY_LEVEL_MERGE_MM)
         keep[1:] = ~same
     pi, rest = pi[keep], rest[keep]
+    if len(pi) and eng.n_triangles:
+        # SPEC 13.1: only where the probe can walk in from the open air
+        spots = np.column_stack([xy[pi], rest])
+        open_air = reach_map(scene, probe.radius, probe.height).reachable(spots)
+        if not open_air.all():
+            enclosed = spots[~open_air]
+            names = Counter(enclosing_pieces(scene, enclosed, probe.height))
+            enclosed_by = tuple(sorted(names.items(), key=lambda kv: (-kv[1], kv[0])))
+        pi, rest = pi[open_air], rest[open_air]
     level = np.zeros(len(pi), dtype=np.int64)
     for k in range(1, len(pi)):
         if pi[k] == pi[k - 1]:
@@ -386,4 +407,14 @@ def place_probes(
     positions = np.column_stack([xy[pi], rest]) if len(pi) else np.zeros((0, 3))
     no_stand = np.ones(g, dtype=bool)
     no_stand[pi] = False
-    return ProbeGrid(float(spacing), xy, positions, level, pi.astype(np.int64), hole, no_stand)
+    return ProbeGrid(
+        float(spacing),
+        xy,
+        positions,
+        level,
+        pi.astype(np.int64),
+        hole,
+        no_stand,
+        enclosed,
+        enclosed_by,
+    )
