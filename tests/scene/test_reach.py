@@ -121,40 +121,36 @@ def _height_field(tmp_path, n=121, size=240.0):
     return path
 
 
-def test_a_statue_sunk_into_a_height_field_leaves_no_spot_under_the_surface(tmp_path):
+@pytest.mark.parametrize("sunk", [True, False])
+def test_a_statue_on_a_height_field_leaves_no_spot_under_the_surface_or_inside_it(tmp_path, sunk):
     hill = _height_field(tmp_path)
-    # a closed statue: a 30 mm-radius sphere on a 70 mm column, its lower 25 mm sunk
-    body = trimesh.util.concatenate(
-        [
-            trimesh.creation.cylinder(radius=22.0, height=70.0, sections=24).apply_translation(
-                [0, 0, 35]
-            ),
-            trimesh.creation.icosphere(subdivisions=3, radius=30.0).apply_translation([0, 0, 95]),
-        ]
-    )
+    # a statue like a scan: a 22 mm-radius column 70 mm tall with no bottom (open, as
+    # photogrammetry leaves it) under a 30 mm-radius ball; sunk 25 mm into the hill, or
+    # dropped onto it (its rim then clears the slope on the low side by a few mm)
+    column = trimesh.creation.cylinder(radius=22.0, height=70.0, sections=24)
+    column.apply_translation([0, 0, 35])
+    column = trimesh.Trimesh(column.vertices, column.faces[column.triangles_center[:, 2] > 1e-6])
+    ball = trimesh.creation.icosphere(subdivisions=3, radius=30.0).apply_translation([0, 0, 95])
     statue = tmp_path / "statue.stl"
-    body.export(statue)
+    trimesh.util.concatenate([column, ball]).export(statue)
     centre = np.array([120.0, 120.0])
     ground = 15 + 8 * np.sin(centre[0] / 40.0) * np.cos(centre[1] / 55.0)
+    position = [*centre, ground - 25] if sunk else [*centre]
     scene = make_scene(
         [],
-        [
-            {
-                "id": "angel",
-                "mesh": str(statue),
-                "solid": "closed",
-                "position": [*centre, ground - 25],
-            }
-        ],
+        [{"id": "angel", "mesh": str(statue), "position": position}],
         table={"mesh": str(hill), "mesh_units": "mm", "size": [240, 240]},
     )
     grid = place_probes(scene, probe_for(scene, 2), 8.0, all_pairs=False)
     p = grid.positions
-    # independent references: the analytic height field, and trimesh's inside test
+    assert len(p) > 800
+    # independent references: the analytic height field (the sheet every 2 mm is within
+    # 0.05 mm of it) and the statue's shape: no spot under the surface, and no probe axis
+    # inside the column below the ball's top
     surf = 15 + 8 * np.sin(p[:, 0] / 40.0) * np.cos(p[:, 1] / 55.0)
     assert np.all(p[:, 2] >= surf - 0.05)
-    placed = body.copy().apply_translation([*centre, ground - 25])
-    mid = p + [0, 0, 20.0]
-    assert not placed.contains(mid).any()
-    # the spots that stood under the surface before (inside the hill or the statue) are gone
-    assert len(grid.positions) > 500
+    in_plan = np.hypot(p[:, 0] - centre[0], p[:, 1] - centre[1]) < 22.0
+    base = ground - 25 if sunk else ground  # dropped: its lowest point at least that high
+    assert not (in_plan & (p[:, 2] < base + 90)).any()  # (the ball's top: base + 125)
+    if not sunk:  # the hollow column's inside, which the low rim's gap does not open
+        assert dict(grid.enclosed_by).get("angel", 0) >= 1
