@@ -14,8 +14,10 @@ when
 * it is not inside a closed piece (the first surface straight above faces up, i.e. it is
   seen from inside).
 
-Resting heights at one grid point closer than
-:data:`~geom3d.core.tolerances.SURVEY_LEVEL_MERGE_MM` are one position. ``level`` numbers the
+One level per surface (SPEC 13.1): two spots at one grid point are two levels only when
+solid lies between them (:func:`_one_level_per_surface`); a slope, a step or a scan's
+rough skin gives one position, at the upper spot (the 12.2 height). Spots a probe cannot
+walk into from the open air are dropped (:mod:`geom3d.scene.reach`). ``level`` numbers the
 positions of one grid point from the bottom (0: the lowest place a probe stands there, the
 table or a ground floor; 1: the next one up, a first floor or a roof; ...).
 
@@ -335,6 +337,42 @@ def _blocked(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.nda
     return out
 
 
+def _one_level_per_surface(
+    gr: _Ground, xy: np.ndarray, pi: np.ndarray, rest: np.ndarray, probe: Probe
+) -> np.ndarray:
+    """Which spots are levels of their own (SPEC 13.1: one level per surface).
+
+    ``pi``/``rest`` are sorted by grid point, then height. Two spots at one grid point are
+    two levels only when solid lies between them: the lower probe fits under the upper
+    one's floor (they are at least the probe's height less ``SURVEY_FOOT_MM`` apart) and
+    a surface crosses the axis between them. Otherwise (a slope, a step, a scan's rough or
+    doubled skin, spots closer than ``SURVEY_LEVEL_MERGE_MM``) they are one level, at the
+    upper spot: the height a trooper dropped there rests at (SPEC 12.2, from above).
+
+    Returns
+    -------
+    (n,) bool
+        The spots kept.
+    """
+    keep = np.ones(len(pi), dtype=bool)
+    if len(pi) < 2:
+        return keep
+    pair = np.flatnonzero(pi[1:] == pi[:-1])  # spot pair[k] and the one just above it
+    if not len(pair):
+        return keep
+    lo, hi = rest[pair], rest[pair + 1]
+    apart = (hi - lo >= probe.height - SURVEY_FOOT_MM) & (hi - lo >= SURVEY_LEVEL_MERGE_MM)
+    between = np.zeros(len(pair), dtype=bool)
+    ask = np.flatnonzero(apart)
+    if len(ask) and gr.engine.n_triangles:
+        p = xy[pi[pair[ask]]]
+        o = np.column_stack([p, lo[ask] + SURVEY_FOOT_MM])
+        e = np.column_stack([p, hi[ask]])
+        between[ask] = gr.engine.occluded(o, e)
+    keep[pair[~(apart & between)]] = False  # merged into the spot above
+    return keep
+
+
 def place_probes(
     scene: Scene, probe: Probe, spacing: float, *, all_pairs: bool = True
 ) -> ProbeGrid:
@@ -386,10 +424,7 @@ def place_probes(
         rest = pz
     order = np.lexsort((rest, pi))
     pi, rest = pi[order], rest[order]
-    keep = np.ones(len(pi), dtype=bool)
-    if len(pi):
-        same = (pi[1:] == pi[:-1]) & (np.diff(rest) < SURVEY_LEVEL_MERGE_MM)
-        keep[1:] = ~same
+    keep = _one_level_per_surface(gr, xy, pi, rest, probe)
     pi, rest = pi[keep], rest[keep]
     if len(pi) and eng.n_triangles:
         # SPEC 13.1: only where the probe can walk in from the open air

@@ -154,3 +154,52 @@ def test_a_statue_on_a_height_field_leaves_no_spot_under_the_surface_or_inside_i
     assert not (in_plan & (p[:, 2] < base + 90)).any()  # (the ball's top: base + 125)
     if not sunk:  # the hollow column's inside, which the low rim's gap does not open
         assert dict(grid.enclosed_by).get("angel", 0) >= 1
+
+
+def _noisy_slope(tmp_path, seed=3, n=81, size=160.0):
+    """z = 4 + 0.35 x plus 0.4 mm of seeded noise, a sheet every 2 mm (a scan's skin)."""
+    rng = np.random.default_rng(seed)
+    xs = np.linspace(0.0, size, n)
+    gx, gy = np.meshgrid(xs, xs, indexing="xy")
+    z = 4 + 0.35 * gx + rng.uniform(-0.4, 0.4, gx.shape)
+    v = np.column_stack([gx.ravel(), gy.ravel(), z.ravel()])
+    k = (np.arange(n - 1)[:, None] * n + np.arange(n - 1)[None, :]).ravel()
+    f = np.vstack([np.column_stack([k, k + 1, k + n + 1]), np.column_stack([k, k + n + 1, k + n])])
+    path = tmp_path / "slope.obj"
+    trimesh.Trimesh(v, f, process=False).export(path)
+    return path
+
+
+def test_a_noisy_slope_gives_one_level_per_grid_point_at_the_dropped_height(tmp_path):
+    slope = _noisy_slope(tmp_path)
+    scene = make_scene([], [], table={"mesh": str(slope), "mesh_units": "mm", "size": [160, 160]})
+    grid = place_probes(scene, probe_for(scene, 2), 5.0, all_pairs=False)
+    p = grid.positions
+    assert len(np.unique(grid.cell)) == len(grid.cell) == len(grid.grid_xy)  # one per point
+    assert np.all(grid.level == 0)
+    # not sunk: at least the plane's height at the centre less the noise
+    assert np.all(p[:, 2] >= 4 + 0.35 * p[:, 0] - 0.4 - 1e-6)
+    # the height a trooper dropped there rests at (SPEC 12.2: at most the rise over the
+    # base's radius plus the noise above the plane)
+    assert np.all(p[:, 2] <= 4 + 0.35 * (p[:, 0] + 12.5) + 0.4 + 1e-6)
+    # and within the survey's coarser base pattern (25 probes, not every 1 mm) of where
+    # the scene drops a trooper: never above it, at most the noise's reach below
+    dropped, _ = scene.surface.rest(p[:, :2], np.full(len(p), 12.5))
+    assert np.all(p[:, 2] <= dropped + 1e-6) and np.all(p[:, 2] >= dropped - 1.2)
+
+
+def test_a_floor_under_a_ceiling_is_two_levels_a_step_is_one():
+    scene = make_scene(
+        [],
+        [
+            box("slab", (80, 80, 5), (100, 100, 60)),  # a roof 60..65 on nothing: a floor above
+            box("step", (80, 80, 4), (300, 100, 0)),  # a 4 mm step: one level, on its top
+        ],
+        table={"size": [400, 200]},
+    )
+    grid = place_probes(scene, probe_for(scene, 2), 20.0, all_pairs=False)
+    at = {}
+    for (x, y, z), lv in zip(grid.positions, grid.level, strict=True):
+        at.setdefault((x, y), []).append((round(z, 3), int(lv)))
+    assert at[(110.0, 110.0)] == [(0.0, 0), (65.0, 1)]
+    assert at[(310.0, 110.0)] == [(4.0, 0)]
