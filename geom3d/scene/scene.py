@@ -373,6 +373,7 @@ class Scene:
             states=t.states,
             engaged_with=engaged,
             route=route,
+            route_dropped=None if t.route is None else tuple(len(p) == 2 for p in t.route),
             unit=t.unit,
             dropped=len(t.position) == 2,
             vehicle=None
