@@ -18,6 +18,7 @@ either end keeps the straight line between its points.
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from collections.abc import Callable
@@ -63,7 +64,7 @@ class RoutePath:
         seg = np.linalg.norm(np.diff(pts, axis=0), axis=1) if len(pts) > 1 else np.zeros(0)
         follows: tuple[bool, ...] = ()
         if ground is not None and dropped is not None and len(dropped) == len(pts):
-            follows = tuple(bool(a and b) for a, b in zip(dropped[:-1], dropped[1:], strict=True))
+            follows = tuple(bool(a and b) for a, b in itertools.pairwise(dropped))
         return cls(pts, np.concatenate([[0.0], np.cumsum(seg)]), ground, follows)
 
     @property
