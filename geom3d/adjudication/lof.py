@@ -38,7 +38,7 @@ from geom3d.adjudication.portable import (
     result_from_plain,
     visibility_from_plain,
 )
-from geom3d.adjudication.routepath import RoutePath, scan_windows
+from geom3d.adjudication.routepath import route_path, scan_windows
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
 from geom3d.core.tolerances import (
@@ -269,7 +269,7 @@ def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
     same fraction of their routes; windows are measured along the first mover's route
     (the other's when the first has a one-point route)."""
     movers = [t for t in (a, b) if t.route is not None]
-    paths = {t.id: RoutePath.of(t.route) for t in movers}
+    paths = {t.id: route_path(scene, t) for t in movers}  # following the ground (13.1)
     total = max(p.length for p in paths.values())
     # the windows' route: the first mover's, unless it stands still (a one-point route)
     main = movers[0] if paths[movers[0].id].length > 0 or len(movers) == 1 else movers[1]

@@ -135,6 +135,13 @@ def summary_lines(doc: dict, units: str) -> list[str]:
         f"  safe (seen by no observer): {c['safe']} spots, {doc['safe_share']:.1%}",
     ]
     lines += [f"    seen by {o}: {m} spots ({m / n:.1%})" for o, m in per.items()]
+    enc = doc.get("enclosed") or {}
+    if enc.get("spots"):
+        by = ", ".join(f"{name!r} {m}" for name, m in enc["pieces"].items())
+        lines.append(
+            f"  note: {enc['spots']} spots enclosed (inside a solid or a sealed cavity, "
+            f"not standable, not on the map): {by}"
+        )
     lines.append(
         f"  time: {t['total_s']:.1f} s ({c['pairs']} spot x observer pairs, "
         f"{c['pairs_decided_without_rays']} decided without rays, {t['pairs_per_s']:.0f} "

@@ -176,6 +176,10 @@ def run_exposure(
             for i in range(n)
         ],
         "safe_share": round_value(safe / n if n else 0.0, _SHARE_DECIMALS),
+        "enclosed": {
+            "spots": len(grid.enclosed),
+            "pieces": {name: count for name, count in grid.enclosed_by},
+        },
         "counts": {
             "cells": n,
             "safe": safe,

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
-from geom3d.core.messages import Message, note, severity_of, warning
+from geom3d.core.messages import Message, severity_of, warning
 from geom3d.core.tolerances import (
     CONTACT_EPS_MM,
     ENGAGED_CONTACT_MM,
@@ -39,13 +39,9 @@ from geom3d.raycast import make_engine, selected_backend
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene.interface import Ruleset
+from geom3d.scene.reach import enclosed_warnings
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
-from geom3d.scene.standing import (
-    SLOPE_WARN_FRACTION,
-    Surface,
-    embedded_reasons,
-    overlap_message,
-)
+from geom3d.scene.standing import Surface, embedded_reasons, footing_messages
 from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
 from geom3d.scene.vehicles import local_hull, place_vehicle
@@ -318,24 +314,13 @@ class Scene:
         }
         specs = tuple(self._as_body(t) for t in scenario.troopers)
         drop_xy = [t for t in specs if len(t.position) == 2]
-        z_drop, variation, overlaps = self.surface.footing(
+        z_drop, variation, overlaps, support = self.surface.footing(
             [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
         )
         z_of = {t.id: float(z) for t, z in zip(drop_xy, z_drop, strict=True)}
-        for t, z, over in zip(drop_xy, z_drop, overlaps, strict=True):
-            if over is not None:
-                self.warnings.append(warning(overlap_message(t.id, float(z), over)))
-        for t, z, var in zip(drop_xy, z_drop, variation, strict=True):
+        for t, z, var, over, sup in zip(drop_xy, z_drop, variation, overlaps, support, strict=True):
             r = self._base_radius(t)
-            if var > SLOPE_WARN_FRACTION * r:
-                self.warnings.append(
-                    note(
-                        f"trooper {t.id!r} stands on uneven ground: the surface under its "
-                        f"base varies by {var:.1f} mm, more than half its base radius "
-                        f"({r:g} mm); placed on the highest point connected to its centre, "
-                        f"z = {z:.1f} mm"
-                    )
-                )
+            self.warnings += footing_messages(t.id, float(z), r, float(var), over, sup)
         engaged = {t.id: set(t.engaged_with) for t in specs}
         for t in specs:
             for o in t.engaged_with:
@@ -378,6 +363,7 @@ class Scene:
             states=t.states,
             engaged_with=engaged,
             route=route,
+            route_dropped=None if t.route is None else tuple(len(p) == 2 for p in t.route),
             unit=t.unit,
             dropped=len(t.position) == 2,
             vehicle=None
@@ -462,6 +448,8 @@ class Scene:
             ts, self.engine, self.blocking, closing, self._built.solid_of_element
         )
         in_zone = self._in_blocking_zone(ts)
+        alone = [t for t, why in zip(ts, reasons, strict=True) if not why and t.id not in in_zone]
+        self.warnings += [warning(w) for w in enclosed_warnings(self, alone)]  # SPEC 13.1
         for t, why in zip(ts, reasons, strict=True):
             if why and not t.is_marker and t.id not in in_zone:
                 self.warnings.append(
