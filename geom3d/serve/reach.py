@@ -1,0 +1,66 @@
+"""Which pairs' visibility a moved trooper can change.
+
+Line of Fire between A and B is searched along segments from points of A's silhouette
+cylinder to points of B's (eye points, patch samples; SPEC 3), so every segment lies in
+the convex hull of the two cylinders. A third trooper X changes the pair's visibility
+only if X's cylinder, where it stood or where it stands now, blocks Line of Fire and
+meets that hull. :func:`may_change` tests a box round the hull: in plan the band of
+half-width ``max(rA, rB)`` round the segment between the two base centres, in height
+the span from the lower base to the higher top, both widened by :data:`REACH_MARGIN_MM`.
+A pair that fails the test for both of X's cylinders keeps its cached visibility; any
+other is searched again when next asked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+__all__ = ["REACH_MARGIN_MM", "may_change", "stale_pairs"]
+
+#: Slack (mm) added to the plan band and the height span of :func:`may_change`: far
+#: more than any contact or ray tolerance of the search (``CONTACT_EPS_MM``,
+#: ``RAY_EPS_MM``), so a cylinder that grazes the hull always counts.
+REACH_MARGIN_MM = 1.0
+
+
+def _plan_distance(p, a, b) -> float:
+    """Distance (mm) in plan from point ``p`` to the segment ``a``-``b`` (each (2+,))."""
+    ax, ay = a[0], a[1]
+    dx, dy = b[0] - ax, b[1] - ay
+    L2 = dx * dx + dy * dy
+    t = 0.0 if L2 == 0.0 else max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / L2))
+    return math.hypot(p[0] - (ax + t * dx), p[1] - (ay + t * dy))
+
+
+def may_change(x, a, b) -> bool:
+    """Whether trooper ``x`` standing where it stands can block a segment between
+    troopers ``a`` and ``b`` (each a :class:`geom3d.scene.trooper.Trooper`).
+
+    False only when ``x`` blocks no Line of Fire (a marker, a trooper on a route) or its
+    cylinder lies clear of the box round the pair's hull (module docstring).
+    """
+    if not x.blocks_lof:
+        return False
+    reach = max(a.radius, b.radius) + x.radius + REACH_MARGIN_MM
+    if _plan_distance(x.position, a.position, b.position) > reach:
+        return False
+    lo = min(a.position[2], b.position[2]) - REACH_MARGIN_MM
+    hi = max(a.position[2] + a.height, b.position[2] + b.height) + REACH_MARGIN_MM
+    return x.position[2] < hi and x.position[2] + x.height > lo
+
+
+def stale_pairs(keys: Iterable[tuple[str, str]], troopers: dict, moved: str, old) -> set:
+    """The cached pairs ``keys`` that moving trooper ``moved`` (now ``troopers[moved]``,
+    before ``old``) may have changed: every pair that involves it, and every other
+    pair that either of its two cylinders may block (:func:`may_change`)."""
+    new = troopers[moved]
+    out = set()
+    for key in keys:
+        if moved in key:
+            out.add(key)
+            continue
+        a, b = troopers.get(key[0]), troopers.get(key[1])
+        if a is None or b is None or may_change(old, a, b) or may_change(new, a, b):
+            out.add(key)
+    return out
