@@ -91,6 +91,11 @@ class Session:
         self._lock = threading.Lock()
         self._saved: list[Path] = []
         self._k = LENGTH_UNITS[scenario.units]
+        from geom3d.serve.plan import scenery_plan, table_bounds
+
+        # the scenery never moves: its drawing and the table's edges are made once
+        self.bounds = table_bounds(self.scene)
+        self._scenery = scenery_plan(self.scene)
 
     # ------------------------------------------------------------------ reading
     def warm(self) -> None:
@@ -106,7 +111,7 @@ class Session:
         in ``geom3d lof`` JSON: id, side, position, facing_deg, silhouette, ...), the
         table's plan bounds, the scenery's footprints and the attacks."""
         from geom3d.commands.answers import troopers_list
-        from geom3d.serve.plan import attacks_list, scenery_plan, table_bounds
+        from geom3d.serve.plan import attacks_list
 
         scene = self.scene
         return {
@@ -115,8 +120,8 @@ class Session:
             "file_units": scene.scenario.units,
             "generation": self.generation,
             "troopers": troopers_list(scene),
-            "table": {"bounds": table_bounds(scene)},
-            "scenery": scenery_plan(scene),
+            "table": {"bounds": self.bounds},
+            "scenery": self._scenery,
             "attacks": attacks_list(scene),
         }
 
@@ -195,9 +200,7 @@ class Session:
         return self.pairs_of(tid, generation=generation)
 
     def _check_on_table(self, pos: list[float]) -> None:
-        from geom3d.serve.plan import table_bounds
-
-        x0, y0, x1, y1 = table_bounds(self.scene)
+        x0, y0, x1, y1 = self.bounds
         if not (x0 <= pos[0] <= x1 and y0 <= pos[1] <= y1):
             raise BadRequest(
                 f"position: [{pos[0]:g}, {pos[1]:g}] mm is off the table "
