@@ -133,9 +133,8 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
             for step in range(1, 6):
                 await page.mouse("mouseMoved", x + step * 20 * k, y - step * 10 * k)
             await page.mouse("mouseReleased", x + 100 * k, y - 50 * k)
-            await page.until("/: c answered/.test(document.getElementById('status').textContent)")
-            selected = "document.querySelector('.trooper[data-id=\"c\"] circle')"
-            await page.until(f"{selected}.getAttribute('stroke-width') === '3'")
+            # every move the drag sent has been answered (the page sends one at a time)
+            await page.until("S.sel === 'c' && !S.busy && S.pending === null")
             cx, cy = session.scene.troopers["c"].position[:2]
             assert abs(cx - 200) < 2 and abs(cy - 150) < 2, (cx, cy)  # 100 mm east, 50 north
             of_c = 'line.lof[data-from="c"], line.lof[data-to="c"]'
