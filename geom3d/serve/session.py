@@ -200,12 +200,11 @@ class Session:
         return self.pairs_of(tid, generation=generation)
 
     def _check_on_table(self, pos: list[float]) -> None:
-        x0, y0, x1, y1 = self.bounds
-        if not (x0 <= pos[0] <= x1 and y0 <= pos[1] <= y1):
-            raise BadRequest(
-                f"position: [{pos[0]:g}, {pos[1]:g}] mm is off the table "
-                f"(x {x0:g} to {x1:g}, y {y0:g} to {y1:g} mm)"
-            )
+        from geom3d.serve.moves import off_table
+
+        why = off_table(self.bounds, pos)
+        if why:
+            raise BadRequest(why)
 
     def _moved_data(self, tid: str, pos: list[float], facing, prone) -> dict:
         """The scenario data with ``tid``'s entry edited (lengths in file units)."""
@@ -230,9 +229,8 @@ class Session:
         visibility of every pair the move of ``tid`` cannot change."""
         from geom3d.api import build_scene
         from geom3d.scenario.parse import parse_scenario
-        from geom3d.serve.reach import stale_pairs
+        from geom3d.serve.moves import carry_visibility, refusal
 
-        old = self.scene
         try:
             scenario = parse_scenario(
                 data, file=str(self.path), base_dir=self.path.resolve().parent, path=self.path
@@ -240,13 +238,10 @@ class Session:
         except Geom3dError as exc:
             raise BadRequest(str(exc)) from None
         scene = build_scene(scenario)
-        inside = _inside_scenery(scene, tid)
-        if inside:
-            raise BadRequest(inside)
-        cached = dict(old.visibility_cache)  # one C-level copy: other threads may add
-        if not any(t.vehicle is not None for t in scene.troopers.values()):
-            stale = stale_pairs(cached, scene.troopers, tid, old.troopers[tid])
-            scene.visibility_cache.update((k, v) for k, v in cached.items() if k not in stale)
+        why = refusal(scene, tid)
+        if why:
+            raise BadRequest(why)
+        carry_visibility(self.scene, scene, tid)
         return scene
 
     # ------------------------------------------------------------------ attacks, saving
@@ -289,13 +284,3 @@ class Session:
             self._saved.append(target)
             return {"file": target.name}
         raise BadRequest(f"{MAX_SAVES} saved files already exist beside {self.path.name}")
-
-
-def _inside_scenery(scene, tid: str) -> str | None:
-    """The scene's warning that trooper ``tid`` stands inside scenery (embedded in a
-    solid, or enclosed, SPEC 13.1), or None: such a spot is refused."""
-    head = f"trooper {tid!r} "
-    for w in scene.warnings:
-        if w.startswith(head) and ("embedded" in w or "enclosed" in w):
-            return f"position: refused, {w}"
-    return None

@@ -3,6 +3,7 @@ roof is 80 mm up, a sealed crate, four troopers and one template attack."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,11 @@ CRATE = {"id": "crate", "box": {"size": [60, 60, 50]}, "position": [150, 450, 0]
 
 
 def table_data() -> dict:
+    """The scenario data (a fresh deep copy: tests may change it)."""
+    return copy.deepcopy(_table_data())
+
+
+def _table_data() -> dict:
     return {
         "format": "geom3d/1",
         "units": "mm",
