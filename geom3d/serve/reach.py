@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+import numpy as np
+
 __all__ = ["REACH_MARGIN_MM", "may_change", "stale_pairs"]
 
 #: Slack (mm) added to the plan band and the height span of :func:`may_change`: far
@@ -50,17 +52,49 @@ def may_change(x, a, b) -> bool:
     return x.position[2] < hi and x.position[2] + x.height > lo
 
 
+def _reach_mask(x, pa: np.ndarray, pb: np.ndarray, ra, rb, za, zb) -> np.ndarray:
+    """:func:`may_change` of ``x`` for many pairs at once: (n,) bool."""
+    if not x.blocks_lof:
+        return np.zeros(len(pa), dtype=bool)
+    p = np.array(x.position[:2], dtype=float)
+    d = pb - pa
+    L2 = np.einsum("ij,ij->i", d, d)
+    t = np.where(L2 > 0, np.einsum("ij,ij->i", p - pa, d) / np.where(L2 > 0, L2, 1.0), 0.0)
+    near = pa + np.clip(t, 0.0, 1.0)[:, None] * d
+    dist = np.hypot(*(p - near).T)
+    reach = np.maximum(ra, rb) + x.radius + REACH_MARGIN_MM
+    lo = np.minimum(za[:, 0], zb[:, 0]) - REACH_MARGIN_MM
+    hi = np.maximum(za[:, 1], zb[:, 1]) + REACH_MARGIN_MM
+    z0, z1 = x.position[2], x.position[2] + x.height
+    return (dist <= reach) & (z0 < hi) & (z1 > lo)
+
+
 def stale_pairs(keys: Iterable[tuple[str, str]], troopers: dict, moved: str, old) -> set:
     """The cached pairs ``keys`` that moving trooper ``moved`` (now ``troopers[moved]``,
     before ``old``) may have changed: every pair that involves it, and every other
-    pair that either of its two cylinders may block (:func:`may_change`)."""
+    pair that either of its two cylinders may block (:func:`may_change`, for all pairs
+    at once)."""
     new = troopers[moved]
     out = set()
+    rest = []
     for key in keys:
-        if moved in key:
+        if moved in key or key[0] not in troopers or key[1] not in troopers:
             out.add(key)
-            continue
-        a, b = troopers.get(key[0]), troopers.get(key[1])
-        if a is None or b is None or may_change(old, a, b) or may_change(new, a, b):
-            out.add(key)
+        else:
+            rest.append(key)
+    if not rest:
+        return out
+    a = [troopers[k[0]] for k in rest]
+    b = [troopers[k[1]] for k in rest]
+
+    def arrays(ts):
+        pos = np.array([t.position for t in ts], dtype=float)
+        rad = np.array([t.radius for t in ts], dtype=float)
+        z = np.column_stack([pos[:, 2], pos[:, 2] + np.array([t.height for t in ts])])
+        return pos[:, :2], rad, z
+
+    pa, ra, za = arrays(a)
+    pb, rb, zb = arrays(b)
+    hit = _reach_mask(old, pa, pb, ra, rb, za, zb) | _reach_mask(new, pa, pb, ra, rb, za, zb)
+    out.update(k for k, h in zip(rest, hit, strict=True) if h)
     return out

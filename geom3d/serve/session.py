@@ -21,6 +21,8 @@ import json
 import math
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from geom3d.core.units import LENGTH_UNITS
 
 __all__ = [
     "MAX_SAVES",
+    "PAIR_THREADS",
     "BadRequest",
     "NotFound",
     "Session",
@@ -38,6 +41,11 @@ __all__ = [
 #: Saved files a session may write (``NAME.moved-1.yaml`` up to this number): a bound
 #: on what a page can put on the disk.
 MAX_SAVES = 999
+
+
+#: Threads that search one move's pairs (each unordered pair in one task; their
+#: compiled searches release the GIL): the CPU count, at most 4, as ``lof_matrix``.
+PAIR_THREADS = min(4, os.cpu_count() or 1)
 
 
 class BadRequest(InputError):
@@ -89,6 +97,7 @@ class Session:
         self.scene = build_scene(scenario, prefetch_proofs=True)
         self.generation = 0
         self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(PAIR_THREADS, thread_name_prefix="geom3d-pairs")
         self._saved: list[Path] = []
         self._k = LENGTH_UNITS[scenario.units]
         from geom3d.serve.plan import scenery_plan, table_bounds
@@ -114,12 +123,16 @@ class Session:
         from geom3d.serve.plan import attacks_list
 
         scene = self.scene
+        troopers = troopers_list(scene)
+        given = {t.get("id"): t.get("position") for t in self._data.get("troopers", [])}
+        for t in troopers:  # as the file says: [x, y] stands the trooper on the surface
+            t["dropped"] = isinstance(given.get(t["id"]), list) and len(given[t["id"]]) == 2
         return {
             "units": "mm",
             "scenario": scene.scenario.name,
             "file_units": scene.scenario.units,
             "generation": self.generation,
-            "troopers": troopers_list(scene),
+            "troopers": troopers,
             "table": {"bounds": self.bounds},
             "scenery": self._scenery,
             "attacks": attacks_list(scene),
@@ -143,14 +156,25 @@ class Session:
         if tid not in scene.troopers:
             raise NotFound(f"unknown trooper {json.dumps(tid)[:80]}")
         ids = list(scene.troopers)
-        results = {}
-        for other in ids:
-            if other == tid:
-                continue
+
+        def both_ways(other: str) -> list:
             if generation is not None and generation != self.generation:
                 raise Superseded(f"move of {tid!r} superseded by a newer move")
-            results[tid, other] = scene.line_of_fire(tid, other)
-            results[other, tid] = scene.line_of_fire(other, tid)
+            return [
+                ((tid, other), scene.line_of_fire(tid, other)),
+                ((other, tid), scene.line_of_fire(other, tid)),
+            ]
+
+        # the searches release the GIL in their compiled calls: a few threads share them
+        futures = [self._pool.submit(both_ways, other) for other in ids if other != tid]
+        results = {}
+        try:
+            for fut in futures:
+                results.update(fut.result())
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
         order = [(a, b) for a in ids for b in ids if a != b and tid in (a, b)]
         t = scene.troopers[tid]
         return {
@@ -237,6 +261,18 @@ class Session:
             )
         except Geom3dError as exc:
             raise BadRequest(str(exc)) from None
+        # the other troopers stand where they stood: their [x, y] become the [x, y, z] the
+        # last scene stood them at (the same floats), so only the moved one is stood again
+        placed = self.scene.troopers
+        scenario = replace(
+            scenario,
+            troopers=tuple(
+                replace(t, position=placed[t.id].position)
+                if t.id != tid and len(t.position) == 2 and t.id in placed
+                else t
+                for t in scenario.troopers
+            ),
+        )
         scene = build_scene(scenario)
         why = refusal(scene, tid)
         if why:

@@ -38,6 +38,8 @@ def _saved_matches(session, moved):
         assert got["trooper"]["position"] == placed["position"]
     whole = lof_report(session.scene, areas=False)  # the carried-over cache included
     assert dumps_json(whole["pairs"]) == dumps_json(fresh["pairs"])
+    # every trooper placed as the file places it, the [x, y] ones "dropped"
+    assert dumps_json(session.scene_doc()["troopers"]) == dumps_json(fresh["troopers"])
     return saved
 
 
@@ -167,3 +169,39 @@ def test_units_round_trip(tmp_path, table_dict):
     s = Session(path)
     s.move("a", [212.3, 180.7])
     _saved_matches(s, "a")
+
+
+def test_stale_pairs_agree_with_may_change():
+    """The vectorised test of :func:`stale_pairs` against :func:`may_change`, one pair at
+    a time, on seeded random troopers (markers too)."""
+    import numpy as np
+
+    from geom3d.scene.trooper import Trooper
+    from geom3d.serve.reach import stale_pairs
+
+    rng = np.random.default_rng(5)
+
+    def t(i):
+        return Trooper(
+            id=f"t{i}",
+            side="blue",
+            position=(
+                float(rng.uniform(0, 300)),
+                float(rng.uniform(0, 300)),
+                float(rng.uniform(0, 40)),
+            ),
+            facing_deg=0.0,
+            silhouette=None,
+            diameter=float(rng.uniform(20, 60)),
+            height=float(rng.uniform(3, 60)),
+            states=frozenset(["marker"] if i % 7 == 3 else []),
+        )
+
+    for _ in range(20):
+        troopers = {f"t{i}": t(i) for i in range(12)}
+        old = t(0)
+        keys = [(f"t{i}", f"t{j}") for i in range(12) for j in range(i + 1, 12)]
+        want = {k for k in keys if "t0" in k or may_change(old, *(troopers[x] for x in k))
+                or may_change(troopers["t0"], *(troopers[x] for x in k))}  # fmt: skip
+        assert stale_pairs(keys, troopers, "t0", old) == want
+        assert len(want) < len(keys)  # some pairs are kept
