@@ -167,7 +167,7 @@ class Session:
 
         # the searches release the GIL in their compiled calls: a few threads share them
         futures = [self._pool.submit(both_ways, other) for other in ids if other != tid]
-        results = {}
+        results: dict[tuple[str, str], Any] = {}
         try:
             for fut in futures:
                 results.update(fut.result())
