@@ -205,3 +205,54 @@ def test_stale_pairs_agree_with_may_change():
                 or may_change(troopers["t0"], *(troopers[x] for x in k))}  # fmt: skip
         assert stale_pairs(keys, troopers, "t0", old) == want
         assert len(want) < len(keys)  # some pairs are kept
+
+
+def test_a_newer_move_cancels_an_older_one(tmp_path, table_dict, monkeypatch):
+    """A move whose pairs are still being searched when a newer move comes stops at its
+    next pair (Superseded, HTTP 409); the newer one answers. Each pair search is slowed
+    down here so that the first move is surely still searching."""
+    import threading
+    import time
+
+    import yaml
+
+    import geom3d.rules.base as base
+    from geom3d.serve.session import PAIR_THREADS, Superseded
+
+    data = table_dict
+    data["troopers"] += [
+        {"id": f"x{i}", "side": "red", "position": [40 + 40 * i, 560], "silhouette": 1}
+        for i in range(2 * PAIR_THREADS + 2)
+    ]
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    s = Session(path)
+    plain = base.line_of_fire
+    slow, searching = threading.Event(), threading.Event()
+
+    def slowed(*args, **kwargs):
+        if slow.is_set():
+            searching.set()
+            time.sleep(0.2)
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(base, "line_of_fire", slowed)
+    slow.set()
+    got: list = []
+
+    def first():
+        try:
+            got.append(s.move("a", [250, 150]))
+        except Superseded as exc:
+            got.append(exc)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert searching.wait(60)  # the first move is searching its first pairs
+    slow.clear()
+    second = s.move("d", [500, 120])
+    thread.join(60)
+    assert isinstance(got[0], Superseded), got
+    assert second["trooper"]["id"] == "d"
+    assert s.scene.troopers["a"].position[:2] == (250.0, 150.0)  # the first move stands
+    assert len(s.pairs_of("a")["pairs"]) == 2 * (len(s.scene.troopers) - 1)
