@@ -141,6 +141,15 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
             await page.until(f"document.querySelectorAll('{of_c}').length === 6")
             drawn = await page.js(LINES)
             assert sorted(x[:3] for x in drawn) == _expected(session.pairs_of("c")["pairs"])
+            # the deciding patches on request: one per visible pair (both ways share it)
+            await page.js("document.getElementById('witness').click(); true")
+            eyes = {
+                tuple(p["witness"]["eye"])
+                for p in session.pairs_of("c")["pairs"]
+                if "eye" in p["witness"]
+            }
+            assert eyes
+            assert await page.js("document.querySelectorAll('rect.patch').length") == len(eyes)
 
 
 def test_page_in_chromium(table_file, tmp_path):
