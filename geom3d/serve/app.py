@@ -18,7 +18,8 @@ Safe by default: answers JSON (``application/json``), errors one line of plain t
 with 400 (bad request), 404 (unknown route or id), 409 (a move superseded by a newer
 one), 411/413 (no length, body over :data:`MAX_BODY_BYTES`), 415 (a POST that is not
 JSON: a cross-site form cannot post here), 421 (a ``Host`` the server does not answer
-to: DNS rebinding); nothing read from a request is ever used as a file path.
+to: DNS rebinding, checked when it listens on this machine only); nothing read from a
+request is ever used as a file path.
 """
 
 from __future__ import annotations
@@ -67,10 +68,12 @@ class GeomServer(ThreadingHTTPServer):
         self.jobs = ExposureJobs()
         self.quiet = quiet
         self.page = _page()
-        host = address[0]
         port = self.server_address[1]
-        names = _LOCAL_NAMES if host in ("127.0.0.1", "localhost", "::1") else (host,)
-        self.hosts = {f"{n}:{port}" for n in names} | set(names)
+        # on this machine only, a page must name it (DNS rebinding); a server the user
+        # opened to other machines (--host) answers whatever name they reach it by
+        self.hosts: set[str] | None = None
+        if address[0] in ("127.0.0.1", "localhost", "::1"):
+            self.hosts = {f"{n}:{port}" for n in _LOCAL_NAMES} | set(_LOCAL_NAMES)
 
     @property
     def url(self) -> str:
@@ -111,7 +114,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _host_ok(self) -> bool:
         host = self.headers.get("Host")
-        if host is None or host in self.server.hosts:
+        if host is None or self.server.hosts is None or host in self.server.hosts:
             return True
         self._error(HTTPStatus.MISDIRECTED_REQUEST, f"this server does not answer to {host!r}")
         return False

@@ -126,3 +126,16 @@ def test_exposure_overlay(server):
     assert doc["state"] == "done", doc
     assert doc["spacing_mm"] == 20.0 and doc["observers"] == ["b", "c"]
     assert doc["done"] == doc["total"] and doc["cells"]
+
+
+def test_an_open_host_answers_any_name(table_file):
+    """With --host 0.0.0.0 the user opened the server to other machines: it answers the
+    names they reach it by (the Host check guards the loopback-only default)."""
+    srv = make_server(Session(table_file), "0.0.0.0", 0)
+    serve_in_thread(srv)
+    try:
+        status, _, _ = _call(srv, "GET", "/api/scene", headers={"Host": "table-pc.lan:8765"})
+        assert status == 200
+    finally:
+        srv.shutdown()
+        srv.server_close()
