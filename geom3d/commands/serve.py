@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port: {args.port} is not a TCP port (0 to 65535)")
     previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     stopped = threading.Event()
-    server = None
+    server = session = None
     try:
         from geom3d.commands._prepare import prepare_kernels
         from geom3d.serve.app import make_server, serve_in_thread
@@ -109,5 +109,7 @@ def run(args: argparse.Namespace) -> int:
         if server is not None:
             threading.Thread(target=server.shutdown, daemon=True).start()
             server.server_close()
+        if session is not None:
+            session.close()
         for s, h in previous.items():
             signal.signal(s, h)

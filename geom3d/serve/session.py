@@ -106,6 +106,10 @@ class Session:
         self.bounds = table_bounds(self.scene)
         self._scenery = scenery_plan(self.scene)
 
+    def close(self) -> None:
+        """Stop the pair threads: queued searches are dropped, none is waited for."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
     # ------------------------------------------------------------------ reading
     def warm(self) -> None:
         """Build the blocking proofs and every pair's visibility now (the server's
