@@ -137,6 +137,11 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
             await page.until("S.sel === 'c' && !S.busy && S.pending === null")
             cx, cy = session.scene.troopers["c"].position[:2]
             assert abs(cx - 200) < 2 and abs(cy - 150) < 2, (cx, cy)  # 100 mm east, 50 north
+            # the inputs follow the drag: turning keeps the trooper where it was dragged
+            await page.js("document.getElementById('right').click(); true")
+            await page.until("!S.busy && S.pending === null && trooper('c').facing_deg === 90")
+            t = session.scene.troopers["c"]
+            assert (t.position[:2], t.facing_deg) == ((cx, cy), 90.0)
             of_c = 'line.lof[data-from="c"], line.lof[data-to="c"]'
             await page.until(f"document.querySelectorAll('{of_c}').length === 6")
             drawn = await page.js(LINES)
