@@ -155,6 +155,16 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
             }
             assert eyes
             assert await page.js("document.querySelectorAll('rect.patch').length") == len(eyes)
+            # the exposure overlay of a side, with progress, drawn as cells
+            await page.js(
+                "document.getElementById('side').value = 'red';"
+                "document.getElementById('expose').click(); true"
+            )
+            await page.until("S.exposure && S.exposure.state === 'done'")
+            level0 = await page.js("S.exposure.cells.filter(c => c.level === 0).length")
+            assert level0 > 100
+            assert await page.js("document.querySelectorAll('rect.cell').length") == level0
+            assert "unseen by red" in await page.js("document.getElementById('expout').textContent")
 
 
 def test_page_in_chromium(table_file, tmp_path):
