@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         from geom3d.serve.app import make_server, serve_in_thread
         from geom3d.serve.session import Session
 
+        print(f"geom3d serve: loading {args.scenario}", file=sys.stderr, flush=True)
         prepare_kernels(quiet=args.quiet)
         session = Session(args.scenario)
         warn_scene(session.scene, args)

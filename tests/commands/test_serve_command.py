@@ -39,7 +39,7 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def _start(path):
+def _start(path, until=rb"at (http://127\.0\.0\.1:\d+/)"):
     cmd = [sys.executable, "-m", "geom3d", "serve", str(path), "--port", "0"]
     proc = subprocess.Popen(
         cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
@@ -52,7 +52,7 @@ def _start(path):
             if not chunk:
                 break
             seen += chunk
-            m = re.search(rb"at (http://127\.0\.0\.1:\d+/)", seen)
+            m = re.search(until, seen)
             if m:
                 return proc, m.group(1).decode()
     proc.kill()
@@ -119,6 +119,16 @@ def test_sigint_stops_with_130(tmp_path):
     proc, _ = _start(path)
     code, _, err = _stop(proc, signal.SIGINT)
     assert code == 130, err
+
+
+def test_sigterm_while_loading(tmp_path):
+    """SIGTERM as soon as the command says it is loading: 143 all the same."""
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(SCENARIO))
+    proc, _ = _start(path, until=rb"(loading) ")
+    code, elapsed, err = _stop(proc, signal.SIGTERM)
+    assert code == 143, err
+    assert elapsed < 2.5
 
 
 def test_port_out_of_range(tmp_path):
