@@ -4,9 +4,11 @@ A :class:`Session` holds the scenario file's plain data (as read, in file units)
 scene built from it. A move edits the moved trooper's entry of that data (position in
 file units, facing, the ``prone`` state), parses it again and builds a new scene: the
 scenery, its BVH and the blocking proofs come from the scene cache (nothing is rebuilt),
-the troopers stand exactly as ``geom3d lof`` would stand them when reading the same data
-from a file (13.1, 12.2). So the answers equal those of ``geom3d lof`` / ``attack`` on
-the saved scenario, by construction.
+the moved trooper stands exactly as ``geom3d lof`` would stand it when reading the same
+data from a file (13.1, 12.2), and the others keep the very floats they were stood at
+(each trooper is stood on its own, so standing them again gives the same). So the
+answers equal those of ``geom3d lof`` / ``attack`` on the saved scenario, by
+construction (``tests/serve`` compares them).
 
 The pairs' visibility is kept from one scene to the next except the pairs the move can
 change (:mod:`geom3d.serve.reach`), so a move searches only the moved trooper's pairs
@@ -81,6 +83,9 @@ class Session:
         The current scene (replaced, never changed in place, by each move).
     generation : int
         How many moves were made; a move's pairs stop when it changes.
+    bounds : list of float
+        ``[x0, y0, x1, y1]`` (mm): where a trooper may be moved
+        (:func:`geom3d.serve.plan.table_bounds`).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -98,7 +103,6 @@ class Session:
         self.generation = 0
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(PAIR_THREADS, thread_name_prefix="geom3d-pairs")
-        self._saved: list[Path] = []
         self._k = LENGTH_UNITS[scenario.units]
         from geom3d.serve.plan import scenery_plan, table_bounds
 
@@ -321,6 +325,5 @@ class Session:
                     fh.write(text)
             except FileExistsError:
                 continue
-            self._saved.append(target)
             return {"file": target.name}
         raise BadRequest(f"{MAX_SAVES} saved files already exist beside {self.path.name}")
