@@ -12,18 +12,18 @@ table; a move is timed from the call to its answer (:meth:`Session.move`: re-sta
 the trooper, the scene rebuilt from the cache, its pairs). Spots inside scenery are
 refused (and counted: a refusal costs the scene rebuild but no pair). Printed: the
 median and 95th percentile, and next to them, measured in the same process on the same
-scene, the **baselines**: the moved trooper's pairs searched with an empty visibility
-cache (what a move must at least do, without the cache carried over) and the whole
-matrix from scratch (what running ``geom3d lof`` again would redo). Then the same moves
-through HTTP (``--http``, default on: the server in a thread, ``urllib`` as the client)
-and the exposure overlay's time (20 mm, the side of the first trooper's enemies, in
-process, as the page asks it; on the big table only with ``--big-overlay``: its sides
-have 20 observers each).
+scene, the **baselines**: the moved trooper's pairs answered (both ways, as JSON) on one
+thread with none of them cached (what a move must at least do) and the whole matrix from
+scratch (what running ``geom3d lof`` again would redo). Then the same moves through HTTP
+(unless ``--no-http``: the server in a thread, ``urllib`` as the client) and the
+exposure overlay's time (20 mm, the side of the first trooper's enemies, in process, as
+the page asks it; not with ``--no-overlay``; on the big table only with
+``--big-overlay``: its sides have 20 observers each).
 
 Usage::
 
     python benchmarks/bench_serve.py                  # both tables, 100 moves
-    python benchmarks/bench_serve.py --no-big --moves 30
+    python benchmarks/bench_serve.py --no-big --moves 30 --no-overlay
     python benchmarks/bench_serve.py --triangles 200000 --troopers 20
 """
 
@@ -46,7 +46,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _lof_figures import scenario_data
 
 from geom3d import terrain
-from geom3d.adjudication.lof import pair_visibility
 from geom3d.commands._prepare import prepare_kernels
 from geom3d.serve.app import make_server, serve_in_thread
 from geom3d.serve.overlay import OVERLAY_SPACING_MM, ExposureJobs
@@ -75,14 +74,21 @@ def _stats(times: list[float]) -> str:
 
 
 def _pairs_alone(session: Session, tid: str) -> float:
-    """Seconds to search ``tid``'s pairs with no cache (each unordered pair once)."""
+    """Seconds to answer ``tid``'s pairs as a move does (both ways, as JSON), one thread,
+    with none of them cached: the work a move cannot avoid."""
     scene = session.scene
+    saved = dict(scene.visibility_cache)
+    for key in [k for k in saved if tid in k]:
+        del scene.visibility_cache[key]
     t0 = time.perf_counter()
-    me = scene.troopers[tid]
-    for other in scene.troopers.values():
-        if other.id != tid and other.route is None and me.route is None:
-            pair_visibility(scene, me, other)
-    return time.perf_counter() - t0
+    for other in scene.troopers:
+        if other != tid:
+            scene.line_of_fire(tid, other).to_dict(area=False)
+            scene.line_of_fire(other, tid).to_dict(area=False)
+    dt = time.perf_counter() - t0
+    scene.visibility_cache.clear()
+    scene.visibility_cache.update(saved)
+    return dt
 
 
 def _matrix_alone(session: Session) -> float:
@@ -188,6 +194,7 @@ def main(argv=None) -> int:
     ap.add_argument("--troopers", type=int, default=40)
     ap.add_argument("--no-big", action="store_true", help="only the demo table")
     ap.add_argument("--no-http", action="store_true", help="skip the moves through HTTP")
+    ap.add_argument("--no-overlay", action="store_true", help="skip the demo's overlay")
     ap.add_argument(
         "--big-overlay",
         action="store_true",
@@ -195,7 +202,7 @@ def main(argv=None) -> int:
     )
     args = ap.parse_args(argv)
     prepare_kernels(quiet=True)
-    bench(DEMO, "demo table", args.moves, args.seed, not args.no_http, 100.0, True)
+    bench(DEMO, "demo table", args.moves, args.seed, not args.no_http, 100.0, not args.no_overlay)
     if not args.no_big:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
