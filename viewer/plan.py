@@ -32,7 +32,7 @@ from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path as MplPath
 
 from . import palette as pal
-from .frame import fit_text, wrap_px
+from .frame import fit_text, font_px, wrap_px
 from .labels import place_labels, unplaced_note
 from .layers.scenery import scenery_legend
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
@@ -227,7 +227,7 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     fpx = lambda px: _pt(px, dpi)  # noqa: E731 - pixel size -> points
 
     # caption band at the bottom, wrapped to the page width
-    cap_font = max(7.0, 16 * k)
+    cap_font = font_px("caption", size)
     cap_lines = (
         wrap_px(renderer, drawing.caption, cap_font, 0.96 * W, dpi) if drawing.caption else []
     )
@@ -256,7 +256,7 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
 
     # labels: placed in pixels (rows down), drawn in figure fractions
     notes = list(drawing.notes)
-    label_font = max(8.0, 18 * k)
+    label_font = font_px("label", size)
     texts, sizes, anchors = [], [], []
     for i, lab in enumerate(drawing.labels):
         t = fig.text(0, 0, lab.text, fontsize=fpx(label_font), color=lab.color, gid=f"label-{i}",
@@ -302,8 +302,8 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     # title band: title and subtitle wrapped to the page (smaller fonts when they need to)
     y = 0.012 * H
     for name, text, px in (
-        ("title", drawing.title, max(8, 30 * k)),
-        ("subtitle", drawing.subtitle, max(7, 18 * k)),
+        ("title", drawing.title, font_px("title", size)),
+        ("subtitle", drawing.subtitle, font_px("subtitle", size)),
     ):
         if not text:
             continue
@@ -324,18 +324,21 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         legend_rows = sides + list(scen_legend) + rest
     if legend_rows:
         lw = fpx(max(1.5, 3 * k))
+        lpx = font_px("legend", size)
+        # rows wrapped to the column (handle, gaps and frame take about 4.5 em)
+        room = max((LEGEND_COLUMN - 0.03) * W - 4.5 * lpx, 9.0 * lpx)
         leg = fig.legend(
             [_legend_handle(e.face, e.color, lw) for e in legend_rows],
-            [e.label for e in legend_rows],
+            ["\n".join(wrap_px(renderer, e.label, lpx, room, dpi)) for e in legend_rows],
             loc="upper left", bbox_to_anchor=(x0, y_top), bbox_transform=fig.transFigure,
-            fontsize=fpx(max(7.0, 15 * k)), frameon=True, fancybox=False,
+            fontsize=fpx(font_px("legend", size)), frameon=True, fancybox=False,
             edgecolor=pal.TEXT, borderaxespad=0.0, handlelength=2.0,
         )  # fmt: skip
         leg.set_gid("legend")
         leg.get_frame().set_linewidth(0.8)
         y_top = 1.0 - (H - leg.get_window_extent(renderer).y0) / H - 0.02
     if notes:
-        nf = max(7.0, 15 * k)
+        nf = font_px("notes", size)
         lines = wrap_px(renderer, "\n".join(notes), nf, (LEGEND_COLUMN - 0.03) * W, dpi)
         for i, line in enumerate(lines):  # one text per line: each line's box is known
             fig.text(x0, y_top - i * 1.25 * nf / H, line, fontsize=fpx(nf), color=pal.TEXT,
