@@ -7,12 +7,14 @@ so the records are read from the figure as it will be written, not re-derived.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from .layout_lint import Layout, TextBox
 
-__all__ = ["figure_layout", "project_px", "world_records"]
+__all__ = ["figure_layout", "label_costs", "project_px", "world_records"]
 
 
 def project_px(matrix: np.ndarray, points, size) -> np.ndarray:
@@ -153,3 +155,51 @@ def figure_layout(fig, drawing=None, matrix=None, *, frame=None, about=()) -> La
         lay.notes = list(drawing.notes)
     lay.about = list(about or (getattr(drawing, "about", None) or []))
     return lay
+
+
+def _line_segments(mesh) -> np.ndarray:
+    """(m, 2, 3) float: the straight pieces of a mesh's line cells."""
+    lines = np.asarray(getattr(mesh, "lines", []), dtype=np.int64)
+    pts = np.asarray(mesh.points, dtype=float)
+    out = []
+    i = 0
+    while i < len(lines):
+        k = int(lines[i])
+        ids = lines[i + 1 : i + 1 + k]
+        out.extend(itertools.pairwise(ids))
+        i += k + 1
+    if not out:
+        return np.zeros((0, 2, 3))
+    idx = np.asarray(out, dtype=np.int64)
+    return pts[idx]
+
+
+def label_costs(drawing, matrix: np.ndarray, size) -> tuple[list, list]:
+    """What labels should keep off besides troopers: other rays and scenery, in px.
+
+    Returns
+    -------
+    soft_rays : list of ((x, y), (x, y))
+        The pieces of every ray that is not the deciding one (LoF arrows, blocked fans).
+    scenery : list of (x0, y0, x1, y1)
+        The box of each scenery piece as drawn (not the table or terrain under it all).
+    """
+    rays: list = []
+    scenery: list = []
+    for a in drawing.actors:
+        if a.layer == "rays" and not a.name.startswith(("witness:", "eye-patch:")):
+            seg = _line_segments(a.mesh)
+            if len(seg):
+                p = project_px(matrix, seg.reshape(-1, 3), size).reshape(-1, 2, 2)
+                ok = np.all(np.isfinite(p), axis=(1, 2))
+                rays.extend((tuple(s[0]), tuple(s[1])) for s in p[ok])
+        elif (
+            a.layer == "scenery"
+            and a.mesh.n_points
+            and a.name not in ("table", "table-edge", "terrain")  # under everything
+            and not a.name.endswith("-edges")
+        ):
+            b = _box(project_px(matrix, a.mesh.points, size))
+            if b is not None:
+                scenery.append(b)
+    return rays, scenery

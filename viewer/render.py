@@ -287,7 +287,7 @@ def render(
         region = (0.015 * w, (1.0 - LEGEND_COLUMN) * w, TITLE_BAND * h, h)
         boxes = trooper_boxes(drawing.actors, matrix, size)
         placements, note = place_world_labels(
-            pl, drawing.labels, matrix, size, region, obstacles=boxes
+            pl, drawing.labels, matrix, size, region, obstacles=boxes, drawing=drawing
         )
         if note:
             drawing.notes.append(note)
