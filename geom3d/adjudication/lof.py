@@ -49,9 +49,10 @@ from geom3d.core.tolerances import (
 )
 from geom3d.core.validation import xyz
 from geom3d.execution.shared import fork_usable, shared_map
+from geom3d.scene.ahead import settle_background
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.results import LofResult, RouteResult, RouteWindow
-from geom3d.scene.scene import Scene, Trooper, settle_background
+from geom3d.scene.scene import Scene, Trooper
 from geom3d.scene.vehicles import engine_for
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 

@@ -98,7 +98,7 @@ def run_isolated(fn: Callable[[], T], what: str, *, crashed: str = "the renderer
     """
     if not _forkable():
         return fn()
-    from geom3d.scene.scene import settle_background
+    from geom3d.scene.ahead import settle_background
 
     settle_background()  # no thread of ours holds a lock the child would find held
     sys.stdout.flush()

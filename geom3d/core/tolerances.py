@@ -151,12 +151,6 @@ SURVEY_STALL_S: float = 600.0
 #: Survey memory estimate per pair (bytes) for messages: the pair's indices and answer
 #: (17 B) and, when it is visible, its entry in the report (a list of two ints, ~100 B).
 SURVEY_BYTES_PER_PAIR: int = 120
-#: Exposure map memory per cell x observer (bytes), for refusing a map that cannot fit
-#: before it is made (SPEC 13.4): measured with tracemalloc (numpy included) over
-#: ``run_exposure`` on the demo table, 6 observers: 9.0 MB for 915 cells at 40 mm and
-#: 22.8 MB for 2,366 cells at 25 mm, 1,600 to 1,650 B each (the screen, the tasks, the
-#: answers and the document's cells).
-EXPOSURE_BYTES_PER_PAIR: int = 1700
 
 
 #: GJK (used only for the *distance* of a pitched volume, never for contact decisions)
@@ -319,11 +313,6 @@ MAX_REPORT_BYTES: int = 512 << 20
 #: 21 M) and elements of one accessor (e.g. vertices), checked before parsing.
 MAX_MESH_TRIANGLES: int = 25_000_000
 MAX_MESH_ELEMENTS: int = 75_000_000
-#: Memory a scene takes per triangle of a mesh (bytes), for refusing a mesh that cannot
-#: fit before it is parsed (SPEC 13.4): measured with tracemalloc (numpy included) while
-#: loading a binary STL height field into a scene, 849 B at 45,000 triangles and 735 B at
-#: 180,000 at the peak; rounded up for Embree's BVH, which tracemalloc does not see.
-MESH_BYTES_PER_TRIANGLE: int = 1000
 
 #: A loaded mesh (in mm, before the scenario's ``scale``) whose largest extent is below
 #: ``MESH_TINY_MM`` or above ``MESH_HUGE_MM`` gets a "wrong units?" warning: metres read

@@ -31,7 +31,6 @@ from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext
-from geom3d.scenario.load import load_scenario, parse_scenario
 from geom3d.scenario.model import (
     LOF_EXPECT_KEYS,
     AttackSpec,
@@ -51,7 +50,7 @@ from geom3d.scenario.shapes import check_overridden, check_override_types, scale
 from geom3d.scenario.terrain_zones import parse_terrain_zones
 from geom3d.scenario.vehicles import parse_vehicle
 
-__all__ = ["load_scenario", "parse_model", "parse_scenario"]
+__all__ = ["parse_model"]
 
 
 def parse_model(

@@ -9,8 +9,8 @@ from support import make_scene, trooper
 
 from geom3d.core import memory
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import EXPOSURE_BYTES_PER_PAIR
 from geom3d.exposure import run_exposure
+from geom3d.exposure.document import EXPOSURE_BYTES_PER_PAIR
 
 
 def test_a_map_that_cannot_fit_is_refused_before_the_screen(monkeypatch):
