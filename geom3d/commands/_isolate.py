@@ -25,14 +25,12 @@ from typing import TypeVar
 
 from geom3d.core.errors import Geom3dError
 from geom3d.core.memory import out_of_memory_line
-from geom3d.core.runtime import prctl
+from geom3d.execution.child import become_worker
+from geom3d.execution.signals import held
 
 __all__ = ["RendererCrashed", "run_isolated"]
 
 T = TypeVar("T")
-
-#: ``prctl`` option: a signal sent to this process when its parent dies.
-_PR_SET_PDEATHSIG = 1
 
 
 class RendererCrashed(Geom3dError):
@@ -47,12 +45,12 @@ def _forkable() -> bool:
     )
 
 
-def _child(fn: Callable[[], T], w: int, what: str) -> None:  # pragma: no cover - a child
+def _child(fn: Callable[[], T], w: int, what: str, parent: int) -> None:  # pragma: no cover
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        # the execution layer's worker set-up: dies with the command, Ctrl-C is the parent's
+        become_worker(parent, None)
         faulthandler.disable()  # a crash is the parent's one line, not a dump of frames
-        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))  # never outlives the command
         try:
             payload: tuple = ("ok", fn())
         except Geom3dError as exc:
@@ -104,12 +102,13 @@ def run_isolated(fn: Callable[[], T], what: str, *, crashed: str = "the renderer
     sys.stdout.flush()
     sys.stderr.flush()
     r, w = os.pipe()
-    with warnings.catch_warnings():  # Python 3.12+ warns of other (native) threads
+    parent = os.getpid()
+    with held(), warnings.catch_warnings():  # Python 3.12+ warns of other (native) threads
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child's coverage is not collected
-        os.close(r)
-        _child(fn, w, what)
+        if pid == 0:  # pragma: no cover - the child's coverage is not collected
+            os.close(r)
+            _child(fn, w, what, parent)
     os.close(w)
     try:
         with os.fdopen(r, "rb") as fh:
