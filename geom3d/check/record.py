@@ -39,6 +39,7 @@ from geom3d.check.lines import (
     message_lines,
 )
 from geom3d.core.errors import Geom3dError
+from geom3d.core.memory import out_of_memory_line
 from geom3d.core.messages import record_messages
 from geom3d.scenario import load_scenario
 
@@ -180,6 +181,9 @@ def check_scenario(path: str, display: str | None = None, on_stage=None) -> dict
         except Exception as exc:  # an engine bug: report it, keep the batch going
             if TERMINATION.is_set():  # SIGTERM landed inside code that wrapped it (numba's
                 raise TerminationRequested("SIGTERM") from exc  # compiler): not a result
+            oom = out_of_memory_line(exc, "check")
+            if oom is not None:  # this scenario's row says so; the batch goes on (SPEC 13.4)
+                return error_record(display, _relabel(oom, path, display))
             tb = traceback.format_exc(limit=-10)  # the innermost frames
             return error_record(
                 display,

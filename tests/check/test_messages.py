@@ -10,6 +10,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -217,3 +218,16 @@ def test_the_totals_line_names_its_workers_in_good_grammar(executor, workers, te
     res = BatchResult([], 0.1, executor, workers, scheduler="tcp://h:1")
     assert executor_text(res) == text
     assert totals_line(res).endswith(f"({text})")
+
+
+def test_a_scenario_out_of_memory_is_its_own_error_row(here, monkeypatch):
+    import geom3d.check.record as record
+
+    def greedy(scenario):
+        np.ones(1 << 60, dtype=np.uint8)  # numpy's _ArrayMemoryError
+
+    monkeypatch.setattr(record, "build_scene", greedy)
+    path = _write(here / "s.yaml", _doc([A, B], HOLDS))
+    rec = record.check_scenario(str(path), "s.yaml")
+    assert (rec["status"], rec["error"]) == ("error", "out of memory while running geom3d check")
+    assert "traceback" not in rec
