@@ -1,5 +1,7 @@
 """The execution layer's batch figures (issue 44), used by ``bench_batch.py --policy``.
 
+First the crossover of ``--workers auto``: the first 4 to 64 small files at 1 and 2
+workers (best of 3 each).
 Runs ``geom3d check`` as a user does (a new process each time), on 200 small files and
 on 20 heavy ones (a shared 1M-triangle table, 8 troopers each), with ``--workers 1``,
 ``2`` and ``auto``: wall time and peak memory of the whole process tree (the command and
@@ -104,8 +106,28 @@ def sigterm_times(folder: Path, env: dict, moments: int, seed: int) -> list[dict
     return rows
 
 
+def crossover(folder: Path, env: dict, sizes: tuple[int, ...] = (4, 8, 16, 32, 64)) -> None:
+    """``--workers 1`` against ``2`` on the first N small files: where a pool starts to pay
+    (``geom3d.check.executors.AUTO_POOL_FROM``)."""
+    import shutil
+
+    print("\ncrossover: the first N small files, geom3d check --workers 1 vs 2 (wall s)")
+    print(f"  {'N':>4} {'1 worker':>9} {'2 workers':>10} {'ratio':>6}")
+    files = sorted(folder.glob("*.yaml"))
+    for n in sizes:
+        sub = folder.parent / f"first{n}"
+        shutil.rmtree(sub, ignore_errors=True)
+        sub.mkdir()
+        for f in files[:n]:
+            shutil.copy(f, sub / f.name)
+        one = min(run_check(sub, "1", env)["wall"] for _ in range(3))
+        two = min(run_check(sub, "2", env)["wall"] for _ in range(3))
+        print(f"  {n:>4} {one:9.2f} {two:10.2f} {two / one:6.2f}")
+
+
 def report(small: Path, heavy: Path, moments: int, seed: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    crossover(small, env)
     for label, folder in (("200 small files", small), ("20 heavy files", heavy)):
         print(f"\n{label}: geom3d check --workers W (a new process each run)")
         print(f"  {'workers':>8} {'wall s':>8} {'peak MiB':>9}  totals line")

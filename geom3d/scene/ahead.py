@@ -23,7 +23,7 @@ __all__ = ["PROVER_LOCK", "convex_of", "read_proof_map", "settle_background", "w
 #: Guards the scene's prover and convex pieces, made once whichever thread asks first.
 PROVER_LOCK = threading.Lock()
 
-#: Whether this process has started loading the matrix's kernels (:func:`_warm_ahead`).
+#: Whether this process has started loading the matrix's kernels (:func:`warm_ahead`).
 _WARM = {"started": False}
 #: The threads of work started ahead (:func:`_start_background`), for
 #: :func:`settle_background`.
