@@ -50,6 +50,13 @@ def _tree(pid: int) -> dict[int, int]:
     return out
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _start(tmp_path, spacing: int = 20):
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(SCENARIO))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -60,7 +67,10 @@ def _start(tmp_path, spacing: int = 20):
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
         tree = _tree(proc.pid)
-        workers = [p for p, pp in tree.items() if pp == proc.pid]  # forked copies
+        # forked copies (same command line; not the child compiling kernels on a first run)
+        workers = [
+            p for p, pp in tree.items() if pp == proc.pid and _cmdline(p) == _cmdline(proc.pid)
+        ]
         if len(workers) >= 1:
             time.sleep(2.0)  # the workers are computing pairs
             return proc, _tree(proc.pid), workers
