@@ -90,7 +90,7 @@ class Session:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         from geom3d.api import build_scene
-        from geom3d.scenario.parse import parse_scenario
+        from geom3d.scenario.load import parse_scenario
         from geom3d.scenario.reader import read_scenario_data
 
         self.path = Path(path)
@@ -260,7 +260,7 @@ class Session:
         """The scene of ``data`` (the scenery from the cache), carrying over the cached
         visibility of every pair the move of ``tid`` cannot change."""
         from geom3d.api import build_scene
-        from geom3d.scenario.parse import parse_scenario
+        from geom3d.scenario.load import parse_scenario
         from geom3d.serve.moves import carry_visibility, refusal
 
         try:
