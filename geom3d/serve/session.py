@@ -4,11 +4,9 @@ A :class:`Session` holds the scenario file's plain data (as read, in file units)
 scene built from it. A move edits the moved trooper's entry of that data (position in
 file units, facing, the ``prone`` state), parses it again and builds a new scene: the
 scenery, its BVH and the blocking proofs come from the scene cache (nothing is rebuilt),
-the moved trooper stands exactly as ``geom3d lof`` would stand it when reading the same
-data from a file (13.1, 12.2), and the others keep the very floats they were stood at
-(each trooper is stood on its own, so standing them again gives the same). So the
-answers equal those of ``geom3d lof`` / ``attack`` on the saved scenario, by
-construction (``tests/serve`` compares them).
+the troopers stand exactly as ``geom3d lof`` would stand them when reading the same data
+from a file (13.1, 12.2). So the answers equal those of ``geom3d lof`` / ``attack`` on
+the saved scenario, by construction (``tests/serve`` compares them).
 
 The pairs' visibility is kept from one scene to the next except the pairs the move can
 change (:mod:`geom3d.serve.reach`), so a move searches only the moved trooper's pairs
@@ -24,7 +22,6 @@ import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -132,9 +129,6 @@ class Session:
 
         scene = self.scene
         troopers = troopers_list(scene)
-        given = {t.get("id"): t.get("position") for t in self._data.get("troopers", [])}
-        for t in troopers:  # as the file says: [x, y] stands the trooper on the surface
-            t["dropped"] = isinstance(given.get(t["id"]), list) and len(given[t["id"]]) == 2
         return {
             "units": "mm",
             "scenario": scene.scenario.name,
@@ -269,18 +263,10 @@ class Session:
             )
         except Geom3dError as exc:
             raise BadRequest(str(exc)) from None
-        # the other troopers stand where they stood: their [x, y] become the [x, y, z] the
-        # last scene stood them at (the same floats), so only the moved one is stood again
-        placed = self.scene.troopers
-        scenario = replace(
-            scenario,
-            troopers=tuple(
-                replace(t, position=placed[t.id].position)
-                if t.id != tid and len(t.position) == 2 and t.id in placed
-                else t
-                for t in scenario.troopers
-            ),
-        )
+        # every trooper stands as the file says (an [x, y] one is stood again, to the same
+        # floats): giving the others the [x, y, z] they stood at would save that, but a
+        # trooper given its z is one placed explicitly, which the scene checks for
+        # enclosed spaces (SPEC 13.1; a voxel flood per silhouette size)
         scene = build_scene(scenario)
         why = refusal(scene, tid)
         if why:

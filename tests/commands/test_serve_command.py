@@ -143,3 +143,27 @@ def test_port_out_of_range(tmp_path):
     )
     assert r.returncode == 2
     assert r.stderr.strip() == "geom3d: error: --port: 70000 is not a TCP port (0 to 65535)"
+
+
+def test_port_in_use(tmp_path):
+    import socket
+
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(SCENARIO))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run(
+            [sys.executable, "-m", "geom3d", "serve", str(path), "--port", str(port), "--quiet"],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert r.returncode == 2
+    assert (
+        r.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"geom3d: error: cannot listen on 127.0.0.1:{port}: ")
+    )
