@@ -96,10 +96,11 @@ def measure(name: str, scene, exposure: bool) -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     voxels = m.reach.size
+    share = float(m.reach.mean()) if voxels else 0.0
     print(
         f"{name}: {scene.scenery.n_triangles:,} triangles; reachability pass {pass_s:.2f} s "
         f"(CPU {pass_cpu:.2f} s), peak {peak / 2**20:.0f} MiB allocated, grid "
-        f"{m.pitch:.3g} mm, {voxels:,} probe positions ({m.reach.mean() if voxels else 0.0:.1%} reachable)"
+        f"{m.pitch:.3g} mm, {voxels:,} probe positions ({share:.1%} reachable)"
     )
     if not exposure:
         return
