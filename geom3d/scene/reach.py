@@ -382,9 +382,10 @@ def enclosing_pieces(scene, positions, height: float) -> list[str]:
 
 
 def enclosed_warnings(scene, troopers) -> list[str]:
-    """A warning for each trooper placed explicitly (``[x, y, z]``) whose silhouette is
-    not in free space connected to the open air (SPEC 13.1), naming the piece that
-    encloses it. Dropped troopers rest on the ground met from above: never enclosed.
+    """A warning for each trooper, and each route point, placed explicitly (``[x, y, z]``)
+    whose silhouette is not in free space connected to the open air (SPEC 13.1), naming
+    the piece that encloses it. Dropped troopers and route points rest on the ground met
+    from above: never enclosed.
 
     Parameters
     ----------
@@ -399,15 +400,26 @@ def enclosed_warnings(scene, troopers) -> list[str]:
     """
     out = []
     for t in troopers:
-        if t.dropped or t.is_marker or t.height <= 0 or t.radius <= 0:
+        if t.is_marker or t.height <= 0 or t.radius <= 0:
             continue
-        pos = np.array([t.position])
-        if reach_map(scene, t.radius, t.height).reachable(pos)[0]:
+        route = t.route or ()
+        flags = t.route_dropped or (False,) * len(route)
+        own = [] if t.dropped else [(None, t.position)]
+        own += [(k, p) for k, (p, d) in enumerate(zip(route, flags, strict=False)) if not d]
+        if not own:
             continue
-        piece = enclosing_pieces(scene, pos, t.height)[0]
-        out.append(
-            f"trooper {t.id!r} is placed in an enclosed space (in {piece!r}: inside a solid "
-            f"or a cavity no trooper of its size can walk into from the open air), base at "
-            f"z = {t.position[2]:.1f} mm"
-        )
+        pos = np.array([p for _, p in own], np.float64)
+        ok = reach_map(scene, t.radius, t.height).reachable(pos)
+        if ok.all():
+            continue
+        pieces = enclosing_pieces(scene, pos[~ok], t.height)
+        for (k, p), piece in zip(
+            [w for w, good in zip(own, ok, strict=True) if not good], pieces, strict=True
+        ):
+            what = f"trooper {t.id!r}" if k is None else f"route point {k} of trooper {t.id!r}"
+            out.append(
+                f"{what} is placed in an enclosed space (in {piece!r}: inside a solid or a "
+                f"cavity no trooper of its size can walk into from the open air), base at "
+                f"z = {p[2]:.1f} mm"
+            )
     return out
