@@ -381,6 +381,29 @@ def enclosing_pieces(scene, positions, height: float) -> list[str]:
     return out
 
 
+def _open_sky(scene, positions: np.ndarray, radius: float, height: float) -> np.ndarray:
+    """(n,) bool: nothing at all over the top of each cylinder (vertical rays up from its
+    top's centre and 16 points of two rings, at half and 0.95 of the radius, meet no
+    surface): open to the air above the table, so reachable without the map (the
+    cylinder itself is checked for scenery cutting into it elsewhere: ``embedded``)."""
+    s = scene.surface
+    eng = s.engine
+    n = len(positions)
+    if eng.n_triangles == 0:
+        return np.ones(n, dtype=bool)
+    a = np.radians(np.arange(8) * 45.0)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    off = np.vstack([[0.0, 0.0], 0.5 * radius * ring, 0.95 * radius * ring])
+    top = float(eng.bounds[1, 2]) + 1.0
+    o = np.repeat(positions, len(off), axis=0)
+    o[:, :2] += np.tile(off, (n, 1))
+    o[:, 2] += height
+    e = o.copy()
+    e[:, 2] = np.maximum(top, o[:, 2] + 1.0)
+    hit = eng.occluded(o, e).reshape(n, len(off))
+    return ~hit.any(axis=1)
+
+
 def enclosed_warnings(scene, troopers) -> list[str]:
     """A warning for each trooper, and each route point, placed explicitly (``[x, y, z]``)
     whose silhouette is not in free space connected to the open air (SPEC 13.1), naming
@@ -409,7 +432,9 @@ def enclosed_warnings(scene, troopers) -> list[str]:
         if not own:
             continue
         pos = np.array([p for _, p in own], np.float64)
-        ok = reach_map(scene, t.radius, t.height).reachable(pos)
+        ok = _open_sky(scene, pos, t.radius, t.height)  # most: nothing over them at all
+        if not ok.all():
+            ok[~ok] = reach_map(scene, t.radius, t.height).reachable(pos[~ok])
         if ok.all():
             continue
         pieces = enclosing_pieces(scene, pos[~ok], t.height)

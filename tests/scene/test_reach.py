@@ -208,3 +208,14 @@ def test_a_floor_under_a_ceiling_is_two_levels_a_step_is_one():
         at.setdefault((x, y), []).append((round(z, 3), int(lv)))
     assert at[(110.0, 110.0)] == [(0.0, 0), (65.0, 1)]
     assert at[(310.0, 110.0)] == [(4.0, 0)]
+
+
+def test_a_trooper_under_open_sky_needs_no_map():
+    # placed with an explicit z on the open table: judged by rays straight up, no grid
+    scene = make_scene(
+        [trooper("x", [20, 20, 0]), trooper("y", [300, 300, 0])],
+        [box("lonely", (30, 30, 30), (150, 150, 0))],
+        table={"size": [333, 333]},
+    )
+    assert not [w for w in scene.warnings if "enclosed" in w]
+    assert scene._built.reach == {}
