@@ -234,7 +234,7 @@ def _sub_triangles(n: int) -> tuple[np.ndarray, np.ndarray]:
     got = _SUB.get(n)
     if got is not None:
         return got
-    index = {}
+    index: dict[tuple[int, int], int] = {}
     for i in range(n + 1):
         for j in range(n + 1 - i):
             index[(i, j)] = len(index)
@@ -427,7 +427,9 @@ def enclosed_warnings(scene, troopers) -> list[str]:
             continue
         route = t.route or ()
         flags = t.route_dropped or (False,) * len(route)
-        own = [] if t.dropped else [(None, t.position)]
+        own: list[tuple[int | None, tuple[float, float, float]]] = (
+            [] if t.dropped else [(None, t.position)]
+        )
         own += [(k, p) for k, (p, d) in enumerate(zip(route, flags, strict=False)) if not d]
         if not own:
             continue
