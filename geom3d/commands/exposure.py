@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from geom3d.commands._common import RENDERER_GROUP, progress_for, warn_scene
+from geom3d.commands._common import RENDERER_GROUP, add_workers, progress_for, warn_scene
 from geom3d.core.errors import UsageError
 from geom3d.core.units import LENGTH_UNITS
 
@@ -84,13 +84,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         metavar="DIR",
         help="folder for exposure.json and the maps, created if missing (default: geom3d-exposure)",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes; 1 runs in this process (default: one per CPU)",
-    )
+    add_workers(p, "runs in this process for a few chunks of cells, else one process per CPU")
     p.add_argument(
         "--scheduler",
         "--dask",
@@ -186,7 +180,10 @@ def _tail(doc: dict, c: dict, t: dict) -> list[str]:
 
 def run(args) -> int:
     """Run ``geom3d exposure`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
@@ -200,7 +197,7 @@ def run(args) -> int:
     out = Path(args.out)
     _check_out(out, Path(args.scenario))
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)
+    scene = build_scene(scenario, prefetch_proofs=True)
     settle_heap()
     warn_scene(scene, args)
     units = scene.scenario.units

@@ -42,7 +42,7 @@ from geom3d.core.tolerances import (
     STAND_RIM_MM,
 )
 from geom3d.mesh.topology import used_vertices
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
 
 __all__ = [

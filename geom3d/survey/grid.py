@@ -46,7 +46,7 @@ from geom3d.core.tolerances import (
     UPWARD_NORMAL_MIN_Z,
 )
 from geom3d.mesh import used_vertices
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
 from geom3d.scene.reach import enclosing_pieces, reach_map
 from geom3d.scene.scene import Scene

@@ -63,7 +63,7 @@ def _info(path: RoutePath, s: float) -> dict:
 def resolve_moving(scene, attack, attacker, resolve_from: Callable):
     """Resolve ``attack`` with ``resolve_from(trooper)`` from the attacker's firing point.
 
-    Returns the :class:`~geom3d.outcomes.AttackResult` of that point, with ``fire_at``
+    Returns the :class:`~geom3d.scene.outcomes.AttackResult` of that point, with ``fire_at``
     set (``{at_mm, index, position}``; ``best`` adds ``{enemies, candidates}``) when the
     attack gives ``fire_at``."""
     fa = getattr(attack, "fire_at", None)
