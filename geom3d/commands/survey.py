@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,8 +149,10 @@ def _fmt(mm: float, units: str, nd: int = 1) -> str:
     return f"{mm / LENGTH_UNITS[units]:.{nd}f} {units}"
 
 
-def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
-    """The human summary: levels, distance bands, longest lanes, zones, health."""
+def summary_lines(res: SurveyResult, scenario: str, wall_s: float | None = None) -> list[str]:
+    """The human summary: levels, distance bands, longest lanes (with their ends'
+    coordinates), zones, health; ``wall_s``: the command's wall time so far (loading the
+    scene, the survey, the heat map), printed as the time."""
     doc, units = res.document, res.units
     pos = doc["positions"]
     n = len(pos)
@@ -181,7 +184,7 @@ def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
     for ln in doc["lanes"][:10]:
         a, b = by_id[ln["a"]], by_id[ln["b"]]
         lines.append(
-            f"    {ln['a']} (level {a['level']}) - {ln['b']} (level {b['level']}): "
+            f"    {ln['a']} {_at(a, units)} - {ln['b']} {_at(b, units)}: "
             f"{_fmt(ln['distance_mm'], units)}"
         )
     if not doc["lanes"]:
@@ -199,15 +202,25 @@ def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
     lines.append(f"  health: {len(warnings)} finding(s)" + ("" if warnings else " - none"))
     lines += [f"    - {w}" for w in warnings]
     t = doc["timing"]
+    wall = t["total_s"] if wall_s is None else wall_s
     lines.append(
-        f"  time: {t['total_s']:.1f} s ({t['pairs']} pairs in {t['pairs_s']:.1f} s, "
-        f"{t['pairs_per_s']:.0f} pairs/s, {t['executor']}, {t['workers']} worker(s))"
+        f"  time: {wall:.1f} s wall (survey {t['total_s']:.1f} s: {t['pairs']} pairs in "
+        f"{t['pairs_s']:.1f} s, {t['pairs_per_s']:.0f} pairs/s, {t['executor']}, "
+        f"{t['workers']} worker(s))"
     )
     return lines
 
 
+def _at(p: dict, units: str) -> str:
+    """A position's coordinates in the file's units and its level: ``(x, y, z) level L``."""
+    k = LENGTH_UNITS[units]
+    x, y, z = (v / k for v in p["position"])
+    return f"({x:.4g}, {y:.4g}, {z:.4g} {units}; level {p['level']})"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``geom3d survey`` (exit 0; bad input raises a Geom3dError: exit 2)."""
+    started = time.perf_counter()
     from geom3d.scenario.load import load_scenario
 
     scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
@@ -262,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--out: cannot create {out}: {exc.strerror}") from None
     for name, data in files.items():
         atomic_write(out / name, data)
-    lines = summary_lines(res, scene.scenario.name)
+    lines = summary_lines(res, scene.scenario.name, time.perf_counter() - started)
     if old is not None:
         lines.append(f"  compared with {args.compare}:")
         lines += [f"    {s}" for s in compare_surveys(old, res.document, res.units)]

@@ -63,7 +63,7 @@ REACH_MAX_VOXELS: int = 24_000_000
 REACH_SHRINK_VOXELS: float = 2.0
 #: A grid that needs more voxels than this at :data:`REACH_MAX_PITCH_MM` (scenery metres
 #: across: a unit slip the scene warns about) is not made: no spot is judged.
-REACH_HARD_MAX_VOXELS: int = REACH_MAX_VOXELS
+REACH_HARD_MAX_VOXELS: int = 2 * REACH_MAX_VOXELS
 #: Triangles are split into pieces of at most this many voxels per edge before their
 #: bounding boxes are marked.
 _PIECE_VOXELS: float = 1.0
@@ -135,13 +135,18 @@ class ReachMap:
 
 def _pitch(radius: float, height: float, span: np.ndarray) -> float:
     """Voxel side: a quarter of the smaller of the base radius and half the height,
-    within [REACH_MIN_PITCH_MM, REACH_MAX_PITCH_MM], coarser when the grid would pass
-    :data:`REACH_MAX_VOXELS`."""
+    within [REACH_MIN_PITCH_MM, REACH_MAX_PITCH_MM], coarser (up to the largest) when the
+    grid over ``span`` (3,) mm would pass :data:`REACH_MAX_VOXELS`."""
     s = min(max(min(radius, 0.5 * height) / 4.0, REACH_MIN_PITCH_MM), REACH_MAX_PITCH_MM)
-    vol = float(np.prod(np.maximum(span, 1e-9)))
-    if vol / s**3 > REACH_MAX_VOXELS:
-        s = min(REACH_MAX_PITCH_MM, (vol / REACH_MAX_VOXELS) ** (1.0 / 3.0))
+    while s < REACH_MAX_PITCH_MM and math.prod(_shape(span, s)) > REACH_MAX_VOXELS:
+        s = min(REACH_MAX_PITCH_MM, s * 1.05)
     return float(s)
+
+
+def _shape(span: np.ndarray, pitch: float) -> tuple[int, int, int]:
+    """Voxels per axis of a grid of side ``pitch`` covering ``span`` (3,) mm."""
+    a, b, c = (math.ceil(float(x) / pitch) + 1 for x in span)
+    return a, b, c
 
 
 def _occupancy(vertices, faces, origin, pitch, shape) -> np.ndarray:
@@ -157,27 +162,45 @@ def _occupancy(vertices, faces, origin, pitch, shape) -> np.ndarray:
     hi_idx = np.array(shape, np.int64) - 1
     for size in np.unique(n):
         rows = np.flatnonzero(n == size)
-        bary = _sub_triangles(int(size))  # (q, 3, 3): barycentrics of each piece's corners
-        step = max(1, _PIECES_PER_BATCH // len(bary))
+        if size == 1:  # most triangles of a scan: the box of the triangle itself
+            _mark(occ, tri[rows].min(axis=1), tri[rows].max(axis=1), origin, pitch, hi_idx)
+            continue
+        lattice, pieces = _sub_triangles(int(size))  # (L, 2) weights, (q, 3) corners
+        step = max(1, _PIECES_PER_BATCH // len(pieces))
         for a in range(0, len(rows), step):
             t = tri[rows[a : a + step]]  # (b, 3, 3)
-            pts = np.einsum("qcw,bwd->bqcd", bary, t)  # (b, q, 3 corners, 3)
-            lo = np.floor((pts.min(axis=2) - origin) / pitch).astype(np.int64).reshape(-1, 3)
-            hi = np.floor((pts.max(axis=2) - origin) / pitch).astype(np.int64).reshape(-1, 3)
-            keep = np.all(hi >= 0, axis=1) & np.all(lo <= hi_idx, axis=1)
-            lo = np.clip(lo[keep], 0, hi_idx)
-            hi = np.clip(hi[keep], 0, hi_idx)
-            # a piece spans at most two voxels per axis: mark the corners of its box
-            for cx in (lo[:, 0], hi[:, 0]):
-                for cy in (lo[:, 1], hi[:, 1]):
-                    for cz in (lo[:, 2], hi[:, 2]):
-                        occ[cx, cy, cz] = True
-            wide = np.any(hi - lo > 1, axis=1)  # (float rounding): fill the whole box
-            for w in np.flatnonzero(wide):
-                occ[lo[w, 0] : hi[w, 0] + 1, lo[w, 1] : hi[w, 1] + 1, lo[w, 2] : hi[w, 2] + 1] = (
-                    True
-                )
+            pts = (
+                t[:, None, 0]
+                + lattice[None, :, 0, None] * (t[:, None, 1] - t[:, None, 0])
+                + lattice[None, :, 1, None] * (t[:, None, 2] - t[:, None, 0])
+            )  # (b, L, 3) the lattice points
+            c0, c1, c2 = pts[:, pieces[:, 0]], pts[:, pieces[:, 1]], pts[:, pieces[:, 2]]
+            lo = np.minimum(np.minimum(c0, c1), c2).reshape(-1, 3)
+            hi = np.maximum(np.maximum(c0, c1), c2).reshape(-1, 3)
+            _mark(occ, lo, hi, origin, pitch, hi_idx)
     return occ
+
+
+def _mark(occ, lo_mm, hi_mm, origin, pitch, hi_idx) -> None:
+    """Occupy every voxel that the boxes ``[lo_mm, hi_mm]`` ((p, 3) mm, each at most
+    about a voxel wide) touch."""
+    lo = np.floor((lo_mm - origin) / pitch).astype(np.int64)
+    hi = np.floor((hi_mm - origin) / pitch).astype(np.int64)
+    keep = np.all(hi >= 0, axis=1) & np.all(lo <= hi_idx, axis=1)
+    lo = np.clip(lo[keep], 0, hi_idx)
+    hi = np.clip(hi[keep], 0, hi_idx)
+    # a piece spans at most two voxels per axis: mark the corners of its box (flat
+    # indices into the C-ordered grid)
+    _, ny, nz = occ.shape
+    flat = occ.reshape(-1)
+    for cx in (lo[:, 0], hi[:, 0]):
+        for cy in (lo[:, 1], hi[:, 1]):
+            xy = (cx * ny + cy) * nz
+            flat[xy + lo[:, 2]] = True
+            flat[xy + hi[:, 2]] = True
+    wide = np.any(hi - lo > 1, axis=1)  # (float rounding, or a box wider than a voxel)
+    for w in np.flatnonzero(wide):
+        occ[lo[w, 0] : hi[w, 0] + 1, lo[w, 1] : hi[w, 1] + 1, lo[w, 2] : hi[w, 2] + 1] = True
 
 
 def _on_grid(tri: np.ndarray, origin, pitch: float, shape) -> np.ndarray:
@@ -202,26 +225,30 @@ def _on_grid(tri: np.ndarray, origin, pitch: float, shape) -> np.ndarray:
     return np.concatenate(done) if done else np.zeros((0, 3, 3))
 
 
-_SUB: dict[int, np.ndarray] = {}
+_SUB: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _sub_triangles(n: int) -> np.ndarray:
-    """(n*n, 3, 3) float64: barycentric corners of the pieces of a triangle split n ways."""
+def _sub_triangles(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A triangle split ``n`` ways: its lattice ((L, 2) float64: the weights of corners 1
+    and 2 of each lattice point) and its pieces ((n * n, 3) int64: lattice indices)."""
     got = _SUB.get(n)
     if got is not None:
         return got
-    out = []
+    index: dict[tuple[int, int], int] = {}
+    for i in range(n + 1):
+        for j in range(n + 1 - i):
+            index[(i, j)] = len(index)
+    pieces = []
     for i in range(n):
         for j in range(n - i):
-            a, b, c = (i, j), (i + 1, j), (i, j + 1)
-            out.append([a, b, c])
+            pieces.append([index[(i, j)], index[(i + 1, j)], index[(i, j + 1)]])
             if j < n - i - 1:
-                out.append([(i + 1, j), (i + 1, j + 1), (i, j + 1)])
-    ij = np.asarray(out, np.float64) / n  # (q, 3, 2): weights of corners 1 and 2
-    bary = np.concatenate([1.0 - ij.sum(axis=2, keepdims=True), ij], axis=2)
+                pieces.append([index[(i + 1, j)], index[(i + 1, j + 1)], index[(i, j + 1)]])
+    lattice = np.array(list(index), np.float64) / n
+    out = (lattice, np.array(pieces, np.int64))
     if len(_SUB) < 64:
-        _SUB[n] = bary
-    return bary
+        _SUB[n] = out
+    return out
 
 
 def _disc(radius_vox: float) -> list[tuple[int, int]]:
@@ -262,7 +289,7 @@ def build_reach(vertices, faces, bounds, radius: float, height: float, floor_z=N
     )
     hi = np.array([b[1, 0] + margin, b[1, 1] + margin, zhi + height + 4.0 * REACH_MAX_PITCH_MM])
     pitch = _pitch(radius, height, hi - lo)
-    shape = tuple(math.ceil((hi[a] - lo[a]) / pitch) + 1 for a in range(3))
+    shape = _shape(hi - lo, pitch)
     if math.prod(shape) > REACH_HARD_MAX_VOXELS:
         return ReachMap(lo, pitch, np.zeros((0, 0, 0), bool), radius, height)
     occ = _occupancy(v, faces, lo, pitch, shape)
@@ -271,7 +298,7 @@ def build_reach(vertices, faces, bounds, radius: float, height: float, floor_z=N
     nk = shape[2] - hk + 1
     if nk < 1:
         return ReachMap(lo, pitch, np.zeros((shape[0], shape[1], 0), bool), radius, height)
-    c = np.zeros((shape[0], shape[1], shape[2] + 1), np.int32)
+    c = np.zeros((shape[0], shape[1], shape[2] + 1), np.int16 if shape[2] < 32767 else np.int32)
     np.cumsum(occ, axis=2, out=c[:, :, 1:])
     col_blocked = (c[:, :, hk:] - c[:, :, :nk]) > 0  # (nx, ny, nk)
     del c, occ
@@ -288,8 +315,9 @@ def build_reach(vertices, faces, bounds, radius: float, height: float, floor_z=N
     del blocked, col_blocked
     labels, _ = ndimage.label(free)
     top = np.unique(labels[:, :, -1])
-    top = top[top > 0]
-    reach = np.isin(labels, top) if len(top) else np.zeros_like(free)
+    connected = np.zeros(int(labels.max()) + 1, dtype=bool)
+    connected[top[top > 0]] = True
+    reach = connected[labels]
     return ReachMap(lo, pitch, reach, float(radius), float(height))
 
 
@@ -353,10 +381,34 @@ def enclosing_pieces(scene, positions, height: float) -> list[str]:
     return out
 
 
+def _open_sky(scene, positions: np.ndarray, radius: float, height: float) -> np.ndarray:
+    """(n,) bool: nothing at all over the top of each cylinder (vertical rays up from its
+    top's centre and 16 points of two rings, at half and 0.95 of the radius, meet no
+    surface): open to the air above the table, so reachable without the map (the
+    cylinder itself is checked for scenery cutting into it elsewhere: ``embedded``)."""
+    s = scene.surface
+    eng = s.engine
+    n = len(positions)
+    if eng.n_triangles == 0:
+        return np.ones(n, dtype=bool)
+    a = np.radians(np.arange(8) * 45.0)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    off = np.vstack([[0.0, 0.0], 0.5 * radius * ring, 0.95 * radius * ring])
+    top = float(eng.bounds[1, 2]) + 1.0
+    o = np.repeat(positions, len(off), axis=0)
+    o[:, :2] += np.tile(off, (n, 1))
+    o[:, 2] += height
+    e = o.copy()
+    e[:, 2] = np.maximum(top, o[:, 2] + 1.0)
+    hit = eng.occluded(o, e).reshape(n, len(off))
+    return ~hit.any(axis=1)
+
+
 def enclosed_warnings(scene, troopers) -> list[str]:
-    """A warning for each trooper placed explicitly (``[x, y, z]``) whose silhouette is
-    not in free space connected to the open air (SPEC 13.1), naming the piece that
-    encloses it. Dropped troopers rest on the ground met from above: never enclosed.
+    """A warning for each trooper, and each route point, placed explicitly (``[x, y, z]``)
+    whose silhouette is not in free space connected to the open air (SPEC 13.1), naming
+    the piece that encloses it. Dropped troopers and route points rest on the ground met
+    from above: never enclosed.
 
     Parameters
     ----------
@@ -371,15 +423,30 @@ def enclosed_warnings(scene, troopers) -> list[str]:
     """
     out = []
     for t in troopers:
-        if t.dropped or t.is_marker or t.height <= 0 or t.radius <= 0:
+        if t.is_marker or t.height <= 0 or t.radius <= 0:
             continue
-        pos = np.array([t.position])
-        if reach_map(scene, t.radius, t.height).reachable(pos)[0]:
-            continue
-        piece = enclosing_pieces(scene, pos, t.height)[0]
-        out.append(
-            f"trooper {t.id!r} is placed in an enclosed space (in {piece!r}: inside a solid "
-            f"or a cavity no trooper of its size can walk into from the open air), base at "
-            f"z = {t.position[2]:.1f} mm"
+        route = t.route or ()
+        flags = t.route_dropped or (False,) * len(route)
+        own: list[tuple[int | None, tuple[float, float, float]]] = (
+            [] if t.dropped else [(None, t.position)]
         )
+        own += [(k, p) for k, (p, d) in enumerate(zip(route, flags, strict=False)) if not d]
+        if not own:
+            continue
+        pos = np.array([p for _, p in own], np.float64)
+        ok = _open_sky(scene, pos, t.radius, t.height)  # most: nothing over them at all
+        if not ok.all():
+            ok[~ok] = reach_map(scene, t.radius, t.height).reachable(pos[~ok])
+        if ok.all():
+            continue
+        pieces = enclosing_pieces(scene, pos[~ok], t.height)
+        for (k, p), piece in zip(
+            [w for w, good in zip(own, ok, strict=True) if not good], pieces, strict=True
+        ):
+            what = f"trooper {t.id!r}" if k is None else f"route point {k} of trooper {t.id!r}"
+            out.append(
+                f"{what} is placed in an enclosed space (in {piece!r}: inside a solid or a "
+                f"cavity no trooper of its size can walk into from the open air), base at "
+                f"z = {p[2]:.1f} mm"
+            )
     return out

@@ -95,6 +95,12 @@ def test_cli_writes_json_and_summary_and_compares(tmp_path, capsys):
         assert part in text
     doc_old = json.loads((out_old / "survey.json").read_text())
     assert [z["id"] for z in doc_old["zones"]] == ["south"]
+    # lanes with their ends' coordinates; the time is the command's wall time
+    lane = doc_old["lanes"][0]
+    at = {p["id"]: p for p in doc_old["positions"]}
+    x, y, z = at[lane["a"]]["position"]
+    assert f"{lane['a']} ({x:.4g}, {y:.4g}, {z:.4g} mm; level 0) - " in text
+    assert "s wall (survey " in text
     assert (
         main(
             [

@@ -84,6 +84,11 @@ def test_a_trooper_placed_in_the_sealed_container_is_warned_about():
     assert scene.trooper("up").position[2] == pytest.approx(66.0)
     opened = make_scene(placed, container(30.0), table={"size": [400, 400]})
     assert not [w for w in opened.warnings if "enclosed" in w]
+    # a route point given inside the sealed container is warned about too
+    runner = trooper("run", [50, 200], route=[[50, 200], [200, 200, 3], [200, 350]])
+    scene = make_scene([runner], container(), table={"size": [400, 400]})
+    warns = [w for w in warnings_of(scene.warnings) if "enclosed" in w]
+    assert len(warns) == 1 and warns[0].startswith("route point 1 of trooper 'run'")
 
 
 def test_the_map_is_made_once_per_scenery_and_probe():
@@ -203,3 +208,14 @@ def test_a_floor_under_a_ceiling_is_two_levels_a_step_is_one():
         at.setdefault((x, y), []).append((round(z, 3), int(lv)))
     assert at[(110.0, 110.0)] == [(0.0, 0), (65.0, 1)]
     assert at[(310.0, 110.0)] == [(4.0, 0)]
+
+
+def test_a_trooper_under_open_sky_needs_no_map():
+    # placed with an explicit z on the open table: judged by rays straight up, no grid
+    scene = make_scene(
+        [trooper("x", [20, 20, 0]), trooper("y", [300, 300, 0])],
+        [box("lonely", (30, 30, 30), (150, 150, 0))],
+        table={"size": [333, 333]},
+    )
+    assert not [w for w in scene.warnings if "enclosed" in w]
+    assert scene._built.reach == {}

@@ -208,3 +208,28 @@ def test_same_bytes_on_a_dask_local_cluster(corridor, corridor_doc):
         doc = survey(corridor(), spacing_mm=100, scheduler=cluster.scheduler_address)
     assert doc["timing"]["executor"] == "dask" and doc["timing"]["workers"] == 2
     assert _without_timing(doc) == _without_timing(corridor_doc)
+
+
+def test_health_says_each_piece_once_most_serious_first(tmp_path):
+    import trimesh
+
+    from geom3d.survey.analysis import health_warnings
+
+    # one mesh of three separate boxes (its load says "3 separate bodies", its mesh
+    # report "3 separate parts": one fact), and a piece floating 5 mm up (a warning)
+    parts = [trimesh.creation.box([10, 10, 10]).apply_translation([20 * k, 0, 5]) for k in range(3)]
+    three = tmp_path / "three.stl"
+    trimesh.util.concatenate(parts).export(three)
+    scene = make_scene(
+        [],
+        [
+            {"id": "three", "mesh": str(three), "position": [100, 100, 0]},
+            box("float", (20, 20, 20), (300, 100, 5)),
+        ],
+        table={"size": [400, 200]},
+    )
+    grid = place_probes(scene, probe_for(scene, 2), 100.0)
+    found = health_warnings(scene, grid)
+    mine = [w for w in found if w.startswith(("three:", "float:"))]
+    assert [w.split(":")[0] for w in mine] == ["float", "three"]  # the warning first
+    assert mine[1] == "three: 3 separate bodies"
