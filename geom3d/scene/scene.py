@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -60,6 +60,8 @@ if TYPE_CHECKING:  # for annotations only: the results are made above this layer
     from geom3d.visibility.cast import VisibilityStats
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
+
+T = TypeVar("T")
 
 
 # Per-process caches: merged scenery and its BVH keyed by a digest of what went in, so a
@@ -129,7 +131,7 @@ def _convex_of(built: BuiltScenery) -> ConvexSolids:
         return built.convex
 
 
-def _quietly(make, *args):
+def _quietly(make: Callable[..., T], *args: Any) -> T | None:
     """``make(*args)``, or None when it fails (it is then made, and its error raised,
     where it is first needed)."""
     try:
@@ -157,7 +159,7 @@ def _warm_ahead() -> None:
     _start_background(_warm_quietly, "geom3d-warm-kernels")
 
 
-def _start_background(target, name: str) -> None:
+def _start_background(target: Callable[[], None], name: str) -> None:
     """Start a daemon thread of the scene's work ahead, known to :func:`settle_background`."""
     thread = threading.Thread(target=target, name=name, daemon=True)
     with _BACKGROUND_LOCK:
@@ -408,7 +410,7 @@ class Scene:
         """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
         return [p.as_dict() for p in self.pieces]
 
-    def _in_blocking_zone(self, ts) -> set[str]:
+    def _in_blocking_zone(self, ts: Iterable[Trooper]) -> set[str]:
         """Troopers inside a blocking terrain zone (not "embedded in scenery": in smoke)."""
         zones = [z for z in self.scenario.terrain_zones if z.blocks_lof]
         return {
