@@ -42,16 +42,27 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, AUTO_SET_EVALS, SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.placement.search import radial_sweep
-from geom3d.rules.infinity.autoplan import plan_sets, spread_order, to_troopers
+from geom3d.rules.infinity.autoplan import PlanSets, plan_sets, spread_order, to_troopers
 from geom3d.rules.infinity.validity import target_problem
-from geom3d.templates import TeardropShape
+from geom3d.scene.outcomes import PlacementResult, PlacementSpec
+from geom3d.templates import TeardropShape, TemplateShape
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
+
+#: The full resolver of one placement (``PlacementSpec -> PlacementResult``).
+Judge = Callable[[PlacementSpec], PlacementResult]
 
 __all__ = ["choose_auto"]
 
@@ -59,7 +70,7 @@ __all__ = ["choose_auto"]
 _MAX_COMBINE = 40
 
 
-def _is_auto(attack, shape, spec) -> bool:
+def _is_auto(attack: AttackSpec, shape: TemplateShape, spec: PlacementSpec) -> bool:
     return (
         spec.heading_deg == "auto"
         and attack.mode == "direct"
@@ -68,7 +79,16 @@ def _is_auto(attack, shape, spec) -> bool:
     )
 
 
-def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups):
+def choose_auto(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    specs: list[PlacementSpec],
+    judge: Judge,
+    lof_cache: dict[str, Any],
+    groups: dict[str, tuple[str, ...]],
+) -> tuple[list[PlacementSpec], list[dict[str, Any]]]:
     """Replace the ``auto`` placements of ``specs`` by chosen headings and contacts.
 
     Parameters
@@ -88,7 +108,7 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     log : list of dict
         One ``solver`` entry per main target searched.
     """
-    todo: dict = {}
+    todo: dict[str | None, list[int]] = {}
     for s in specs:
         if _is_auto(attack, shape, s):
             todo.setdefault(s.main_target, []).append(s.index)
@@ -96,9 +116,9 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     for s in specs:  # non-auto placements keep "auto" out of the placement code
         if s.heading_deg == "auto" and not _is_auto(attack, shape, s):
             out[s.index] = replace(s, heading_deg=None)
-    log = []
+    log: list[dict[str, Any]] = []
     for main, idx in todo.items():
-        entry = {"placements": idx, "main_target": main, "found": False}
+        entry: dict[str, Any] = {"placements": idx, "main_target": main, "found": False}
         problem = target_problem(scene, attack, attacker, main, lof_cache)
         chosen = None
         if problem is None:
@@ -119,7 +139,7 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     return out, log
 
 
-def _radial_middles(shape, attacker, ps) -> dict[bytes, float]:
+def _radial_middles(shape: TemplateShape, attacker: Trooper, ps: PlanSets) -> dict[bytes, float]:
     """Touched set (packed) -> heading (degrees) in the middle of the widest run of radial
     placements touching exactly that set: the preferred representative of a group."""
     if len(ps.discs) == 0:
@@ -149,7 +169,9 @@ def _radial_middles(shape, attacker, ps) -> dict[bytes, float]:
     return {key: math.degrees(0.5 * (lo + hi)) % 360.0 for key, (lo, hi) in runs.items()}
 
 
-def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> list:
+def _placements_of_set(
+    ps: PlanSets, members: np.ndarray, radial_deg: float | None
+) -> list[tuple[float, float]]:
     """(heading, contact) in degrees to judge for one touched set, in order: the middle
     of its widest radial run (when it has one), its representative, then its other
     placements spread over contact angles and headings (:func:`spread_order`)."""
@@ -162,7 +184,17 @@ def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> lis
     return out
 
 
-def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
+def _judge_sets(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    spec: PlacementSpec,
+    burst: int,
+    judge: Judge,
+    ps: PlanSets,
+    budget: int,
+) -> tuple[list[tuple[frozenset[str], float, float]], int, bool, bool, int]:
     """Judge the touched sets of ``ps`` in order of their bound (see the module
     docstring). Returns (judged [(enemies, heading, contact)], evaluated, truncated,
     short: some set was judged without reaching its bound, sets)."""
@@ -193,7 +225,7 @@ def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
     nf = (ps.closed[reps] & friend).sum(axis=1)
     group_order = np.lexsort((first, nf, -ub))
     radial = _radial_middles(shape, attacker, ps)
-    judged: list[tuple[frozenset, float, float]] = []
+    judged: list[tuple[frozenset[str], float, float]] = []
     best = -1
     evaluated = 0
     truncated = False
@@ -234,7 +266,16 @@ def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
     return judged, evaluated, truncated, short, len(reps)
 
 
-def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
+def _search(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    spec: PlacementSpec,
+    burst: int,
+    judge: Judge,
+    groups: dict[str, tuple[str, ...]],
+) -> tuple[list[tuple[float, float]] | None, dict[str, Any]]:
     dmax = max_contact_offset_deg(shape)
     ps = plan_sets(scene, attacker, shape, dmax, groups, grid=False)
     judged, evaluated, truncated, short, n_sets = _judge_sets(
@@ -262,7 +303,7 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
         top = max(range(len(judged)), key=lambda k: (len(judged[k][0]), -k))
         info["enemies"] = len(judged[top][0])
         return [judged[top][1:]], info
-    uniq: dict[frozenset, tuple] = {}
+    uniq: dict[frozenset[str], tuple[float, float]] = {}
     for s, h, c in judged:
         uniq.setdefault(s, (h, c))
     sets = sorted(uniq, key=lambda s: -len(s))[:_MAX_COMBINE]
