@@ -19,17 +19,18 @@ from geom3d.core.inputfile import InputFileProblem, stat_regular
 from geom3d.core.tolerances import (
     MAX_BODY_MM,
     MAX_MESH_BYTES,
+    MAX_ROUTE_MM_TROOPERS,
     MAX_ROUTE_POINTS,
     MAX_ROUTE_TRAVEL_MM,
     MAX_SILHOUETTE_MM,
     MIN_BODY_MM,
+    ROUTE_SCAN_S_PER_MM_TROOPER,
     ROUTE_STEP_MM,
 )
 from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
 from geom3d.scenario.context import ParseContext
-from geom3d.scenario.load import load_scenario, parse_scenario
 from geom3d.scenario.model import (
     LOF_EXPECT_KEYS,
     AttackSpec,
@@ -49,7 +50,7 @@ from geom3d.scenario.shapes import check_overridden, check_override_types, scale
 from geom3d.scenario.terrain_zones import parse_terrain_zones
 from geom3d.scenario.vehicles import parse_vehicle
 
-__all__ = ["load_scenario", "parse_model", "parse_scenario"]
+__all__ = ["parse_model"]
 
 
 def parse_model(
@@ -121,6 +122,28 @@ def _route(points: list, ctx: ParseContext, where: str) -> tuple:
             where,
         )
     return route
+
+
+def _route_work(troopers: list[TrooperSpec], ctx: ParseContext) -> None:
+    """Refuse routes whose Line of Fire scans would cost more than
+    ``MAX_ROUTE_MM_TROOPERS`` (mm of route x other troopers, summed over the routes),
+    naming the route that passes the cap."""
+    others = len(troopers) - 1
+    total = 0.0
+    for i, t in enumerate(troopers):
+        if t.route is None or others < 1:
+            continue
+        travel = sum(math.dist(a[:2], b[:2]) for a, b in itertools.pairwise(t.route))
+        total += travel * others
+        if total > MAX_ROUTE_MM_TROOPERS:
+            minutes = total * ROUTE_SCAN_S_PER_MM_TROOPER / 60
+            raise ctx.error(
+                f"{travel / 1000:,.1f} m of travel x {others:,} other troopers makes the "
+                f"routes {total / 1000:,.0f} m x troopers of Line of Fire scans (about "
+                f"{minutes:,.0f} min), more than the {MAX_ROUTE_MM_TROOPERS / 1000:,.0f} a "
+                "scenario may have; shorten the route or check it with fewer troopers",
+                f"troopers[{i}].route",
+            )
 
 
 def _active(raw: ScenarioModel, troopers: list[TrooperSpec], ctx: ParseContext) -> tuple:
@@ -293,6 +316,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
 def _troopers(raw: ScenarioModel, ruleset: RulesetData, ctx: ParseContext) -> list[TrooperSpec]:
     """``troopers``, then their ``engaged_with`` references."""
     troopers = [_trooper(t, i, ruleset, ctx) for i, t in enumerate(raw.troopers)]
+    _route_work(troopers, ctx)
     ids = {t.id for t in troopers}
     for i, t in enumerate(troopers):
         for j, other in enumerate(t.engaged_with):

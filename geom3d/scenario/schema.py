@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, field_validator
 
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
+from geom3d.core.tolerances import MAX_BURST, MAX_ID_CHARS, MAX_SCALE, MIN_SCALE
 from geom3d.core.units import MeshUnit, ScenarioUnit
 from geom3d.scenario.context import check_finite, first_error
 
@@ -40,6 +40,15 @@ def _xy_or_xyz(v: list) -> list:
         raise ValueError("expected [x, y] or [x, y, z]")
     return v
 
+
+def _short_id(v: str) -> str:
+    if len(v) > MAX_ID_CHARS:
+        raise ValueError(f"{len(v):,} characters, more than the {MAX_ID_CHARS} an id may have")
+    return v
+
+
+#: An id (trooper, scenery piece, attack, zone): at most ``MAX_ID_CHARS`` characters.
+Id = Annotated[str, AfterValidator(_short_id)]
 
 #: A point: ``[x, y]`` (dropped onto the surface / z = 0) or ``[x, y, z]``.
 Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
@@ -83,7 +92,7 @@ class _Box(_Model):
 
 
 class _Scenery(_Model):
-    id: str
+    id: Id
     box: _Box | None = None
     mesh: str | None = None
     mesh_units: MeshUnit | None = None
@@ -161,7 +170,7 @@ class _Vehicle(_Model):
 
 
 class _Trooper(_Model):
-    id: str
+    id: Id
     side: str
     position: Point
     facing_deg: Num = 0.0
@@ -186,9 +195,11 @@ class _Trooper(_Model):
 
 
 class _Attack(_Model):
-    id: str
+    id: Id
     attacker: str
-    template: str | dict[str, Any]
+    template: str | dict[str, Any] | None = None  # None: a plain BS attack (SPEC 13.2)
+    target: str | None = None  # a plain attack's target (SPEC 13.2)
+    cover: Any = None  # per-target Partial Cover override (checked in scenario.attack)
     mode: Literal["direct", "impact", "deployable"] = "direct"
     main_target: str | None = None
     heading_deg: Num | Literal["auto"] | None = None
@@ -243,7 +254,7 @@ class _Expect(_Model):
 
 
 class _Zone(_Model):
-    id: str
+    id: Id
     rect: list[Num]
 
     @field_validator("rect")
@@ -255,7 +266,7 @@ class _Zone(_Model):
 
 
 class _TerrainZone(_Model):
-    id: str
+    id: Id
     kind: str
     rect: list[Num] | None = None
     polygon: list[list[Num]] | None = None

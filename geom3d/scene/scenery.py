@@ -167,6 +167,8 @@ class BuiltScenery:
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
     #: scene started it in the background while the BVH was built (see ``build_scenery``).
     proof_map: Future[tuple[str, InteriorMap | None]] | None = None
+    #: Reachable free space per probe size (:func:`geom3d.scene.reach.reach_map`).
+    reach: dict[tuple[float, float], Any] = field(default_factory=dict)
 
 
 def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:

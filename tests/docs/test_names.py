@@ -188,10 +188,10 @@ def test_every_path_and_name_a_doc_mentions_exists(page):
 def test_the_check_fails_on_a_stale_name_and_path():
     assert checked("lof.static_lof") and not resolves("geom3d.cli.cmd_lof")
     assert resolves("output.dumps_json") and resolves("scene.lof_matrix")
-    assert resolves("forked.STALL_S") and resolves("geom3d.renderers")
+    assert resolves("policy.STALL_S") and resolves("geom3d.renderers")
     assert not resolves("visibility.nothing_here") and not resolves("Scene.nowhere")
     assert not checked("table.size") and not checked("survey.json")
-    assert checked("forked.STALL_S") and not checked("forked.STALL_S", short=False)
+    assert checked("policy.STALL_S") and not checked("policy.STALL_S", short=False)
     assert not glob.glob(str(REPO / "geom3d/ruledata.py"))
     assert geom3d.__name__ == "geom3d"
     assert "cmd_lof" not in defined() and "lof_report" in defined()

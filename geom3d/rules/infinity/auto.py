@@ -32,6 +32,9 @@ Search:
    can be missed.
 3. With B > 1, the best combination of B judged placements (most distinct enemies; ties
    to the earlier-judged ones) is chosen; a placement may be repeated.
+4. Each chosen placement is moved to the middle of its region (ruling 13.3,
+   :mod:`~geom3d.rules.infinity.automargin`); the solver entry's ``margin_mm`` gives, per
+   chosen placement, its distance in mm to every decision boundary.
 
 When nothing resolves (or the main target is not a valid target), the placements fall
 back to the default aim (towards the main target) and are resolved as usual, so the
@@ -42,27 +45,17 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, AUTO_SET_EVALS, SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.placement.search import radial_sweep
-from geom3d.rules.infinity.autoplan import PlanSets, plan_sets, spread_order, to_troopers
+from geom3d.rules.infinity.automargin import centre_placement
+from geom3d.rules.infinity.autoplan import plan_sets, spread_order, to_troopers
 from geom3d.rules.infinity.validity import target_problem
-from geom3d.scene.outcomes import PlacementResult, PlacementSpec
-from geom3d.templates import TeardropShape, TemplateShape
-
-if TYPE_CHECKING:
-    from geom3d.scenario import AttackSpec
-    from geom3d.scene.scene import Scene
-    from geom3d.scene.trooper import Trooper
-
-#: The full resolver of one placement (``PlacementSpec -> PlacementResult``).
-Judge = Callable[[PlacementSpec], PlacementResult]
+from geom3d.templates import TeardropShape
 
 __all__ = ["choose_auto"]
 
@@ -70,7 +63,7 @@ __all__ = ["choose_auto"]
 _MAX_COMBINE = 40
 
 
-def _is_auto(attack: AttackSpec, shape: TemplateShape, spec: PlacementSpec) -> bool:
+def _is_auto(attack, shape, spec) -> bool:
     return (
         spec.heading_deg == "auto"
         and attack.mode == "direct"
@@ -79,16 +72,7 @@ def _is_auto(attack: AttackSpec, shape: TemplateShape, spec: PlacementSpec) -> b
     )
 
 
-def choose_auto(
-    scene: Scene,
-    attack: AttackSpec,
-    shape: TemplateShape,
-    attacker: Trooper,
-    specs: list[PlacementSpec],
-    judge: Judge,
-    lof_cache: dict[str, Any],
-    groups: dict[str, tuple[str, ...]],
-) -> tuple[list[PlacementSpec], list[dict[str, Any]]]:
+def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups):
     """Replace the ``auto`` placements of ``specs`` by chosen headings and contacts.
 
     Parameters
@@ -108,7 +92,7 @@ def choose_auto(
     log : list of dict
         One ``solver`` entry per main target searched.
     """
-    todo: dict[str | None, list[int]] = {}
+    todo: dict = {}
     for s in specs:
         if _is_auto(attack, shape, s):
             todo.setdefault(s.main_target, []).append(s.index)
@@ -116,16 +100,20 @@ def choose_auto(
     for s in specs:  # non-auto placements keep "auto" out of the placement code
         if s.heading_deg == "auto" and not _is_auto(attack, shape, s):
             out[s.index] = replace(s, heading_deg=None)
-    log: list[dict[str, Any]] = []
+    log = []
     for main, idx in todo.items():
-        entry: dict[str, Any] = {"placements": idx, "main_target": main, "found": False}
+        entry = {"placements": idx, "main_target": main, "found": False}
         problem = target_problem(scene, attack, attacker, main, lof_cache)
         chosen = None
         if problem is None:
-            chosen, info = _search(
+            chosen, info, ps = _search(
                 scene, attack, shape, attacker, out[idx[0]], len(idx), judge, groups
             )
             entry.update(info)
+            if chosen:
+                chosen, entry["margin_mm"] = _centred(
+                    shape, attacker, ps, out[idx[0]], chosen, judge
+                )
         else:
             entry["reason"] = problem
         for k, j in enumerate(idx):
@@ -139,7 +127,7 @@ def choose_auto(
     return out, log
 
 
-def _radial_middles(shape: TemplateShape, attacker: Trooper, ps: PlanSets) -> dict[bytes, float]:
+def _radial_middles(shape, attacker, ps) -> dict[bytes, float]:
     """Touched set (packed) -> heading (degrees) in the middle of the widest run of radial
     placements touching exactly that set: the preferred representative of a group."""
     if len(ps.discs) == 0:
@@ -169,9 +157,7 @@ def _radial_middles(shape: TemplateShape, attacker: Trooper, ps: PlanSets) -> di
     return {key: math.degrees(0.5 * (lo + hi)) % 360.0 for key, (lo, hi) in runs.items()}
 
 
-def _placements_of_set(
-    ps: PlanSets, members: np.ndarray, radial_deg: float | None
-) -> list[tuple[float, float]]:
+def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> list:
     """(heading, contact) in degrees to judge for one touched set, in order: the middle
     of its widest radial run (when it has one), its representative, then its other
     placements spread over contact angles and headings (:func:`spread_order`)."""
@@ -184,17 +170,7 @@ def _placements_of_set(
     return out
 
 
-def _judge_sets(
-    scene: Scene,
-    attack: AttackSpec,
-    shape: TemplateShape,
-    attacker: Trooper,
-    spec: PlacementSpec,
-    burst: int,
-    judge: Judge,
-    ps: PlanSets,
-    budget: int,
-) -> tuple[list[tuple[frozenset[str], float, float]], int, bool, bool, int]:
+def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
     """Judge the touched sets of ``ps`` in order of their bound (see the module
     docstring). Returns (judged [(enemies, heading, contact)], evaluated, truncated,
     short: some set was judged without reaching its bound, sets)."""
@@ -225,7 +201,7 @@ def _judge_sets(
     nf = (ps.closed[reps] & friend).sum(axis=1)
     group_order = np.lexsort((first, nf, -ub))
     radial = _radial_middles(shape, attacker, ps)
-    judged: list[tuple[frozenset[str], float, float]] = []
+    judged: list[tuple[frozenset, float, float]] = []
     best = -1
     evaluated = 0
     truncated = False
@@ -266,16 +242,7 @@ def _judge_sets(
     return judged, evaluated, truncated, short, len(reps)
 
 
-def _search(
-    scene: Scene,
-    attack: AttackSpec,
-    shape: TemplateShape,
-    attacker: Trooper,
-    spec: PlacementSpec,
-    burst: int,
-    judge: Judge,
-    groups: dict[str, tuple[str, ...]],
-) -> tuple[list[tuple[float, float]] | None, dict[str, Any]]:
+def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
     dmax = max_contact_offset_deg(shape)
     ps = plan_sets(scene, attacker, shape, dmax, groups, grid=False)
     judged, evaluated, truncated, short, n_sets = _judge_sets(
@@ -298,12 +265,12 @@ def _search(
         "truncated": truncated,
     }
     if not judged:
-        return None, info
+        return None, info, ps
     if burst == 1:
         top = max(range(len(judged)), key=lambda k: (len(judged[k][0]), -k))
         info["enemies"] = len(judged[top][0])
-        return [judged[top][1:]], info
-    uniq: dict[frozenset[str], tuple[float, float]] = {}
+        return [judged[top][1:]], info, ps
+    uniq: dict[frozenset, tuple] = {}
     for s, h, c in judged:
         uniq.setdefault(s, (h, c))
     sets = sorted(uniq, key=lambda s: -len(s))[:_MAX_COMBINE]
@@ -315,4 +282,16 @@ def _search(
             best_combo, best_n = combo, n
     info["enemies"] = best_n
     assert best_combo is not None  # combinations(range(len(sets)), k <= len(sets)): one at least
-    return [uniq[sets[i]] for i in best_combo], info
+    return [uniq[sets[i]] for i in best_combo], info, ps
+
+
+def _centred(shape, attacker, ps, spec, chosen, judge):
+    """Each chosen placement moved to the middle of its region, with its margin in mm
+    (ruling 13.3, :mod:`~geom3d.rules.infinity.automargin`)."""
+    dmax = max_contact_offset_deg(shape)
+    out, margins = [], []
+    for h, c in chosen:
+        h, c, m = centre_placement(shape, attacker, ps, dmax, spec, h, c, judge)
+        out.append((h, c))
+        margins.append(None if m is None else round(m, 3))
+    return out, margins

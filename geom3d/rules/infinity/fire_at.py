@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from geom3d.adjudication.routepath import RoutePath
+from geom3d.adjudication.routepath import RoutePath, route_path
 from geom3d.core.output import round_point, round_value
 from geom3d.core.tolerances import ROUTE_STEP_MM
 from geom3d.scene.outcomes import AttackResult
@@ -35,12 +35,16 @@ if TYPE_CHECKING:
 __all__ = ["candidate_arcs", "enemies_affected", "firing_trooper", "resolve_moving"]
 
 
-def firing_trooper(attacker: Trooper, s: float | None) -> Trooper:
+def firing_trooper(attacker: Trooper, s: float | None, path: RoutePath | None = None) -> Trooper:
     """``attacker`` standing at arc length ``s`` mm of its route (None: at its
-    ``position``), with a one-point route there; a trooper without a route as it is."""
+    ``position``), with a one-point route there; a trooper without a route as it is.
+    ``path``: the route as the scene stands it (:func:`route_path`: following the
+    ground, SPEC 13.1); default its straight polyline."""
     if attacker.route is None:
         return attacker
-    at = attacker.position if s is None else RoutePath.of(attacker.route).at(s)[0]
+    at: tuple[float, ...] = attacker.position
+    if s is not None:
+        at = tuple((path if path is not None else RoutePath.of(attacker.route)).at(s)[0])
     x, y, z = (float(v) for v in at)
     return replace(attacker, position=(x, y, z), route=((x, y, z),))
 
@@ -76,12 +80,12 @@ def resolve_moving(
     fa = getattr(attack, "fire_at", None)
     if attacker.route is None or fa is None:
         return resolve_from(firing_trooper(attacker, None))
-    path = RoutePath.of(attacker.route)
+    path = route_path(scene, attacker)
     if fa == "best":
         cands = candidate_arcs(path)
         best = None
         for s in cands:
-            res = resolve_from(firing_trooper(attacker, s))
+            res = resolve_from(firing_trooper(attacker, s, path))
             n = len(enemies_affected(scene, attacker, res))
             if best is None or n > best[0]:
                 best = (n, s, res)
@@ -90,6 +94,6 @@ def resolve_moving(
         res.fire_at = {**_info(path, s), "best": {"enemies": n, "candidates": len(cands)}}
         return res
     s = float(path.cum[fa["index"]]) if isinstance(fa, dict) else min(float(fa), path.length)
-    res = resolve_from(firing_trooper(attacker, s))
+    res = resolve_from(firing_trooper(attacker, s, path))
     res.fire_at = _info(path, s)
     return res
