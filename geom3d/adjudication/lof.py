@@ -89,7 +89,7 @@ _BLOCKING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BLOCKING_LOCK = threading.Lock()
 
 
-def _occluders(scene: Scene, exclude: Iterable[str]) -> np.ndarray:
+def occluder_rows(scene: Scene, exclude: Iterable[str]) -> np.ndarray:
     """(M, 5) float64: :func:`geom3d.visibility.cylinder_array` rows of the troopers that
     block Line of Fire, but those in ``exclude``, in the scene's order."""
     troopers = tuple(scene.troopers.values())
@@ -135,7 +135,7 @@ def pair_visibility(
         a.cylinder,
         b.cylinder,
         engine_for(scene, (a.id, b.id)),  # 40k hulls but the pair's own (scene.vehicles)
-        _occluders(scene, (a.id, b.id)),
+        occluder_rows(scene, (a.id, b.id)),
         prover=scene.prover_if_built or prover,
         patch_mm=_policy(scene).patch_mm,
         stats=stats,
@@ -175,7 +175,7 @@ def _parallel_pairs(scene, todo, ways, uses, areas, threads, fork, lazy, stats, 
         vis = w, _ = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
         if areas and w is not None:  # measured and located where the pair was searched
             w.visible_area_mm2, w.patch_center  # noqa: B018
-        results = [(xy, _static_lof(scene, troopers[xy[0]], troopers[xy[1]], vis))
+        results = [(xy, static_lof(scene, troopers[xy[0]], troopers[xy[1]], vis))
                    for xy in ways[todo[i]]]  # fmt: skip
         return vis, results, parts[i]
 
@@ -218,7 +218,7 @@ def _pair_key(x: str, y: str) -> tuple[str, str]:
     return (x, y) if x <= y else (y, x)
 
 
-def _static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
+def static_lof(scene: Scene, a: Trooper, b: Trooper, vis) -> LofResult:
     witness, viewer = vis
     visible = witness is not None
     policy = _policy(scene)
@@ -259,7 +259,7 @@ def line_of_fire(
     if a.id == b.id:
         raise InputError(f"Line of Fire from {a.id!r} to itself")
     if a.route is None and b.route is None:
-        return _static_lof(scene, a, b, _cached_visibility(scene, a, b, stats))
+        return static_lof(scene, a, b, _cached_visibility(scene, a, b, stats))
     return _route_lof(scene, a, b, stats)
 
 
@@ -271,7 +271,7 @@ def line_of_fire_from(scene: Scene, a: Trooper, to_id: str) -> LofResult:
     if a.id == b.id:
         raise InputError(f"Line of Fire from {a.id!r} to itself")
     if a.route is None and b.route is None:
-        return _static_lof(scene, a, b, _route_visibility(scene, a, b, None))
+        return static_lof(scene, a, b, _route_visibility(scene, a, b, None))
     return _route_lof(scene, a, b, None)
 
 
@@ -299,7 +299,7 @@ def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
         aa = placed.get(a.id, a)
         bb = placed.get(b.id, b)
         vis = _route_visibility(scene, aa, bb, stats)
-        seen[frac] = got = (_static_lof(scene, aa, bb, vis), idx, placed[main.id].position)
+        seen[frac] = got = (static_lof(scene, aa, bb, vis), idx, placed[main.id].position)
         return got
 
     spans = scan_windows(lambda f: evaluate(f)[0].lof, total)

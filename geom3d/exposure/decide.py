@@ -1,7 +1,7 @@
 """Which observers have Line of Fire to a probe: the rules part, decided without rays.
 
 For observer O and a probe P standing on a cell, ``geom3d lof``'s rule
-(:func:`geom3d.adjudication.lof._static_lof`) is: O engaged and not touching P -> no (``engaged``);
+(:func:`geom3d.adjudication.lof.static_lof`) is: O engaged and not touching P -> no (``engaged``);
 P outside O's front arc -> no (``out_of_arc``); else LoF exactly when O and P see each
 other (the 3 x 3 mm rule, either direction, the other troopers blocking). :func:`screen`
 asks the first two questions of that same function (with no visibility given, its
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.adjudication.lof import _static_lof
+from geom3d.adjudication.lof import static_lof
 from geom3d.core.errors import UsageError
 from geom3d.core.tolerances import ARC_EPS_MM
 from geom3d.core.validation import xyz
@@ -103,6 +103,6 @@ def screen(
             out[:, j] = v > 0.0
             exact = np.flatnonzero(np.abs(v) <= ARC_TIE_MM)
         for i in exact:
-            res = _static_lof(scene, o, probe_trooper(probe, cells[i]), (None, None))
+            res = static_lof(scene, o, probe_trooper(probe, cells[i]), (None, None))
             out[i, j] = res.reason == "blocked"
     return out

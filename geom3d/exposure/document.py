@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from geom3d.adjudication.lof import _occluders
+from geom3d.adjudication.lof import occluder_rows
 from geom3d.core.errors import InputError, UsageError
 from geom3d.core.memory import building, refuse_if_too_big
 from geom3d.core.output import round_point, round_value
@@ -101,7 +101,7 @@ def _job(scene: Scene, observers, probe: Probe, cells, tasks, proofs: bool) -> E
         closed,
         map_key,
         [o.cylinder for o in observers],
-        [_occluders(scene, (o.id,)) for o in observers],
+        [occluder_rows(scene, (o.id,)) for o in observers],
         cells,
         probe.radius,
         probe.height,

@@ -45,12 +45,14 @@ from geom3d.core.errors import printable
 from geom3d.core.tolerances import MAX_MESH_BYTES
 
 __all__ = [
+    "BadEntry",
     "clear_memory_cache",
     "default_cache_dir",
     "disk_get",
     "disk_put",
     "memory_get",
     "memory_put",
+    "read_array",
     "read_entry_file",
     "read_meta",
 ]
@@ -142,27 +144,27 @@ _ZIP64_LOCAL_EXTRA = 20
 _PAD_EXTRA_ID = 0xD935
 
 
-class _BadEntry(Exception):
+class BadEntry(Exception):
     """Why a disk cache entry is not used."""
 
 
 def _check_stats(stats) -> dict:
     if not isinstance(stats, dict) or set(stats) != set(_STATS_TYPES):
-        raise _BadEntry("metadata has other fields than expected")
+        raise BadEntry("metadata has other fields than expected")
     for k, kind in _STATS_TYPES.items():
         v = stats[k]
         ok = isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
         if kind is float and isinstance(v, int) and not isinstance(v, bool):
             ok = True
         if not ok or (kind is int and v < 0):
-            raise _BadEntry(f"metadata field {k!r} is invalid")
+            raise BadEntry(f"metadata field {k!r} is invalid")
     ext = stats["extent_mm"]
     if len(ext) != 3 or not all(isinstance(x, int | float) and x >= 0 for x in ext):
-        raise _BadEntry("metadata field 'extent_mm' is invalid")
+        raise BadEntry("metadata field 'extent_mm' is invalid")
     return {**stats, "extent_mm": tuple(float(x) for x in ext)}
 
 
-def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.ndarray:
+def read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.ndarray:
     """A ``(rows, 3)`` array of exactly ``dtype`` from a stored ``.npy`` member.
 
     The member's bytes must pass its CRC, as ``zipfile`` would check them. Its data start
@@ -180,11 +182,11 @@ def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.nda
     fh.seek(info.header_offset)
     local = fh.read(_LOCAL_HEADER.size)
     if len(local) != _LOCAL_HEADER.size:
-        raise _BadEntry(f"{name}: truncated")
+        raise BadEntry(f"{name}: truncated")
     signature, n_name, n_extra = _LOCAL_HEADER.unpack(local)
     # zipfile's local-header signature: a module constant typeshed does not declare
     if signature != zipfile.stringFileHeader:  # type: ignore[attr-defined]
-        raise _BadEntry(f"{name}: bad local header")
+        raise BadEntry(f"{name}: bad local header")
     start = info.header_offset + _LOCAL_HEADER.size + n_name + n_extra
     fh.seek(start)
     version = np.lib.format.read_magic(fh)
@@ -193,30 +195,30 @@ def _read_array(zf: zipfile.ZipFile, name: str, dtype: str, rows: int) -> np.nda
     elif version == (2, 0):
         shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
     else:
-        raise _BadEntry(f"{name}: unsupported .npy version {version}")
+        raise BadEntry(f"{name}: unsupported .npy version {version}")
     if dt != np.dtype(dtype) or fortran or shape != (rows, 3):
-        raise _BadEntry(f"{name}: {dt} {shape}, expected {dtype} ({rows}, 3)")
+        raise BadEntry(f"{name}: {dt} {shape}, expected {dtype} ({rows}, 3)")
     head = fh.tell() - start
     if info.file_size != head + rows * 3 * np.dtype(dtype).itemsize:
-        raise _BadEntry(f"{name}: size does not match its header")
+        raise BadEntry(f"{name}: size does not match its header")
     if (start + head) % _ALIGN:
-        raise _BadEntry(f"{name}: data not aligned")
+        raise BadEntry(f"{name}: data not aligned")
     try:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError):  # a file system that cannot map: read it
         return _read_copy(fh, info, start, head, dtype, rows, name)
     if len(mm) < start + info.file_size:
-        raise _BadEntry(f"{name}: truncated")
+        raise BadEntry(f"{name}: truncated")
     with memoryview(mm) as view:
         crc = zlib.crc32(view[start : start + info.file_size])
     if crc != info.CRC:
-        raise _BadEntry(f"{name}: bad CRC")
+        raise BadEntry(f"{name}: bad CRC")
     out = np.frombuffer(mm, dtype=dtype, count=rows * 3, offset=start + head)
     return out.reshape(rows, 3)
 
 
 def _read_copy(fh, info: zipfile.ZipInfo, start: int, head: int, dtype: str, rows: int, name):
-    """:func:`_read_array`'s bytes read into a new array, straight from the file (no
+    """:func:`read_array`'s bytes read into a new array, straight from the file (no
     buffering in between), CRC checked."""
     fh.seek(start)
     crc = zlib.crc32(fh.read(head))
@@ -228,28 +230,28 @@ def _read_copy(fh, info: zipfile.ZipInfo, start: int, head: int, dtype: str, row
     while got < len(buf):
         n = fh.readinto(buf[got:])
         if not n:
-            raise _BadEntry(f"{name}: truncated")
+            raise BadEntry(f"{name}: truncated")
         got += n
     if zlib.crc32(buf, crc) != info.CRC:
-        raise _BadEntry(f"{name}: bad CRC")
+        raise BadEntry(f"{name}: bad CRC")
     return out
 
 
 def read_meta(zf: zipfile.ZipFile, key: str, kind: str = "cache") -> dict:
     """The metadata of an entry, after checking its shape: exactly the members geom3d
     writes, stored uncompressed (so nothing inflates), bounded metadata, written for
-    ``key``. Raises ``_BadEntry`` otherwise."""
+    ``key``. Raises ``BadEntry`` otherwise."""
     infos = zf.infolist()
     if {i.filename for i in infos} != _MEMBERS or len(infos) != len(_MEMBERS):
-        raise _BadEntry(f"not a geom3d {kind} entry (other members)")
+        raise BadEntry(f"not a geom3d {kind} entry (other members)")
     for i in infos:
         if i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size:
-            raise _BadEntry("compressed member (geom3d stores entries uncompressed)")
+            raise BadEntry("compressed member (geom3d stores entries uncompressed)")
     if zf.getinfo("meta.json").file_size > _MAX_META_BYTES:
-        raise _BadEntry("metadata too large")
+        raise BadEntry("metadata too large")
     meta = json.loads(zf.read("meta.json"))
     if not isinstance(meta, dict) or meta.get("key") != key:
-        raise _BadEntry("entry was written for another key")
+        raise BadEntry("entry was written for another key")
     return meta
 
 
@@ -257,14 +259,14 @@ def _read_entry(fh, key: str, source_digest: str):
     with zipfile.ZipFile(fh) as zf:
         meta = read_meta(zf, key)
         if meta.get("source_sha256") != source_digest:
-            raise _BadEntry("entry was written for another source file")
+            raise BadEntry("entry was written for another source file")
         stats = _check_stats(meta.get("stats"))
-        vertices = _read_array(zf, "vertices.npy", "<f8", stats["n_vertices"])
-        faces = _read_array(zf, "faces.npy", "<i8", stats["n_triangles"])
+        vertices = read_array(zf, "vertices.npy", "<f8", stats["n_vertices"])
+        faces = read_array(zf, "faces.npy", "<i8", stats["n_triangles"])
     if not np.all(np.isfinite(vertices)):
-        raise _BadEntry("non-finite vertex coordinates")
+        raise BadEntry("non-finite vertex coordinates")
     if len(faces) and (faces.min() < 0 or faces.max() >= len(vertices)):
-        raise _BadEntry("face index out of range")
+        raise BadEntry("face index out of range")
     return vertices, faces, stats
 
 
@@ -298,7 +300,7 @@ def read_entry_file(path: Path, read, warn):
     The one gate every cache entry (meshes, closings) passes: opened without following a
     symlink and without blocking (a FIFO never hangs), a regular file owned by this user
     and no larger than any entry geom3d writes. ``read(fh)`` verifies the content and
-    raises ``_BadEntry`` (or a parsing error) when it is wrong; ``warn(why)`` is called
+    raises ``BadEntry`` (or a parsing error) when it is wrong; ``warn(why)`` is called
     with the reason, and the caller rebuilds the entry.
 
     Parameters
@@ -332,13 +334,13 @@ def read_entry_file(path: Path, read, warn):
         try:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
-                raise _BadEntry("not a regular file")
+                raise BadEntry("not a regular file")
             if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-                raise _BadEntry("owned by another user")
+                raise BadEntry("owned by another user")
             if st.st_size > _MAX_ENTRY_BYTES:
-                raise _BadEntry("larger than any entry geom3d writes")
+                raise BadEntry("larger than any entry geom3d writes")
             return read(fh)
-        except _BadEntry as exc:
+        except BadEntry as exc:
             warn(str(exc))
         except (OSError, ValueError, EOFError, KeyError, TypeError, zipfile.BadZipFile) as exc:
             # corrupt, truncated or foreign file (ValueError covers bad JSON / .npy headers)

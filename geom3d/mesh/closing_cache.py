@@ -31,13 +31,13 @@ import numpy as np
 from geom3d.core import tolerances
 from geom3d.core.errors import printable
 from geom3d.mesh.cache import (
-    _BadEntry,
-    _read_array,
+    BadEntry,
     default_cache_dir,
     disk_put,
     log,
     memory_get,
     memory_put,
+    read_array,
     read_entry_file,
     read_meta,
 )
@@ -99,7 +99,7 @@ def closing_key(kind: str, vertices: np.ndarray, faces: np.ndarray, floor: str) 
 def _report(d) -> ClosingReport:
     """A ClosingReport from cached metadata, every field checked."""
     if not isinstance(d, dict) or set(d) != set(_FIELDS):
-        raise _BadEntry("report has other fields than expected")
+        raise BadEntry("report has other fields than expected")
     for k, v in d.items():
         if k in _INT:
             ok = isinstance(v, int) and not isinstance(v, bool) and v >= 0
@@ -112,7 +112,7 @@ def _report(d) -> ClosingReport:
         else:  # floating_fragments, floor_z_mm: number or None
             ok = v is None or (isinstance(v, int | float) and not isinstance(v, bool))
         if not ok:
-            raise _BadEntry(f"report field {k!r} is invalid")
+            raise BadEntry(f"report field {k!r} is invalid")
     d = {k: (float(v) if k in _FLOAT else v) for k, v in d.items()}
     if d["floor_z_mm"] is not None:
         d["floor_z_mm"] = float(d["floor_z_mm"])
@@ -123,22 +123,22 @@ def _read(fh, key: str):
     with zipfile.ZipFile(fh) as zf:
         meta = read_meta(zf, key, "closing cache")
         if meta.get("source_sha256") != key:
-            raise _BadEntry("entry was written for another key")
+            raise BadEntry("entry was written for another key")
         stats = meta.get("stats")
         if not isinstance(stats, dict) or set(stats) != {"n_vertices", "n_triangles", "report"}:
-            raise _BadEntry("metadata has other fields than expected")
+            raise BadEntry("metadata has other fields than expected")
         nv, nf = stats["n_vertices"], stats["n_triangles"]
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (nv, nf)):
-            raise _BadEntry("metadata counts are invalid")
+            raise BadEntry("metadata counts are invalid")
         rep = _report(stats["report"])
-        v = _read_array(zf, "vertices.npy", "<f8", nv)
-        f = _read_array(zf, "faces.npy", "<i8", nf)
+        v = read_array(zf, "vertices.npy", "<f8", nv)
+        f = read_array(zf, "faces.npy", "<i8", nf)
     if not np.all(np.isfinite(v)):
-        raise _BadEntry("non-finite vertex coordinates")
+        raise BadEntry("non-finite vertex coordinates")
     if len(f) and (f.min() < 0 or f.max() >= len(v)):
-        raise _BadEntry("face index out of range")
+        raise BadEntry("face index out of range")
     if len(f) != rep.curtain_triangles + rep.cap_triangles:
-        raise _BadEntry("face count does not match the report")
+        raise BadEntry("face count does not match the report")
     return v, f, rep
 
 

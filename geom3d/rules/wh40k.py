@@ -50,7 +50,9 @@ applies ``hits`` holds the roll (``["D3"]``) and ``hits_total`` says it (``"D3"`
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,8 +61,25 @@ from geom3d.placement.direct import base_edge_point, default_heading, solve_head
 from geom3d.placement.focus import solve_heading_at
 from geom3d.rules import wh40k_vehicles as vehicles
 from geom3d.rules.base import StandardRuleset
-from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
-from geom3d.templates import CircleShape, TemplateVolume, footprint_signed_distance, shape_from_spec
+from geom3d.scene.outcomes import (
+    AttackResult,
+    PlacementResult,
+    PlacementSpec,
+    combine,
+    invalid_placement,
+)
+from geom3d.templates import (
+    CircleShape,
+    TemplateShape,
+    TemplateVolume,
+    footprint_signed_distance,
+    shape_from_spec,
+)
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
 
 __all__ = [
     "RESULT_FIELDS",
@@ -80,7 +99,7 @@ WALL_OF_DEATH_RANGE_MM: float = 8 * 25.4
 RESULT_FIELDS: tuple[str, ...] = ("hits", "wall_of_death", "solver")
 
 
-def target_set(scene, attack, main_target: str | None) -> list[str]:
+def target_set(scene: Scene, attack: AttackSpec, main_target: str | None) -> list[str]:
     """Ids of the target unit's models (see the module docstring), scenario order."""
     firer = scene.trooper(attack.attacker)
     ts = list(scene.troopers.values())
@@ -93,20 +112,20 @@ def target_set(scene, attack, main_target: str | None) -> list[str]:
     return [t.id for t in ts if t.side not in (firer.side, "neutral")]
 
 
-def template_kind(attack) -> str:
+def template_kind(attack: AttackSpec) -> str:
     """``flame``, ``hellstorm`` or ``blast``: the template spec's ``kind``, else by shape
     (a teardrop is a flame template, a circle a blast)."""
     kind = attack.template.get("kind")
     if kind is not None:
-        return kind
+        return str(kind)
     return "blast" if attack.template.get("shape") == "circle" else "flame"
 
 
-def _flyer(scene, tid: str) -> bool:
+def _flyer(scene: Scene, tid: str) -> bool:
     return bool(getattr(scene.scenario.trooper(tid), "flyer", False))
 
 
-def wall_of_death(scene, attack) -> dict:
+def wall_of_death(scene: Scene, attack: AttackSpec) -> dict[str, Any]:
     """The Wall of Death block for a snap shot (see the module docstring)."""
     firer = scene.trooper(attack.attacker)
     kind = template_kind(attack)
@@ -133,14 +152,14 @@ def wall_of_death(scene, attack) -> dict:
     return {"applies": reason is not None, "reason": reason, "hits": hits}
 
 
-def _discs(scene, ids) -> np.ndarray:
+def _discs(scene: Scene, ids: Iterable[str]) -> np.ndarray:
     return vehicles.discs(scene, ids)
 
 
-def _solver_entry(index: int, sol) -> dict:
+def _solver_entry(index: int, sol: Any) -> dict[str, Any]:
     """The ``solver`` section entry of one placement (degrees rounded to 1e-3)."""
 
-    def r3(v):
+    def r3(v: float | None) -> float | None:
         return None if v is None else round(v, 3)
 
     iv = sol.heading_interval_deg
@@ -157,7 +176,14 @@ def _solver_entry(index: int, sol) -> dict:
     }
 
 
-def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_log):
+def _resolve_placement(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    firer: Trooper,
+    spec: PlacementSpec,
+    solver_log: list[dict[str, Any]],
+) -> PlacementResult:
     main = scene.troopers.get(spec.main_target) if spec.main_target else None
     targets = target_set(scene, attack, spec.main_target)
     friends = [t.id for t in scene.troopers.values() if t.side == firer.side and t.id != firer.id]
@@ -292,12 +318,19 @@ def _resolve_placement(scene, attack, shape, firer, spec: PlacementSpec, solver_
     return res
 
 
-def _solver_chose(log: list[dict], index: int) -> bool:
+def _solver_chose(log: list[dict[str, Any]], index: int) -> bool:
     """The solver chose placement ``index`` (it is maximal by construction)."""
     return any(e["placement"] == index for e in log)
 
 
-def _maximal(scene, shape, firer, targets, friends, hits: int) -> tuple[bool, int]:
+def _maximal(
+    scene: Scene,
+    shape: TemplateShape,
+    firer: Trooper,
+    targets: list[str],
+    friends: list[str],
+    hits: int,
+) -> tuple[bool, int]:
     """Ruling A2 (SPEC 12.6): does an explicit teardrop placement cover as many models of
     the target unit as any legal placement? (maximal, the most possible)."""
     sol = solve_heading(
@@ -312,7 +345,7 @@ def _maximal(scene, shape, firer, targets, friends, hits: int) -> tuple[bool, in
     return hits >= most, most
 
 
-def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
+def resolve(scene: Scene, attack: AttackSpec, specs: list[PlacementSpec]) -> AttackResult:
     """Resolve a 40k 7e attack (see the module docstring)."""
     shape = shape_from_spec(attack.template)
     firer = scene.trooper(attack.attacker)
@@ -340,7 +373,7 @@ def resolve(scene, attack, specs: list[PlacementSpec], **_ignored):
         )
         res.placements = []
         return res
-    log: list[dict] = []
+    log: list[dict[str, Any]] = []
     placements = [_resolve_placement(scene, attack, shape, firer, s, log) for s in specs]
     tsets = {p.index: set(target_set(scene, attack, p.main_target)) for p in placements}
     troopers = {}
@@ -380,6 +413,13 @@ class Wh40k7eRuleset(StandardRuleset):
     Line of Fire (``geom3d lof``) uses the standard engine with the data file's policy.
     """
 
-    def adjudicate(self, scene, attack, specs, *, stats=None):
+    def adjudicate(
+        self,
+        scene: Scene,
+        attack: AttackSpec,
+        specs: list[PlacementSpec],
+        *,
+        stats: Any = None,
+    ) -> AttackResult:
         """Resolve a 40k 7e attack (:func:`resolve`; it keeps no ``stats``)."""
         return resolve(scene, attack, specs)

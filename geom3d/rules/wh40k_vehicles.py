@@ -31,8 +31,11 @@ Facing is hit."
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from shapely.geometry import Point
 
 from geom3d.core.tolerances import (
@@ -41,7 +44,12 @@ from geom3d.core.tolerances import (
     WH40K_MAX_CONTACT_OFFSET_DEG,
 )
 from geom3d.placement.vehicles import covered_area, facing_hit, hull_touched, solve_hull_cover
-from geom3d.templates import footprint_signed_distance
+from geom3d.templates import TemplateShape, footprint_signed_distance
+
+if TYPE_CHECKING:
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
+    from geom3d.scene.vehicles import VehicleBody
 
 __all__ = [
     "discs",
@@ -52,11 +60,20 @@ __all__ = [
     "short_warning",
     "solve_against",
     "under_template",
+    "vehicle_of",
     "vehicle_report",
 ]
 
 
-def discs(scene, ids) -> np.ndarray:
+def vehicle_of(scene: Scene, tid: str) -> VehicleBody:
+    """The vehicle body of trooper ``tid``, which the caller knows is a vehicle."""
+    v = scene.troopers[tid].vehicle
+    if v is None:
+        raise ValueError(f"trooper {tid!r} is not a vehicle")
+    return v
+
+
+def discs(scene: Scene, ids: Iterable[str]) -> np.ndarray:
     """(k, 3) ``[x, y, r]`` of troopers ``ids``: base discs; a vehicle's hull as the disc
     circumscribing its plan rectangle (for the count solvers)."""
     rows = []
@@ -70,24 +87,27 @@ def discs(scene, ids) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(-1, 3)
 
 
-def plan_gap(firer, target) -> float:
+def plan_gap(firer: Trooper, target: Trooper) -> float:
     """Plan distance (mm) between the firer's base and the target's base, or its hull's
     outline for a vehicle (Wall of Death range; 0 or less when they touch or overlap)."""
     fx, fy = firer.position[0], firer.position[1]
     if target.vehicle is None:
         d = math.hypot(target.position[0] - fx, target.position[1] - fy)
-        return d - target.radius - firer.radius
-    return float(target.vehicle.hull.footprint.distance(Point(fx, fy))) - firer.radius
+        return float(d - target.radius - firer.radius)
+    gap = target.vehicle.hull.footprint.distance(Point(fx, fy))
+    return float(gap) - float(firer.radius)
 
 
-def firer_point(firer) -> tuple[float, float]:
+def firer_point(firer: Trooper) -> tuple[float, float]:
     """Where the firer is for facings: its barrel (baseless vehicle) or base centre."""
     if firer.vehicle is not None and firer.vehicle.barrel is not None:
         return (firer.vehicle.barrel[0], firer.vehicle.barrel[1])
     return (firer.position[0], firer.position[1])
 
 
-def under_template(scene, shape, focus_xy, heading: float, ids) -> set[str]:
+def under_template(
+    scene: Scene, shape: TemplateShape, focus_xy: ArrayLike, heading: float, ids: list[str]
+) -> set[str]:
     """Troopers of ``ids`` with any part of their base (or hull) under the template."""
     out = set()
     plain = [i for i in ids if scene.troopers[i].vehicle is None]
@@ -102,17 +122,20 @@ def under_template(scene, shape, focus_xy, heading: float, ids) -> set[str]:
     return out
 
 
-def solve_against(scene, shape, firer, target, friends, fixed_focus_xy):
+def solve_against(
+    scene: Scene,
+    shape: TemplateShape,
+    firer: Trooper,
+    target: str,
+    friends: list[str],
+    fixed_focus_xy: ArrayLike | None,
+) -> Any:
     """The teardrop covering the most of ``target``'s hull (module docstring)."""
     plain = [i for i in friends if scene.troopers[i].vehicle is None]
-    hulls = [
-        scene.troopers[i].vehicle.hull.footprint
-        for i in friends
-        if scene.troopers[i].vehicle is not None
-    ]
+    hulls = [v.hull.footprint for i in friends if (v := scene.troopers[i].vehicle) is not None]
     return solve_hull_cover(
         shape,
-        scene.troopers[target].vehicle.hull.footprint,
+        vehicle_of(scene, target).hull.footprint,
         center_xy=firer.position[:2],
         radius=firer.radius,
         fixed_focus_xy=fixed_focus_xy,
@@ -122,10 +145,10 @@ def solve_against(scene, shape, firer, target, friends, fixed_focus_xy):
     )
 
 
-def hull_solver_entry(index: int, sol) -> dict:
+def hull_solver_entry(index: int, sol: Any) -> dict[str, Any]:
     """The ``solver`` section entry of a hull-coverage placement (degrees to 1e-3)."""
 
-    def r3(v):
+    def r3(v: float | None) -> float | None:
         return None if v is None else round(v, 3)
 
     return {
@@ -139,9 +162,16 @@ def hull_solver_entry(index: int, sol) -> dict:
     }
 
 
-def vehicle_report(scene, shape, focus_xy, heading: float, firer, target: str) -> dict:
+def vehicle_report(
+    scene: Scene,
+    shape: TemplateShape,
+    focus_xy: ArrayLike,
+    heading: float,
+    firer: Trooper,
+    target: str,
+) -> dict[str, Any]:
     """The placement's ``vehicle`` entry against vehicle ``target`` (module docstring)."""
-    v = scene.troopers[target].vehicle
+    v = vehicle_of(scene, target)
     area = covered_area(shape, focus_xy, heading, v.hull)
     total = v.hull.area
     point = firer_point(firer)
@@ -157,17 +187,25 @@ def vehicle_report(scene, shape, focus_xy, heading: float, firer, target: str) -
     }
 
 
-def judge_explicit(scene, shape, firer, target: str, friends, fixed_xy, report: dict) -> None:
+def judge_explicit(
+    scene: Scene,
+    shape: TemplateShape,
+    firer: Trooper,
+    target: str,
+    friends: list[str],
+    fixed_xy: ArrayLike | None,
+    report: dict[str, Any],
+) -> None:
     """Ruling A2 for a vehicle: add ``maximal`` and ``most_covered_share`` to ``report``
     (an explicit placement's ``vehicle`` entry; see the module docstring)."""
     best = solve_against(scene, shape, firer, target, friends, fixed_xy)
-    total = scene.troopers[target].vehicle.hull.area
+    total = vehicle_of(scene, target).hull.area
     most = max(best.area / total if best.found and total > 0 else 0.0, report["covered_share"])
     report["maximal"] = report["covered_share"] >= most - VEHICLE_SHARE_TOL
     report["most_covered_share"] = round(most, 4)
 
 
-def short_warning(attack_id: str, index: int, report: dict) -> str | None:
+def short_warning(attack_id: str, index: int, report: dict[str, Any]) -> str | None:
     """The warning of an explicit placement that covers less of a vehicle than possible."""
     if report.get("maximal") is not False:
         return None

@@ -100,17 +100,17 @@ class Ruleset(ABC):
         return self.data.base_height
 
     @property
-    def silhouettes(self) -> dict:
+    def silhouettes(self) -> dict[Any, Any]:
         """Silhouette number -> (base diameter, height), mm."""
         return self.data.silhouettes
 
     @property
-    def templates(self) -> dict:
+    def templates(self) -> dict[Any, Any]:
         """Template name -> shape spec, mm."""
         return self.data.templates
 
     @property
-    def template_sources(self) -> dict:
+    def template_sources(self) -> dict[Any, Any]:
         return self.data.template_sources
 
     def __repr__(self) -> str:
@@ -164,7 +164,9 @@ class Ruleset(ABC):
         """
         raise NotImplementedError(f"ruleset {self.name!r} does not survey tables")
 
-    def attack_odds(self, scene, attack, result) -> dict:
+    def attack_odds(
+        self, scene: SceneRef, attack: AttackSpec, result: AttackResult
+    ) -> dict[str, Any]:
         """The exact odds of each trooper ``result`` affects (SPEC 12.4).
 
         Returns

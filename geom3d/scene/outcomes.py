@@ -180,11 +180,11 @@ class PlacementResult:
     in_area: list[str] = field(default_factory=list)
     affected: list[str] = field(default_factory=list)
     excluded: dict[str, str] = field(default_factory=dict)
-    witnesses: dict[str, dict] = field(default_factory=dict)
+    witnesses: dict[str, dict[str, Any]] = field(default_factory=dict)
     hits: int | None = None
     maximal: bool | None = None
     most: int | None = None
-    vehicle: dict | None = None
+    vehicle: dict[str, Any] | None = None
 
     @property
     def focus(self) -> tuple[float, float, float] | None:
@@ -222,7 +222,7 @@ class PlacementResult:
 def invalid_placement(
     spec: PlacementSpec,
     reason: str,
-    volume=None,
+    volume: TemplateVolume | None = None,
     heading: float | None = None,
     contact: float | None = None,
     *,
@@ -302,18 +302,18 @@ class AttackResult:
     main_target_in_area: bool | None
     affected: list[str]
     excluded: list[tuple[str, str]]
-    troopers: dict[str, dict]
+    troopers: dict[str, dict[str, Any]]
     placements: list[PlacementResult]
     hits: list[int | str] | None = None
-    wall_of_death: dict | None = None
-    solver: list[dict] = field(default_factory=list)
+    wall_of_death: dict[str, Any] | None = None
+    solver: list[dict[str, Any]] = field(default_factory=list)
     fields: tuple[str, ...] = ()
-    odds: dict | None = None
-    weapon: dict | None = None
+    odds: dict[str, Any] | None = None
+    weapon: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
-    fire_at: dict | None = None
+    fire_at: dict[str, Any] | None = None
     target: str | None = None
-    range: dict | None = None
+    range: dict[str, Any] | None = None
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -366,11 +366,11 @@ _EXCLUSION_RANK = {"attacker": 0, "cancelled": 1, "failed": 1, "invalid": 1, "to
 
 
 def combine(
-    scene,
+    scene: Any,
     attack: AttackSpec,
     placements: list[PlacementResult],
-    troopers: dict[str, dict],
-    **extra,
+    troopers: dict[str, dict[str, Any]],
+    **extra: Any,
 ) -> AttackResult:
     """Attack-level fields from the placements (see the module docstring).
 

@@ -61,7 +61,7 @@ class RouteWindow:
     from_position: tuple[float, float, float]
     to_position: tuple[float, float, float]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "from_mm": round_value(self.from_mm),
             "to_mm": round_value(self.to_mm),

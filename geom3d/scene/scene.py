@@ -283,7 +283,7 @@ class Scene:
         """How each piece was placed and closed (JSON-ready; issue 10 item 4, SPEC 11.1)."""
         return [p.as_dict() for p in self.pieces]
 
-    def _in_blocking_zone(self, ts) -> set[str]:
+    def _in_blocking_zone(self, ts: Iterable[Trooper]) -> set[str]:
         """Troopers inside a blocking terrain zone (not "embedded in scenery": in smoke)."""
         zones = [z for z in self.scenario.terrain_zones if z.blocks_lof]
         return {

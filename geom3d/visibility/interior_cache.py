@@ -34,11 +34,11 @@ import numpy as np
 from geom3d.core import tolerances
 from geom3d.core.errors import printable
 from geom3d.mesh.cache import (
-    _BadEntry,
-    _read_array,
+    BadEntry,
     default_cache_dir,
     disk_put,
     log,
+    read_array,
     read_entry_file,
     read_meta,
 )
@@ -107,7 +107,7 @@ def _rows(flat: np.ndarray) -> np.ndarray:
 def _count(stats: dict, name: str) -> int:
     n = stats[name]
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise _BadEntry(f"metadata count {name!r} is invalid")
+        raise BadEntry(f"metadata count {name!r} is invalid")
     return n
 
 
@@ -116,17 +116,17 @@ def _read(fh, key: str, n_faces: int):
         meta = read_meta(zf, key, "proof map cache")
         stats = meta.get("stats")
         if meta.get("source_sha256") != key or not isinstance(stats, dict):
-            raise _BadEntry("entry was written for another key")
+            raise BadEntry("entry was written for another key")
         if set(stats) != _STATS:
-            raise _BadEntry("metadata has other fields than expected")
+            raise BadEntry("metadata has other fields than expected")
         n = {k: _count(stats, k) for k in _STATS}
         # new, writable arrays (which the kernels are compiled for), sliced below
-        fl = _read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel()
-        it = _read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel()
+        fl = read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel()
+        it = read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel()
     r, cells, m, k = n["n_runs"], n["n_cells"], n["n_faces"], n["n_labels"]
     tiles, tt = n["n_tiles"], n["n_tile_tris"]
     if m != n_faces or len(fl) < 6 + 2 * r or len(it) < cells + 1 + m + k + tiles + 1 + tt:
-        raise _BadEntry("counts do not match the mesh")
+        raise BadEntry("counts do not match the mesh")
     grid = fl[:6]
     lo, hi = fl[6 : 6 + r], fl[6 + r : 6 + 2 * r]
     off = it[: cells + 1]
@@ -135,19 +135,19 @@ def _read(fh, key: str, n_faces: int):
     at = cells + 1 + m + k
     t_off, t_tri = it[at : at + tiles + 1], it[at + tiles + 1 : at + tiles + 1 + tt]
     if not np.all(np.isfinite(grid)) or grid[2] <= 0 or int(grid[3]) * int(grid[4]) != cells:
-        raise _BadEntry("grid does not match its cells")
+        raise BadEntry("grid does not match its cells")
     if off[0] != 0 or off[-1] != r or np.any(np.diff(off) < 0):
-        raise _BadEntry("run offsets are invalid")
+        raise BadEntry("run offsets are invalid")
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo <= hi)):
-        raise _BadEntry("runs are invalid")
+        raise BadEntry("runs are invalid")
     if m and (label.min() < 0 or label.max() >= k):
-        raise _BadEntry("labels out of range")
+        raise BadEntry("labels out of range")
     if np.any((closed != 0) & (closed != 1)):
-        raise _BadEntry("closed flags are invalid")
+        raise BadEntry("closed flags are invalid")
     if t_off[0] != 0 or t_off[-1] != tt or np.any(np.diff(t_off) < 0):
-        raise _BadEntry("tile offsets are invalid")
+        raise BadEntry("tile offsets are invalid")
     if tt and (t_tri.min() < 0 or t_tri.max() >= m):
-        raise _BadEntry("tile triangles out of range")
+        raise BadEntry("tile triangles out of range")
     return label, closed.astype(bool), (grid, off, lo, hi), (t_off, t_tri)
 
 

@@ -186,7 +186,7 @@ def test_every_path_and_name_a_doc_mentions_exists(page):
 
 
 def test_the_check_fails_on_a_stale_name_and_path():
-    assert checked("lof._static_lof") and not resolves("geom3d.cli.cmd_lof")
+    assert checked("lof.static_lof") and not resolves("geom3d.cli.cmd_lof")
     assert resolves("output.dumps_json") and resolves("scene.lof_matrix")
     assert resolves("policy.STALL_S") and resolves("geom3d.renderers")
     assert not resolves("visibility.nothing_here") and not resolves("Scene.nowhere")

@@ -117,7 +117,7 @@ def test_same_document_on_a_dask_local_cluster():
 def test_the_screen_is_lofs_own_rule_on_every_cell():
     # every cell of a 10 mm grid, each observer (an engaged one, 180° arcs, a 360° one):
     # the vectorised screen against geom3d.lof's scalar function, cell by cell
-    from geom3d.adjudication.lof import _static_lof
+    from geom3d.adjudication.lof import static_lof
     from geom3d.exposure import probe_trooper, screen
     from geom3d.exposure.cells import probe_for, standing_cells
 
@@ -136,7 +136,7 @@ def test_the_screen_is_lofs_own_rule_on_every_cell():
     got = screen(scene, obs, probe, cells, False)
     for j, o in enumerate(obs):
         want = [
-            _static_lof(scene, o, probe_trooper(probe, c), (None, None)).reason == "blocked"
+            static_lof(scene, o, probe_trooper(probe, c), (None, None)).reason == "blocked"
             for c in cells
         ]
         assert got[:, j].tolist() == want, o.id

@@ -144,8 +144,8 @@ def test_arrays_read_back_aligned_and_writable(tmp_path, monkeypatch, rows, mapp
         for info in zf.infolist():  # every array's data on a multiple of 64 bytes
             if info.filename.endswith(".npy"):
                 assert before.index(np.lib.format.MAGIC_PREFIX, info.header_offset) % 64 == 0
-        v2 = cache_module._read_array(zf, "vertices.npy", "<f8", rows)
-        f2 = cache_module._read_array(zf, "faces.npy", "<i8", rows)
+        v2 = cache_module.read_array(zf, "vertices.npy", "<f8", rows)
+        f2 = cache_module.read_array(zf, "faces.npy", "<i8", rows)
     assert v2.shape == f2.shape == (rows, 3)
     assert v2.tobytes() == v.tobytes() and f2.tobytes() == f.astype("<i8").tobytes()
     assert v2.flags.writeable and f2.flags.writeable and v2.flags.c_contiguous

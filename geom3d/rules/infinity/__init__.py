@@ -104,6 +104,8 @@ deployables make no attack roll), ``partial_cover_bonus`` (always false).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.base import StandardRuleset
 from geom3d.rules.infinity.area import area_status
@@ -111,6 +113,11 @@ from geom3d.rules.infinity.groups import engaged_groups
 from geom3d.rules.infinity.plain_odds import attack_odds
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.resolve import resolve
+from geom3d.scene.outcomes import AttackResult, PlacementSpec
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
 
 __all__ = ["InfinityRuleset", "area_status", "attack_odds", "engaged_groups", "place", "resolve"]
 
@@ -118,10 +125,18 @@ __all__ = ["InfinityRuleset", "area_status", "attack_odds", "engaged_groups", "p
 class InfinityRuleset(StandardRuleset):
     """Infinity (N5): the data of ``ruledata/infinity.yaml`` and the rules above."""
 
-    def adjudicate(self, scene, attack, specs, *, stats: FocusStats | None = None):
+    def adjudicate(
+        self,
+        scene: Scene,
+        attack: AttackSpec,
+        specs: list[PlacementSpec],
+        *,
+        stats: FocusStats | None = None,
+    ) -> AttackResult:
         """Resolve an Infinity attack (:func:`geom3d.rules.infinity.resolve.resolve`)."""
-        return resolve(scene, attack, specs, stats=stats)
+        result: AttackResult = resolve(scene, attack, specs, stats=stats)  # resolve.py: untyped
+        return result
 
-    def attack_odds(self, scene, attack, result):
+    def attack_odds(self, scene: Scene, attack: AttackSpec, result: AttackResult) -> dict[str, Any]:
         """Exact odds per affected trooper (:func:`.plain_odds.attack_odds`)."""
         return attack_odds(scene, attack, result)

@@ -5,14 +5,21 @@ See :mod:`geom3d.rules.infinity` (area of effect, Blast Focus Line of Fire, rout
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.tolerances import CONTACT_EPS_MM
-from geom3d.placement.blast_focus import blast_focus_lof
+from geom3d.placement.blast_focus import FocusStats, blast_focus_lof
 from geom3d.placement.blast_focus import t3 as _t3
 from geom3d.rules.infinity.routes import route_candidates
-from geom3d.templates import volume_touches_cylinder
+from geom3d.templates import TemplateVolume, volume_touches_cylinder
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
 
 __all__ = ["area_status"]
 
@@ -21,10 +28,16 @@ def _bounds_overlap(vb: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:
     return bool(np.all(lo <= vb[1] + CONTACT_EPS_MM) and np.all(hi >= vb[0] - CONTACT_EPS_MM))
 
 
-def area_status(scene, attack, attacker, volume, stats):
+def area_status(
+    scene: Scene,
+    attack: AttackSpec,
+    attacker: Trooper,
+    volume: TemplateVolume,
+    stats: FocusStats | None,
+) -> dict[str, tuple[Any, ...]]:
     """Per trooper touching the volume: ('in', witness) / ('total_cover',) / ('attacker',)."""
     vb = volume.bounds()
-    status: dict[str, tuple] = {}
+    status: dict[str, tuple[Any, ...]] = {}
     for t in scene.troopers.values():
         if t.id == attacker.id:
             t = attacker  # where it fires from (a moving attacker: its firing point)

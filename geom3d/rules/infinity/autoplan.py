@@ -29,11 +29,17 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from geom3d.core.tolerances import AUTO_GRID_STEP_DEG, AUTO_ROUTE_STEP_MM
 from geom3d.placement.search import evaluate, search_placements
+
+if TYPE_CHECKING:
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
+    from geom3d.templates import TemplateShape
 
 __all__ = ["PlanSets", "plan_sets", "spread_order", "to_troopers"]
 
@@ -76,12 +82,15 @@ class PlanSets:
     owner: np.ndarray
 
 
-def _discs(scene, attacker, shape):
+def _discs(
+    scene: Scene, attacker: Trooper, shape: TemplateShape
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Plan discs ``[x, y, r]`` and the trooper column each belongs to."""
     z0 = attacker.position[2]
     z1 = z0 + shape.height
     ids = [t for t in scene.troopers if t != attacker.id]
-    discs, owner = [], []
+    discs: list[tuple[float, float, float]] = []
+    owner: list[int] = []
     for j, tid in enumerate(ids):
         t = scene.troopers[tid]
         if t.route is None:
@@ -112,8 +121,8 @@ def to_troopers(hit: np.ndarray, owner: np.ndarray, m: int) -> np.ndarray:
     return out
 
 
-def _closure(touched: np.ndarray, ids: list[str], groups: dict) -> np.ndarray:
-    closed = touched.copy()
+def _closure(touched: np.ndarray, ids: list[str], groups: dict[str, tuple[str, ...]]) -> np.ndarray:
+    closed: np.ndarray = touched.copy()
     col = {t: j for j, t in enumerate(ids)}
     for tid, group in groups.items():
         if tid not in col:
@@ -123,7 +132,15 @@ def _closure(touched: np.ndarray, ids: list[str], groups: dict) -> np.ndarray:
     return closed
 
 
-def plan_sets(scene, attacker, shape, dmax_deg: float, groups: dict, *, grid: bool) -> PlanSets:
+def plan_sets(
+    scene: Scene,
+    attacker: Trooper,
+    shape: TemplateShape,
+    dmax_deg: float,
+    groups: dict[str, tuple[str, ...]],
+    *,
+    grid: bool,
+) -> PlanSets:
     """Every placement cell (and with ``grid`` every grid placement), with what it
     touches and can affect.
 
@@ -165,10 +182,11 @@ def spread_order(theta: np.ndarray, delta: np.ndarray, k: int) -> list[int]:
         return []
     phi = theta + delta
 
-    def dist(i):
+    def dist(i: int) -> np.ndarray:
         dp = np.angle(np.exp(1j * (phi - phi[i])))
         dt = np.angle(np.exp(1j * (theta - theta[i])))
-        return np.hypot(dp, dt)
+        d: np.ndarray = np.hypot(dp, dt)
+        return d
 
     out = [0]
     near = dist(0)

@@ -18,29 +18,35 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from geom3d.adjudication.routepath import RoutePath, route_path
 from geom3d.core.output import round_point, round_value
 from geom3d.core.tolerances import ROUTE_STEP_MM
+from geom3d.scene.outcomes import AttackResult
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
 
 __all__ = ["candidate_arcs", "enemies_affected", "firing_trooper", "resolve_moving"]
 
 
-def firing_trooper(attacker, s: float | None, path: RoutePath | None = None):
+def firing_trooper(attacker: Trooper, s: float | None, path: RoutePath | None = None) -> Trooper:
     """``attacker`` standing at arc length ``s`` mm of its route (None: at its
     ``position``), with a one-point route there; a trooper without a route as it is.
     ``path``: the route as the scene stands it (:func:`route_path`: following the
     ground, SPEC 13.1); default its straight polyline."""
     if attacker.route is None:
         return attacker
-    if s is None:
-        p = attacker.position
-    else:
-        p, _ = (path if path is not None else RoutePath.of(attacker.route)).at(s)
-    p = tuple(float(v) for v in p)
-    return replace(attacker, position=p, route=(p,))
+    at: tuple[float, ...] = attacker.position
+    if s is not None:
+        at = tuple((path if path is not None else RoutePath.of(attacker.route)).at(s)[0])
+    x, y, z = (float(v) for v in at)
+    return replace(attacker, position=(x, y, z), route=((x, y, z),))
 
 
 def candidate_arcs(path: RoutePath) -> list[float]:
@@ -50,17 +56,22 @@ def candidate_arcs(path: RoutePath) -> list[float]:
     return sorted(c for c in cand if c <= path.length)
 
 
-def enemies_affected(scene, attacker, result) -> list[str]:
+def enemies_affected(scene: Scene, attacker: Trooper, result: AttackResult) -> list[str]:
     """Enemies of ``attacker`` (not its side, not neutral) the attack affects."""
     return [t for t in result.affected if scene.troopers[t].side not in (attacker.side, "neutral")]
 
 
-def _info(path: RoutePath, s: float) -> dict:
+def _info(path: RoutePath, s: float) -> dict[str, Any]:
     p, i = path.at(s)
     return {"at_mm": round_value(s), "index": int(i), "position": round_point(p)}
 
 
-def resolve_moving(scene, attack, attacker, resolve_from: Callable):
+def resolve_moving(
+    scene: Scene,
+    attack: AttackSpec,
+    attacker: Trooper,
+    resolve_from: Callable[[Trooper], AttackResult],
+) -> AttackResult:
     """Resolve ``attack`` with ``resolve_from(trooper)`` from the attacker's firing point.
 
     Returns the :class:`~geom3d.scene.outcomes.AttackResult` of that point, with ``fire_at``

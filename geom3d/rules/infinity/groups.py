@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from geom3d.scene.scene import Scene
+
 __all__ = ["engaged_groups"]
 
 
-def engaged_groups(scene) -> dict[str, tuple[str, ...]]:
+def engaged_groups(scene: Scene) -> dict[str, tuple[str, ...]]:
     """Trooper id -> its engaged group (connected component of ``engaged_with``).
 
     Only troopers engaged with someone appear; groups are in scenario order.

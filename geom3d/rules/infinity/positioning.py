@@ -8,6 +8,8 @@ none.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from geom3d.core.tolerances import PLACEMENT_TOL_MM
 from geom3d.placement.blast_focus import t3 as _t3
@@ -18,20 +20,29 @@ from geom3d.placement.direct import (
     passes_through,
     touches_within,
 )
-from geom3d.scene.outcomes import PlacementSpec, invalid_placement
-from geom3d.templates import CircleShape, TemplateVolume
+from geom3d.scene.outcomes import PlacementResult, PlacementSpec, invalid_placement
+from geom3d.templates import CircleShape, TemplateShape, TemplateVolume
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
 
 __all__ = ["place"]
 
 
-def _focus_point(scene, focus, default_z: float | None) -> tuple[float, float, float]:
+def _focus_point(
+    scene: Scene, focus: Sequence[float], default_z: float | None
+) -> tuple[float, float, float]:
     if len(focus) == 3:
         return _t3(focus)
     z = default_z if default_z is not None else float(scene.surface_z([focus[:2]])[0])
     return (float(focus[0]), float(focus[1]), z)
 
 
-def place(scene, attack, shape, attacker, spec: PlacementSpec):
+def place(
+    scene: Scene, attack: AttackSpec, shape: TemplateShape, attacker: Trooper, spec: PlacementSpec
+) -> tuple[TemplateVolume, float, float | None] | PlacementResult:
     """(volume, heading, contact) or a PlacementResult for an invalid placement."""
     mode = attack.mode
     is_circle = isinstance(shape, CircleShape)

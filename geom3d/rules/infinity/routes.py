@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,12 +27,15 @@ from geom3d.core.tolerances import (
 from geom3d.placement.blast_focus import t3 as _t3
 from geom3d.templates import TemplateVolume, volume_touches_cylinder
 
+if TYPE_CHECKING:
+    from geom3d.scene.trooper import Trooper
+
 __all__ = ["route_candidates"]
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
-def route_candidates(volume: TemplateVolume, t) -> list[np.ndarray]:
+def route_candidates(volume: TemplateVolume, t: Trooper) -> list[np.ndarray]:
     """Base positions along ``t``'s route where it touches the volume, best first."""
     pts = np.asarray(t.route, dtype=np.float64)
     if len(pts) == 1:
@@ -45,7 +49,9 @@ def route_candidates(volume: TemplateVolume, t) -> list[np.ndarray]:
     return out
 
 
-def _level_segment_candidates(volume, a, b, r, h) -> list[np.ndarray]:
+def _level_segment_candidates(
+    volume: TemplateVolume, a: np.ndarray, b: np.ndarray, r: float, h: float
+) -> list[np.ndarray]:
     f = volume.local_frame()
     z0 = float(f.origin[2])
     top = z0 + volume.height
@@ -106,7 +112,9 @@ def _level_segment_candidates(volume, a, b, r, h) -> list[np.ndarray]:
     return [a + s * (b - a) for s in ts]
 
 
-def _pitched_segment_candidates(volume, a, b, r, h) -> list[np.ndarray]:
+def _pitched_segment_candidates(
+    volume: TemplateVolume, a: np.ndarray, b: np.ndarray, r: float, h: float
+) -> list[np.ndarray]:
     length = float(np.linalg.norm(b - a))
     n = max(1, math.ceil(length / ROUTE_TOUCH_STEP_MM))
     touching = []

@@ -4,12 +4,25 @@ target "must be able [to be] designated as a valid target for the BS Attack").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from geom3d.adjudication.lof import line_of_fire_from
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
 
 __all__ = ["target_problem"]
 
 
-def target_problem(scene, attack, attacker, main: str | None, lof_cache: dict) -> str | None:
+def target_problem(
+    scene: Scene,
+    attack: AttackSpec,
+    attacker: Trooper,
+    main: str | None,
+    lof_cache: dict[str, Any],
+) -> str | None:
     """Why ``main`` is not a valid main target of the attack (SPEC 11.4), or None.
 
     ``engaged``: the attacker is engaged and ``main`` is not one it is engaged with;
