@@ -155,7 +155,7 @@ def _figure(scene, drawing: Drawing, size, dpi):
     ]
     note = unplaced_note(in_view, [SimpleNamespace(placed=False)] * len(in_view))
     if note:
-        notes.append(note)
+        notes.insert(0, note)  # first: the column may not hold every note
         frame = layout_frame(renderer, _with_notes(drawing, notes), size, dpi,
                              tuple(f1 - f0), legend_wh)  # fmt: skip
 

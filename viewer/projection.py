@@ -100,7 +100,11 @@ def view_basis(drawing) -> ViewBasis:
     zoom = float(opts.get("zoom") or 1.0)
     if drawing.view == "eye":
         eye = np.asarray(opts["eye"], dtype=float)
-        fwd, right, up = _frame(np.asarray(opts["target"], dtype=float) - eye)
+        target = np.asarray(opts["target"], dtype=float)
+        level = target - eye
+        if np.linalg.norm(level[:2]) > 1e-9:  # a level camera: verticals stay vertical
+            level[2] = 0.0
+        fwd, right, up = _frame(level)
         rows = np.array(
             [
                 [*right, -right @ eye],
@@ -112,7 +116,10 @@ def view_basis(drawing) -> ViewBasis:
         dist = float(np.linalg.norm(np.asarray(opts["target"], dtype=float) - eye))
         half = np.radians(min(60.0, EYE_CONTEXT * float(opts.get("half_angle_deg", 10.0))))
         t = np.tan(half) / zoom
-        fit = np.array([[-t, -t], [t, t]])
+        # framed on the target, which a level camera may see above or below its centre
+        rel = target - eye
+        c = np.array([right @ rel, up @ rel]) / max(float(fwd @ rel), 1e-9)
+        fit = np.array([c - t, c + t])
         return ViewBasis(rows, True, eye, fwd, max(0.5, 0.01 * dist), fit, dist)
     fwd = np.asarray(opts.get("direction", (0.0, 1.0, 0.0)), dtype=float)
     if "azimuth" in opts or "elevation" in opts:
