@@ -27,6 +27,9 @@ from .vector import cells
 
 __all__ = ["EYE_CONTEXT", "Face", "Polyline", "ViewBasis", "project_drawing", "view_basis"]
 
+#: Least margin of a side view's fitted part on each axis, as a fraction of its larger
+#: extent.
+SIDE_MIN_PAD = 0.02
 #: An eye view shows this many times the target's apparent size (as the 3D eye camera).
 EYE_CONTEXT = 2.2
 #: Triangles are split until no edge is longer than this fraction of the view's span.
@@ -149,8 +152,11 @@ def view_basis(drawing) -> ViewBasis:
             if inside.any():
                 f0[1] = min(f0[1], float(qv[inside].min()))
                 f1[1] = max(f1[1], float(qv[inside].max()))
-    pad = 0.04 * max(float((f1 - f0).max()), 1.0)
-    c, half = 0.5 * (f0 + f1), 0.5 * (f1 - f0) + pad
+    # a margin on each axis from its own extent, at least SIDE_MIN_PAD of the larger one
+    # (room for labels; a long, flat section gets no tall empty band over it)
+    ext = f1 - f0
+    pad = np.maximum(0.04 * ext, SIDE_MIN_PAD * max(float(ext.max()), 1.0))
+    c, half = 0.5 * (f0 + f1), 0.5 * ext + pad
     fit = np.array([c - half / zoom, c + half / zoom])
     return ViewBasis(rows, False, eye, fwd, 0.0, fit, float((fit[1] - fit[0]).max()))
 
