@@ -208,3 +208,19 @@ def test_iso_zoom_magnifies_about_the_subject_and_keeps_its_troopers():
         for tid in lay.about:
             x0, y0, x1, y1 = lay.troopers[tid]
             assert fx0 - 0.5 <= x0 and x1 <= fx1 + 0.5 and fy0 - 0.5 <= y0 and y1 <= fy1 + 0.5
+
+
+def test_cli_lof_modes(tmp_path, capsys):
+    from geom3d.cli import main
+
+    yaml_path = str(next(c for c in CASES if c.name == "buildings").scenario)
+    out = tmp_path / "p.svg"
+    assert main(["render", yaml_path, "--out", str(out), "--lof", "from:b1", "--quiet"]) == 0
+    assert "Line of Fire from b1" in out.read_text()
+    assert main(["render", yaml_path, "--out", str(out), "--lof", "none", "--quiet"]) == 0
+    assert 'id="lof-' not in out.read_text()
+    bad = tmp_path / "bad.svg"
+    rc = main(["render", yaml_path, "--out", str(bad), "--lof", "from:nobody"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "nobody" in err
+    assert not bad.exists()
