@@ -8,9 +8,13 @@ Prints, in one process (so a noisy machine still gives fair ratios):
   own share, and the raw-Embree time for as many segment queries as the resolve cast
   (the ray floor of the geometry half);
 * the 10-target case: an impact template (B3, in ARO with ``aro_burst: 3``) on ten active
-  enemies that each shoot back with B2: the resolve time, the odds time, and per target
+  enemies that each shoot back with B2: the resolve time, the odds time (since SPEC 13.2
+  it includes each shot's Range and Partial Cover from the geometry), and per target
   the exact odds against two exact references: the enumeration of all 20^5 rolls (timed
-  on one target with numpy, as tests/combat/test_reference.py does it) and ``icepool``.
+  on one target with numpy, as tests/combat/test_reference.py does it) and ``icepool``;
+* plain BS attacks (SPEC 13.2): a rifle (B3) against a trooper that shoots back, in the
+  open and touching a low wall: the time of ``resolve_attack(odds=True)``, of the Partial
+  Cover test alone, and raw Embree for as many segments as the cover test casts.
 
 Usage::
 
@@ -182,6 +186,54 @@ def ten_targets(repeats: int) -> None:
               f"shoots back P(hit) {o['against_attacker']['p_hit']:.4f}")  # fmt: skip
 
 
+def plain_scenario() -> dict:
+    """A rifle (B3) at a trooper in the open and at one touching a low wall; both shoot
+    back (B1 in ARO) with their own range bands."""
+    bands = [{"to": 200, "mod": 3}, {"to": 400, "mod": 0}, {"to": 800, "mod": -3}]
+    back = {"attack": {"ps": 4, "ranges": bands}}
+    stats = {"bs": 12, "ph": 11, "arm": 2, "wounds": 1}
+    return {
+        "format": "geom3d/1",
+        "ruleset": "infinity",
+        "table": {"size": [600, 600]},
+        "scenery": [{"id": "wall", "box": {"size": [2, 60, 15]}, "position": [286.5, 400, 0]}],
+        "troopers": [
+            {"id": "a", "side": "blue", "position": [0, 300], "stats": {"bs": 13, "arm": 1}},
+            {"id": "open", "side": "red", "position": [300, 200], "facing_deg": 180,
+             "stats": stats, "reaction": back},
+            {"id": "covered", "side": "red", "position": [300, 400], "facing_deg": 180,
+             "stats": stats, "reaction": back},
+        ],
+        "attacks": [
+            {"id": f"rifle_{t}", "attacker": "a", "target": t,
+             "weapon": {"burst": 3, "ps": 5, "ranges": bands}}
+            for t in ("open", "covered")
+        ],
+    }  # fmt: skip
+
+
+def plain(repeats: int) -> None:
+    from geom3d.rules.infinity.cover import partial_cover, touching_elements
+    from geom3d.visibility.eyes import eye_points
+
+    scene = build_scene(parse_scenario(plain_scenario(), file="plain"))
+    a = scene.trooper("a")
+    print("\nplain BS attacks (B3 against a shot back), best of", repeats, "runs")
+    for tid in ("open", "covered"):
+        t = scene.trooper(tid)
+        full = best_of(lambda i=f"rifle_{tid}": scene.resolve_attack(i, odds=True), repeats)
+        cover = best_of(lambda t=t: partial_cover(scene, a, t), repeats)
+        # the segments the cover test casts: contact rays, then per touching element
+        # every eye's lattice against the element and against the rest
+        eyes = eye_points(a.cylinder, t.cylinder, spacing=5.0)
+        lattice = round(2 * t.radius) * round(t.height)
+        n = 3 * 180 + len(touching_elements(scene, t)) * 2 * len(eyes) * lattice
+        raw = raw_embree_seconds(scene, n)
+        print(f"  {tid:8s} resolve + odds {1e3 * full:8.2f} ms; Partial Cover "
+              f"{1e3 * cover:8.2f} ms (~{n} segments; raw Embree for as many "
+              f"{1e3 * raw:.3f} ms)")  # fmt: skip
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
@@ -189,6 +241,7 @@ def main() -> int:
     np.seterr(all="ignore")
     bundled(args.repeats)
     ten_targets(args.repeats)
+    plain(args.repeats)
     return 0
 
 

@@ -265,9 +265,18 @@ def _odds_text(doc: dict, suffix: dict[str, str], notes: list[str]) -> None:
         base = suffix.get(tid, "")
         suffix[tid] = (base[: -len(": hit")] if base.endswith(": hit") else base) + f": {numbers}"
         note = f"{tid}: {roll}, P(critical) {o['p_critical']:.1%}"
+        if "p_attacker_wins" in o:  # face to face (SPEC 13.2)
+            note += (
+                f"; attacker wins {o['p_attacker_wins']:.1%}, {tid} wins "
+                f"{o['p_defender_wins']:.1%}, nobody {o['p_nobody']:.1%}"
+            )
         back = o.get("against_attacker")
         if back is not None:
-            note += f"; shoots back: P(hit) {back['p_hit']:.1%}"
+            note += (
+                f"; shoots back {o.get('back_dice', 1)}@{o.get('sv_back')}: P(hit) "
+                f"{back['p_hit']:.1%}, attacker P(wounded) {back['p_wounded']:.1%}, "
+                f"E(W) {back['expected_wounds']:.2f}"
+            )
         notes.append(note)
 
 

@@ -204,15 +204,25 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
         ax.set_xlabel("x (mm)")
         ax.set_ylabel("y (mm)")
         what = "visibility, arcs ignored" if doc.get("ignore_arcs") else "Line of Fire"
-        ax.set_title(
-            f"{doc.get('scenario', '')}: exposure to {', '.join(obs)} ({what}); silhouette "
-            f"{doc['probe']['silhouette']} probe every {sp:g} mm - "
-            f"{doc['safe_share']:.1%} of {len(cells)} spots safe",
-            fontsize=9,
-        )
+        target = doc.get("seen_from")  # SPEC 13.1: the viewshed of one trooper
+        if target is not None:
+            title = (
+                f"{doc.get('scenario', '')}: where {target} can be seen from (Line of Fire "
+                f"from a silhouette {doc['probe']['silhouette']} probe free to face anywhere, "
+                f"every {sp:g} mm) - hidden from {doc['safe_share']:.1%} of {len(cells)} spots"
+            )
+            safe_label, who = f"hidden: no LoF to {target}", "target"
+        else:
+            title = (
+                f"{doc.get('scenario', '')}: exposure to {', '.join(obs)} ({what}); silhouette "
+                f"{doc['probe']['silhouette']} probe every {sp:g} mm - "
+                f"{doc['safe_share']:.1%} of {len(cells)} spots safe"
+            )
+            safe_label, who = "safe: no LoF", "observer"
+        ax.set_title(title, fontsize=9)
         handles = [
-            Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label="safe: no LoF"),
-            Line2D([], [], lw=0, marker="o", mfc="#2166ac", mec="black", label="observer"),
+            Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label=safe_label),
+            Line2D([], [], lw=0, marker="o", mfc="#2166ac", mec="black", label=who),
         ]
         if arcs:
             handles.append(Patch(facecolor="#2166ac", alpha=0.18, label="observer's front arc"))
@@ -244,7 +254,11 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
             matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, ticks=range(k + 1)
         )
         cb.solids.set_rasterized(False)
-        cb.set_label("observers with Line of Fire")
+        cb.set_label(
+            f"Line of Fire to {target} (0 no, 1 yes)"
+            if target is not None
+            else "observers with Line of Fire"
+        )
     return fig
 
 

@@ -28,7 +28,6 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import numpy as np
 
@@ -38,10 +37,9 @@ from geom3d.adjudication.portable import (
     result_from_plain,
     visibility_from_plain,
 )
-from geom3d.adjudication.routepath import RoutePath, scan_windows
+from geom3d.adjudication.routepath import route_path, scan_windows
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
-from geom3d.core.forked import fork_usable, forked_map
 from geom3d.core.tolerances import (
     ARC_EPS_MM,
     CONTACT_EPS_MM,
@@ -49,9 +47,11 @@ from geom3d.core.tolerances import (
     PROOF_MIN_PAIRS,
 )
 from geom3d.core.validation import xyz
+from geom3d.execution.items import map_items, uses_processes
+from geom3d.scene.ahead import settle_background
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.results import LofResult, RouteResult, RouteWindow
-from geom3d.scene.scene import Scene, Trooper, settle_background
+from geom3d.scene.scene import Scene, Trooper
 from geom3d.scene.vehicles import engine_for
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 
@@ -161,37 +161,48 @@ def _has_vehicles(scene: Scene) -> bool:
     return any(t.vehicle is not None for t in scene.troopers.values())
 
 
-def _forked_pairs(scene, todo, ways, parts, areas, children, uses, progress):
+def _parallel_pairs(scene, todo, ways, uses, areas, threads, fork, lazy, stats, progress):
     """The visibility of the pairs ``todo`` (into ``scene.visibility_cache``) and their
-    ordered results, shared with ``children`` forked copies of the process
-    (:func:`lof_matrix`'s ``processes``)."""
+    ordered results, on ``threads`` threads or, with ``fork``, this thread and forked
+    copies of the process (:func:`geom3d.execution.items.map_items`; the answers travel
+    back as plain tuples, :mod:`.portable`)."""
     troopers = scene.troopers
+    parts = [VisibilityStats() for _ in todo]
     upto = [0, *itertools.accumulate(uses[key] for key in todo)]  # ordered pairs per item
 
     def item(i: int):
         a, b = (troopers[k] for k in todo[i])
-        vis = pair_visibility(scene, a, b, stats=parts[i])
-        if areas and vis[0] is not None:
-            vis[0].visible_area_mm2  # noqa: B018  (measured in the worker)
-        results = [
-            plain_result(_static_lof(scene, troopers[x], troopers[y], vis))
-            for x, y in ways[todo[i]]
-        ]
-        return plain_visibility(vis), results, parts[i]
+        vis = w, _ = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
+        if areas and w is not None:  # measured and located where the pair was searched
+            w.visible_area_mm2, w.patch_center  # noqa: B018
+        results = [(xy, _static_lof(scene, troopers[xy[0]], troopers[xy[1]], vis))
+                   for xy in ways[todo[i]]]  # fmt: skip
+        return vis, results, parts[i]
+
+    def pack(got):
+        vis, results, part = got
+        return plain_visibility(vis), [plain_result(r) for _, r in results], part
+
+    def unpack(i: int, packed):
+        plain, results, part = packed
+        vis = visibility_from_plain(plain, functools.partial(_searched_area, scene, todo[i]))
+        return vis, [((r[0], r[1]), result_from_plain(r, vis)) for r in results], part
 
     def report(n_done: int) -> None:
         if progress is not None:
             progress(upto[n_done], upto[-1])
 
+    chunk = PAIRS_PER_TASK if fork else max(1, min(PAIRS_PER_TASK, len(todo) // (4 * threads)))
+    got = map_items(
+        item, len(todo), threads=threads, processes=fork, chunk=chunk, progress=report,
+        pack=pack, unpack=unpack,
+    )  # fmt: skip
     static: dict[tuple[str, str], LofResult] = {}
-    got = forked_map(item, len(todo), children=children, chunk=PAIRS_PER_TASK, progress=report)
-    for i, (plain, results, part) in enumerate(got):
-        key = todo[i]
-        vis = visibility_from_plain(plain, functools.partial(_searched_area, scene, key))
-        scene.visibility_cache[key] = vis
-        parts[i] = part
-        for res in results:
-            static[res[0], res[1]] = result_from_plain(res, vis)
+    for i, (vis, results, part) in enumerate(got):
+        scene.visibility_cache[todo[i]] = vis
+        static.update(results)
+        if stats is not None:
+            stats.add(part)
     return static
 
 
@@ -269,7 +280,7 @@ def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
     same fraction of their routes; windows are measured along the first mover's route
     (the other's when the first has a one-point route)."""
     movers = [t for t in (a, b) if t.route is not None]
-    paths = {t.id: RoutePath.of(t.route) for t in movers}
+    paths = {t.id: route_path(scene, t) for t in movers}  # following the ground (13.1)
     total = max(p.length for p in paths.values())
     # the windows' route: the first mover's, unless it stands still (a one-point route)
     main = movers[0] if paths[movers[0].id].length > 0 or len(movers) == 1 else movers[1]
@@ -366,7 +377,7 @@ def lof_matrix(
 
     With ``processes`` (a command's choice: it forks the process), the pairs are shared
     by this thread and ``threads - 1`` forked copies of the process instead
-    (:mod:`geom3d.core.forked`: no GIL between them), where that is safe: on Linux, from
+    (:mod:`geom3d.execution.shared`: no GIL between them), where that is safe: on Linux, from
     the main thread, and with no vehicle (whose per-pair BVH a child may not build).
     Same results; a witness whose area was not measured measures it, when first read, by
     searching its pair again.
@@ -402,49 +413,16 @@ def lof_matrix(
         if key in ways and (x, y) not in ways[key]:
             ways[key].append((x, y))
     # forked workers where asked and safe (the children may not build a vehicle's BVH)
-    fork = threads > 1 and processes and fork_usable() and not _has_vehicles(scene)
-    if parallel and fork:
-        parts = [VisibilityStats() for _ in todo]
-        if many:
+    fork = uses_processes(threads, processes) and not _has_vehicles(scene)
+    if parallel:  # the bulk of the work: visibility, in parallel (one call, either way)
+        if fork and many:
             scene.prover  # noqa: B018  (built once, before the fork: the children share it)
-        settle_background()
-        static = _forked_pairs(scene, todo, ways, parts, areas, threads - 1, uses, progress)
+        if fork:
+            settle_background()
+        static = _parallel_pairs(
+            scene, todo, ways, uses, areas, threads, fork, lazy, stats, progress
+        )
         done = sum(uses.values())
-        parallel = False
-        if stats is not None:
-            for part in parts:
-                stats.add(part)
-    if parallel:  # the bulk of the work: visibility, in parallel
-        parts = [VisibilityStats() for _ in todo]
-
-        def work(i: int):
-            a, b = (scene.troopers[k] for k in todo[i])
-            vis = w, _ = pair_visibility(scene, a, b, stats=parts[i], prover=lazy)
-            if areas and w is not None:  # measured and located here, in parallel
-                w.visible_area_mm2, w.patch_center  # noqa: B018
-            # and the pair's ordered results (arcs, engagement), here too
-            t = scene.troopers
-            return vis, [(xy, _static_lof(scene, t[xy[0]], t[xy[1]], vis)) for xy in ways[todo[i]]]
-
-        def work_chunk(lo: int, hi: int):
-            return [(i, work(i)) for i in range(lo, hi)]
-
-        size = max(1, min(PAIRS_PER_TASK, len(todo) // (4 * threads)))
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = [
-                pool.submit(work_chunk, lo, min(lo + size, len(todo)))
-                for lo in range(0, len(todo), size)
-            ]
-            for fut in as_completed(futures):
-                for i, (vis, results) in fut.result():
-                    cache[todo[i]] = vis
-                    static.update(results)
-                    done += uses[todo[i]]
-                if progress is not None:
-                    progress(done, total)
-        if stats is not None:
-            for part in parts:
-                stats.add(part)
     if fork:
         # pairs with a route (a Line of Fire per millimetre of travel) in forked workers
         # too: in threads, their many short compiled calls wait for each other's GIL
@@ -463,7 +441,7 @@ def lof_matrix(
 
 def _route_pairs(scene, pairs, static, children, stats, progress, done, total) -> int:
     """The ordered pairs with a route, into ``static``, shared with ``children`` forked
-    workers (:func:`geom3d.core.forked.forked_map`; each unordered pair in one process:
+    workers (:func:`geom3d.execution.items.map_items`; each unordered pair in one process:
     its two directions share the route positions' visibility, ``_ROUTE_VIS``). The
     results come back pickled, their witnesses' areas measured in the worker. Returns
     ``done`` counted on."""
@@ -484,7 +462,8 @@ def _route_pairs(scene, pairs, static, children, stats, progress, done, total) -
         if progress is not None:
             progress(upto[n_done], total)
 
-    for results, part in forked_map(work, len(todo), children=children, chunk=1, progress=report):
+    got = map_items(work, len(todo), threads=children + 1, processes=True, chunk=1, progress=report)
+    for results, part in got:
         static.update(results)
         if stats is not None:
             stats.add(part)

@@ -130,6 +130,11 @@ class Odds:
     dealt : Strike or None
         The hits its counter-attack deals the attacker (a reaction ``attack``).
     ledger : list of (str, object)
+    defender_wins : Fraction or None
+        Face to face only: P(the trooper keeps at least one success: its dodge succeeds,
+        or its shots hit); with :attr:`p_attacker_wins` and :attr:`p_nobody` (SPEC 13.2).
+    back_dice, sv_back : int, int or None
+        The dice and Success Value of its attack on the attacker (0, None: none).
     """
 
     roll: str
@@ -140,9 +145,26 @@ class Odds:
     taken: Strike
     dealt: Strike | None
     ledger: list[tuple[str, object]]
+    defender_wins: Fraction | None = None
+    back_dice: int = 0
+    sv_back: int | None = None
+
+    @property
+    def p_attacker_wins(self) -> Fraction:
+        """Face to face: P(the attacker keeps at least one success against this trooper)."""
+        return self.taken.p_hit
+
+    @property
+    def p_nobody(self) -> Fraction | None:
+        """Face to face: P(no side keeps a success); the three outcomes exclude each other
+        (the higher best success cancels every lower one, equal ones cancel)."""
+        if self.defender_wins is None:
+            return None
+        return 1 - self.p_attacker_wins - self.defender_wins
 
     def to_dict(self) -> dict:
-        """The SPEC 12.4 ``odds`` object (floats of the exact fractions)."""
+        """The SPEC 12.4 ``odds`` object (floats of the exact fractions), with the SPEC
+        13.2 face to face summary."""
         d = {
             "roll": self.roll,
             "attacker_dice": self.attacker_dice,
@@ -151,8 +173,15 @@ class Odds:
             "sv_defender": self.sv_defender,
             **self.taken.to_dict(),
         }
+        if self.defender_wins is not None:
+            d["p_attacker_wins"] = float(self.p_attacker_wins)
+            d["p_defender_wins"] = float(self.defender_wins)
+            d["p_nobody"] = float(self.p_nobody or 0)
         if self.dealt is not None:
+            d["back_dice"], d["sv_back"] = self.back_dice, self.sv_back
             d["against_attacker"] = self.dealt.to_dict()
+            d["attacker_p_wounded"] = float(self.dealt.p_wounded)
+            d["attacker_expected_wounds"] = float(self.dealt.expected_wounds)
         d["ledger"] = [{"what": w, "value": v} for w, v in self.ledger]
         return d
 
@@ -164,9 +193,13 @@ def trooper_odds(plan: RollPlan) -> Odds:
         mine = Dice(plan.dodge_sv, 1)
     elif plan.counter is not None and plan.attack is not None:
         mine = plan.counter
+    defender_wins = None
     if plan.attack is not None:
         hits = face_to_face(plan.attack, mine)
         roll = "face_to_face" if mine is not None else "normal"
+        if mine is not None:  # the trooper's side of the same roll: its dodge or its shots
+            theirs = face_to_face(mine, plan.attack)
+            defender_wins = sum((p for (h, _), p in theirs.items() if h), Fraction(0))
     else:
         hits = direct_template(plan.templates, plan.dodge_sv)
         roll = "normal" if plan.dodge_sv is not None else "none"
@@ -185,4 +218,7 @@ def trooper_odds(plan: RollPlan) -> Odds:
         taken=Strike(hits, wounds_distribution(hits, plan.save_sv), plan.wounds),
         dealt=dealt,
         ledger=list(plan.ledger),
+        defender_wins=defender_wins,
+        back_dice=0 if plan.counter is None else plan.counter.n,
+        sv_back=None if plan.counter is None else plan.counter.sv,
     )

@@ -18,6 +18,7 @@ __all__ = [
     "attack_errors",
     "attack_report",
     "attack_table",
+    "attack_warnings",
     "lof_matrix_text",
     "lof_report",
     "lof_table",
@@ -131,7 +132,9 @@ def _with_zones(scene, doc: dict) -> dict:
     return doc
 
 
-def _rich_table(title: str, columns: list[str], rows: list[list], caption: str = "") -> str:
+def _rich_table(
+    title: str, columns: list[str], rows: list[list], caption: str = "", width: int = 120
+) -> str:
     from rich.console import Console
     from rich.table import Table
 
@@ -141,7 +144,7 @@ def _rich_table(title: str, columns: list[str], rows: list[list], caption: str =
     for r in rows:
         table.add_row(*[("" if v is None else str(v)) for v in r])
     buf = StringIO()
-    Console(file=buf, width=120, color_system=None, force_terminal=False).print(table)
+    Console(file=buf, width=width, color_system=None, force_terminal=False).print(table)
     return "".join(line.rstrip() + "\n" for line in buf.getvalue().splitlines())
 
 
@@ -305,14 +308,24 @@ def attack_errors(doc: dict) -> list[str]:
 
 def _hits_cell(a: dict):
     """The table's hits column: the total (a Wall of Death's roll, ``D3``), per template
-    in brackets when there are several; empty where the ruleset counts no hits."""
+    in brackets when there are several; empty where the ruleset counts no hits. A 40k
+    placement that covers fewer models than possible says so (``maximal: false``)."""
     if "hits" not in a:
         return None
     hits = a.get("hits") or []
     total = a.get("hits_total", 0)
-    if len(hits) > 1:
-        return f"{total} ({', '.join(str(h) for h in hits)})"
-    return str(total)
+    text = f"{total} ({', '.join(str(h) for h in hits)})" if len(hits) > 1 else str(total)
+    short = [p for p in a.get("placements", []) if p.get("maximal") is False]
+    if short:
+        most = ", ".join(str(p.get("most_possible")) for p in short)
+        text += f" - not maximal: {most} possible"
+    return text
+
+
+def attack_warnings(doc: dict) -> list[str]:
+    """The warnings of an :func:`attack_report` document (40k ``maximal: false``, ruling
+    A2), one line each, for stderr."""
+    return [w for a in doc["attacks"] for w in a.get("warnings", [])]
 
 
 def _vehicle_lines(doc: dict) -> str:
@@ -324,16 +337,20 @@ def _vehicle_lines(doc: dict) -> str:
             if v is None:
                 continue
             hit = "hit" if v["target"] in p.get("in_area", []) else "not under the template"
-            out.append(
+            line = (
                 f"{a['id']} placement {i}: vehicle {v['target']}: {hit}, {v['facing']} facing "
                 f"(armour {v['armour']}), {100 * v['covered_share']:.1f}% of its hull covered "
                 f"({v['covered_area_mm2']:g} of {v['hull_area_mm2']:g} mm²)"
             )
+            if v.get("maximal") is False and v.get("most_covered_share") is not None:
+                line += f" - not maximal: {100 * v['most_covered_share']:.1f}% possible"
+            out.append(line)
     return "".join(line + "\n" for line in out)
 
 
-def attack_table(doc: dict) -> str:
-    """``geom3d attack --format table``: one row per attack."""
+def attack_table(doc: dict, *, wide: bool = False) -> str:
+    """``geom3d attack --format table``: one row per attack, in 100 columns (``wide``:
+    the odds table with every column)."""
     rows = []
     for a in doc["attacks"]:
         excl = ", ".join(f"{e['id']} ({e['reason']})" for e in a.get("excluded", []))
@@ -351,10 +368,35 @@ def attack_table(doc: dict) -> str:
         f"Attacks - {doc['scenario']}",
         ["attack", "outcome", "reason", "affected", "excluded", "hits"],
         rows,
+        width=200 if wide else 100,
     )
     text += _vehicle_lines(doc)
+    text += _range_lines(doc)
     if any("weapon" in a for a in doc["attacks"]):
         from geom3d.combat.text import odds_table
 
-        text += odds_table(doc)
+        text += odds_table(doc, wide=wide)
     return text
+
+
+def _range_lines(doc: dict) -> str:
+    """One line per plain BS attack: its target, distance, band and cover (SPEC 13.2)."""
+    out = []
+    for a in doc["attacks"]:
+        r = a.get("range")
+        if r is None:
+            continue
+        band = "no ranges" if r["band"] is None else f"band {r['from']:g}-{r['to']:g}"
+        if r["band"] is None and a.get("reason") == "out_of_range":
+            band = "out of range"
+        line = (
+            f"{a['id']}: {a['target']} at {r['distance']:g} {r['units']} "
+            f"({band}, MOD {r['mod']:+d})"
+        )
+        cover = a.get("troopers", {}).get(a["target"], {}).get("cover")
+        if cover is not None:
+            line += ", Partial Cover" if cover["partial"] else ", no Partial Cover"
+            if cover["partial"] and cover["element"]:
+                line += f" ({cover['element']})"
+        out.append(line)
+    return "".join(line + "\n" for line in out)

@@ -52,6 +52,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="add the exact odds of every affected trooper (attacks with a weapon; SPEC 12.4): "
         "rolls, hits, Saving Rolls, wounds and the ledger of every number (default: off)",
     )
+    at.add_argument(
+        "--wide",
+        action="store_true",
+        help="--format table: every column of the odds table (default: a compact table that "
+        "reads in 100 columns)",
+    )
     add_quiet(at)
     at.set_defaults(func=run)
     return at
@@ -59,7 +65,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Answer ``geom3d attack``: the document on stdout in the chosen format."""
-    from geom3d.commands.answers import attack_errors, attack_report, attack_table
+    from geom3d.commands.answers import (
+        attack_errors,
+        attack_report,
+        attack_table,
+        attack_warnings,
+    )
     from geom3d.core.output import dumps_json
 
     scene = load_for_command(args.scenario, quiet=args.quiet)
@@ -74,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
             )
         ids = [args.id]
     doc = attack_report(scene, ids, odds=args.odds)
-    write_stdout(dumps_json(doc) if args.format == "json" else attack_table(doc))
+    write_stdout(dumps_json(doc) if args.format == "json" else attack_table(doc, wide=args.wide))
+    if not args.quiet:  # e.g. a 40k placement that covers fewer models than possible
+        for line in attack_warnings(doc):
+            print(f"geom3d: warning: {line}", file=sys.stderr)
     errors = attack_errors(doc)  # attacks with an input error of their own (SPEC 12.6)
     for line in errors:
         print(f"geom3d: error: {line}", file=sys.stderr)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from geom3d.commands._common import RENDERER_GROUP, progress_for, warn_scene
+from geom3d.commands._common import RENDERER_GROUP, add_workers, progress_for, warn_scene
 from geom3d.core.errors import UsageError
 from geom3d.core.units import LENGTH_UNITS
 
@@ -32,6 +32,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--out exposure-out --quiet",
         "geom3d exposure meshes/scenarios/wall_blocks.yaml --observers a,c --spacing 100 "
         "--ignore-arcs --out exposure-out --workers 1 --quiet",
+        "geom3d exposure meshes/scenarios/wall_blocks.yaml --seen-from a --spacing 50 "
+        "--out seen-out --quiet",
     ]
     p = sub.add_parser(
         "exposure",
@@ -41,17 +43,25 @@ def add_parser(sub) -> argparse.ArgumentParser:
             "every level, as survey does) and decides which observers have Line of Fire\n"
             "to it: arcs, engagement and the 3 x 3 mm rule exactly as `geom3d lof`, the\n"
             "other troopers blocking. Writes exposure.json (SPEC 12.5) and\n"
-            "exposure.png/.svg (observers per spot, safe ground marked) into --out."
+            "exposure.png/.svg (observers per spot, safe ground marked) into --out.\n"
+            "--seen-from ID maps instead where trooper ID can be seen from: whether a\n"
+            "probe on each spot, free to face anywhere, has Line of Fire to it (SPEC 13.1)."
         ),
         epilog="examples (from the repository root):\n" + "".join(f"  {e}\n" for e in examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scenario", help="scenario file (YAML or JSON, format geom3d/1)")
-    p.add_argument(
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument(
         "--observers",
-        required=True,
         metavar="SIDE|ID[,ID...]",
-        help="a side (all its troopers) or comma-separated trooper ids (required)",
+        help="a side (all its troopers) or comma-separated trooper ids",
+    )
+    who.add_argument(
+        "--seen-from",
+        metavar="ID",
+        help="map where trooper ID can be seen from: a probe on each spot, free to face "
+        "anywhere, has Line of Fire to it (its viewshed; arcs of the probe ignored)",
     )
     p.add_argument(
         "--probe", type=int, default=2, metavar="S", help="probe silhouette (default: 2)"
@@ -74,13 +84,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         metavar="DIR",
         help="folder for exposure.json and the maps, created if missing (default: geom3d-exposure)",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes; 1 runs in this process (default: one per CPU)",
-    )
+    add_workers(p, "runs in this process for a few chunks of cells, else one process per CPU")
     p.add_argument(
         "--scheduler",
         "--dask",
@@ -133,6 +137,18 @@ def summary_lines(doc: dict, units: str) -> list[str]:
     n = max(1, len(cells))
     t = doc["timing"]
     what = "visibility (arcs ignored)" if doc["ignore_arcs"] else "Line of Fire"
+    target = doc.get("seen_from")
+    if target is not None:
+        seen = sum(1 for cell in cells if cell["sees"])
+        lines = [
+            f"geom3d exposure - {doc['scenario']}",
+            f"  where {target} can be seen from (a probe free to face anywhere, Line of Fire)",
+            f"  probe: silhouette {doc['probe']['silhouette']}, grid every "
+            f"{doc['spacing_mm'] / k:g} {units}, {c['cells']} standable spots",
+            f"  {target} seen from: {seen} spots ({seen / n:.1%}); "
+            f"hidden from: {c['safe']} spots ({doc['safe_share']:.1%})",
+        ]
+        return lines + _tail(doc, c, t)
     lines = [
         f"geom3d exposure - {doc['scenario']}",
         f"  observers: {', '.join(doc['observers'])} ({what})",
@@ -141,6 +157,19 @@ def summary_lines(doc: dict, units: str) -> list[str]:
         f"  safe (seen by no observer): {c['safe']} spots, {doc['safe_share']:.1%}",
     ]
     lines += [f"    seen by {o}: {m} spots ({m / n:.1%})" for o, m in per.items()]
+    return lines + _tail(doc, c, t)
+
+
+def _tail(doc: dict, c: dict, t: dict) -> list[str]:
+    """The summary's last lines: enclosed spots (SPEC 13.1) and the time."""
+    lines = []
+    enc = doc.get("enclosed") or {}
+    if enc.get("spots"):
+        by = ", ".join(f"{name!r} {m}" for name, m in enc["pieces"].items())
+        lines.append(
+            f"  note: {enc['spots']} spots enclosed (inside a solid or a sealed cavity, "
+            f"not standable, not on the map): {by}"
+        )
     lines.append(
         f"  time: {t['total_s']:.1f} s ({c['pairs']} spot x observer pairs, "
         f"{c['pairs_decided_without_rays']} decided without rays, {t['pairs_per_s']:.0f} "
@@ -151,7 +180,10 @@ def summary_lines(doc: dict, units: str) -> list[str]:
 
 def run(args) -> int:
     """Run ``geom3d exposure`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
@@ -165,7 +197,7 @@ def run(args) -> int:
     out = Path(args.out)
     _check_out(out, Path(args.scenario))
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)
+    scene = build_scene(scenario, prefetch_proofs=True)
     settle_heap()
     warn_scene(scene, args)
     units = scene.scenario.units
@@ -175,6 +207,7 @@ def run(args) -> int:
         res = run_exposure(
             scene,
             observers=args.observers,
+            seen_from=args.seen_from,
             probe=args.probe,
             spacing_mm=spacing,
             ignore_arcs=args.ignore_arcs,

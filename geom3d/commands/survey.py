@@ -13,14 +13,18 @@ an ETA) goes to stderr, only on a terminal and without ``--quiet``.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from geom3d.commands._common import RENDERER_GROUP, add_verbose, progress_for, warn_scene
+from geom3d.commands._common import (
+    RENDERER_GROUP,
+    add_verbose,
+    add_workers,
+    progress_for,
+    warn_scene,
+)
 from geom3d.core.errors import UsageError
 from geom3d.core.tolerances import SURVEY_DEFAULT_LANES as DEFAULT_LANES
 from geom3d.core.units import LENGTH_UNITS
@@ -75,13 +79,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="folder for survey.json and the heat maps, created if missing "
         "(default: geom3d-survey)",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes; 1 runs in this process (default: one per CPU)",
-    )
+    add_workers(p, "runs in this process for a few chunks of pairs, else one process per CPU")
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -147,34 +145,14 @@ def _check_out(out: Path, scenario: str, compare: str | None) -> None:
     refuse_overwrite(outputs, inputs, allowed=allowed)
 
 
-class _Terminated(KeyboardInterrupt):
-    """Raised by the SIGTERM handler while the survey runs: unwinds like Ctrl-C, so the
-    worker processes and the fork server are stopped on the way out."""
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts():
-    """SIGTERM raises :class:`_Terminated` in the main thread while the block runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise _Terminated
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
-
-
 def _fmt(mm: float, units: str, nd: int = 1) -> str:
     return f"{mm / LENGTH_UNITS[units]:.{nd}f} {units}"
 
 
-def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
-    """The human summary: levels, distance bands, longest lanes, zones, health."""
+def summary_lines(res: SurveyResult, scenario: str, wall_s: float | None = None) -> list[str]:
+    """The human summary: levels, distance bands, longest lanes (with their ends'
+    coordinates), zones, health; ``wall_s``: the command's wall time so far (loading the
+    scene, the survey, the heat map), printed as the time."""
     doc, units = res.document, res.units
     pos = doc["positions"]
     n = len(pos)
@@ -206,7 +184,7 @@ def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
     for ln in doc["lanes"][:10]:
         a, b = by_id[ln["a"]], by_id[ln["b"]]
         lines.append(
-            f"    {ln['a']} (level {a['level']}) - {ln['b']} (level {b['level']}): "
+            f"    {ln['a']} {_at(a, units)} - {ln['b']} {_at(b, units)}: "
             f"{_fmt(ln['distance_mm'], units)}"
         )
     if not doc["lanes"]:
@@ -224,20 +202,34 @@ def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
     lines.append(f"  health: {len(warnings)} finding(s)" + ("" if warnings else " - none"))
     lines += [f"    - {w}" for w in warnings]
     t = doc["timing"]
+    wall = t["total_s"] if wall_s is None else wall_s
     lines.append(
-        f"  time: {t['total_s']:.1f} s ({t['pairs']} pairs in {t['pairs_s']:.1f} s, "
-        f"{t['pairs_per_s']:.0f} pairs/s, {t['executor']}, {t['workers']} worker(s))"
+        f"  time: {wall:.1f} s wall (survey {t['total_s']:.1f} s: {t['pairs']} pairs in "
+        f"{t['pairs_s']:.1f} s, {t['pairs_per_s']:.0f} pairs/s, {t['executor']}, "
+        f"{t['workers']} worker(s))"
     )
     return lines
 
 
+def _at(p: dict, units: str) -> str:
+    """A position's coordinates in the file's units and its level: ``(x, y, z) level L``."""
+    k = LENGTH_UNITS[units]
+    x, y, z = (v / k for v in p["position"])
+    return f"({x:.4g}, {y:.4g}, {z:.4g} {units}; level {p['level']})"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``geom3d survey`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    started = time.perf_counter()
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
     from geom3d.core.scheduler_address import check_address
+    from geom3d.execution.signals import exit_code, signal_name
     from geom3d.survey.compare import compare_surveys, load_survey
     from geom3d.survey.document import run_survey
 
@@ -251,14 +243,14 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out, args.scenario, args.compare)
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)  # the survey proves: read ahead
+    scene = build_scene(scenario, prefetch_proofs=True)  # the survey proves: read ahead
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     warn_scene(scene, args)
     k = LENGTH_UNITS[scene.scenario.units]
     spacing = DEFAULT_SPACING_MM if args.spacing is None else args.spacing * k
     render, why = _renderer()
     try:
-        with _sigterm_interrupts(), progress_for(args, "survey") as bar:
+        with progress_for(args, "survey") as bar:
             res = run_survey(
                 scene,
                 probe=args.probe,
@@ -268,12 +260,12 @@ def run(args: argparse.Namespace) -> int:
                 lanes_count=args.lanes,
                 progress=lambda done, total: bar(done, total),
             )
-    except _Terminated:  # the workers are stopped (survey.pairs); nothing was written
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are stopped
         print(
-            "geom3d: interrupted (SIGTERM): the survey was stopped; nothing written",
+            f"geom3d: interrupted ({signal_name(exc)}): the survey was stopped; nothing written",
             file=sys.stderr,
         )
-        return 143
+        return exit_code(exc)
     files = {"survey.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
         files.update(render(scene, res.document))
@@ -283,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--out: cannot create {out}: {exc.strerror}") from None
     for name, data in files.items():
         atomic_write(out / name, data)
-    lines = summary_lines(res, scene.scenario.name)
+    lines = summary_lines(res, scene.scenario.name, time.perf_counter() - started)
     if old is not None:
         lines.append(f"  compared with {args.compare}:")
         lines += [f"    {s}" for s in compare_surveys(old, res.document, res.units)]

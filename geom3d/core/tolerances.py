@@ -31,6 +31,16 @@ ROUTE_STEP_MM: float = 10.0
 #: Fire or a template test; a real move is a few hundred mm).
 MAX_ROUTE_POINTS: int = 10_000
 MAX_ROUTE_TRAVEL_MM: float = 1_000_000.0
+#: Scenario limit on the Line of Fire work routes cost (SPEC 13.4): the sum over the
+#: troopers with a route of its travel (mm) times the other troopers, each of which it is
+#: scanned against every ``ROUTE_WINDOW_STEP_MM``. Measured (issue 44): one route scan
+#: costs about ``ROUTE_SCAN_S_PER_MM_TROOPER`` per mm of route per other trooper (1.1 to
+#: 1.3 ms on a loaded 2-core machine, routes of 0.5 and 2 m past a row of walls, 1 and 4
+#: other troopers), so the cap is about two minutes of scanning: a real move of 300 mm
+#: past 300 troopers, or a 10 m route past 10. A 1 km route within the two limits above
+#: ran 600 s and 3 GB without an answer.
+MAX_ROUTE_MM_TROOPERS: float = 100_000.0
+ROUTE_SCAN_S_PER_MM_TROOPER: float = 1.2e-3
 ROUTE_REFINE_MM: float = 0.5
 #: Line of Fire windows along a route (SPEC 12.5: "1 mm resolution") are found from a
 #: sample every ``ROUTE_WINDOW_STEP_MM`` of travel, each edge then bisected to
@@ -94,15 +104,17 @@ GEOM_EPS_MM: float = 1e-9
 #: this many decimals (1e-9 mm), so coordinates closer than that are one grid line.
 RECTILINEAR_GRID_DECIMALS: int = 9
 
-#: A placed template "passes through" a silhouette when it overlaps the silhouette shrunk
-#: by this much (radius and both ends): overlap deeper than this is more than touching.
-#: Computed tips lie on the base edge up to float rounding (~1e-13 mm).
-PENETRATION_TOL_MM: float = CONTACT_EPS_MM
-
-#: An explicitly given Blast Focus of a direct teardrop counts as touching the attacker's
-#: silhouette when the template is within this distance of it (users type rounded
-#: coordinates: 0.01 mm is far below anything a table can show).
+#: The one contact tolerance of placements (ruling 13.3): a Blast Focus given in the file
+#: touches the attacker's silhouette when the template is within this distance of it, and
+#: a template "passes through" a silhouette only when it cuts in deeper than this. Users
+#: (and geom3d's own printed answers) type rounded coordinates: 0.01 mm is far below
+#: anything a table can show, and one value for both keeps a printed placement valid.
 PLACEMENT_TOL_MM: float = 0.01
+
+#: A placed template "passes through" a silhouette when it overlaps the silhouette shrunk
+#: by this much (radius and both ends): the same tolerance as touching (13.3). Computed
+#: placements (a pitched template slid out) are still solved to ``CONTACT_EPS_MM``.
+PENETRATION_TOL_MM: float = PLACEMENT_TOL_MM
 
 #: A point exactly on the 180-degree arc line counts as inside when within this distance.
 ARC_EPS_MM: float = 1e-6
@@ -192,6 +204,14 @@ AUTO_GRID_STEP_DEG: float = 1.0
 #: the route (radius grown to cover the capsule between them).
 AUTO_ROUTE_STEP_MM: float = 10.0
 
+#: Infinity ``auto`` (ruling 13.3): the chosen placement is moved to the middle of its
+#: region on a plan grid (AUTO_MARGIN_GRID_DEG, refined AUTO_MARGIN_REFINE times by 10),
+#: the AUTO_MARGIN_TRIES widest spots judged; a move must gain AUTO_MARGIN_GAIN_MM.
+AUTO_MARGIN_GRID_DEG: float = 1.0
+AUTO_MARGIN_REFINE: int = 2
+AUTO_MARGIN_TRIES: int = 6
+AUTO_MARGIN_GAIN_MM: float = 1e-3
+
 #: Two plan points closer than this have no direction between them: the heading from one
 #: to the other is taken as 0 (mm).
 COINCIDENT_EPS_MM: float = 1e-12
@@ -267,6 +287,11 @@ MAX_BURST: int = 20
 
 #: Largest scenario file read (bytes).
 MAX_SCENARIO_BYTES: int = 8 << 20
+
+#: Longest id (characters) of a trooper, scenery piece, attack or zone (SPEC 13.4): ids
+#: are labels in tables and figures, and a 50,000-character id stalled ``render`` for
+#: 300 s while FreeType laid it out.
+MAX_ID_CHARS: int = 200
 
 #: Most nodes (mappings, lists, scalars) a scenario may hold once YAML aliases are
 #: expanded: an "alias bomb" of a few hundred bytes expands to billions.
@@ -433,7 +458,7 @@ SURFACE_BOX_PAD_MM: float = 1e-4
 #: An eye point is skipped as hidden behind one occluding trooper only when its view of
 #: the whole target crosses that trooper's axial plane at least this far (mm) inside the
 #: cylinder: every segment then runs at least twice this far through the trooper, far
-#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`.visibility.hidden_eyes`).
+#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`geom3d.visibility.cast.hidden_eyes`).
 HIDDEN_MARGIN_MM: float = 1e-2
 
 #: Closed convex blocking pieces (:mod:`geom3d.visibility.convex`): a scenery element of
@@ -524,6 +549,20 @@ MAX_ATTRIBUTE: int = 40
 MAX_ROLL_MOD: int = 40
 MAX_PS: int = 40
 MAX_WOUNDS: int = 20
+
+#: Partial Cover (SPEC 13.2, :mod:`geom3d.rules.infinity.cover`): an element within
+#: COVER_CONTACT_MM of the base (rays every COVER_RAY_DEG at these shares of the base
+#: height) that hides a patch of COVER_PATCH_SAMPLES x COVER_PATCH_SAMPLES samples
+#: COVER_SAMPLE_MM apart (3 x 3 mm) from the shooter's best eye (eyes this far apart).
+COVER_CONTACT_MM: float = 1.0
+COVER_RAY_DEG: float = 2.0
+COVER_BASE_HEIGHTS: tuple[float, ...] = (0.2, 0.5, 0.9)
+COVER_SAMPLE_MM: float = 1.0
+COVER_PATCH_SAMPLES: int = 4
+COVER_EYE_SPACING_MM: float = 5.0
+#: Partial Cover MOD to the attacker's roll (the +3 to the Saving Roll is
+#: PARTIAL_COVER_SAVE_MOD).
+PARTIAL_COVER_ROLL_MOD: int = -3
 
 #: 40k vehicles (SPEC 12.6, :mod:`geom3d.placement.vehicles`): a firer within this distance
 #: of a diagonal of the hull's plan rectangle is on the boundary of two facings (the side

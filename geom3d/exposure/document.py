@@ -13,6 +13,15 @@ All lengths mm, rounded to 1e-3 mm; shares to 1e-4::
 
 ``seen_by`` lists observers in ``observers`` order. Everything but ``timing`` is the same,
 byte for byte, for any number of workers and on Dask.
+
+**Where can this trooper be seen from** (``seen_from``, SPEC 13.1): for every standable
+spot, whether a probe standing there has Line of Fire to the trooper with the probe free
+to face anywhere (the viewshed of the trooper in the rules' sense). The probe's arc then
+never decides and it is engaged with nobody, so its Line of Fire is the pair's visibility
+(the 3 x 3 mm rule, either direction, the other troopers blocking): the map with the
+trooper as the one observer and arcs ignored. The document adds ``"seen_from": id`` and,
+per cell, ``"sees": bool`` (a probe there has Line of Fire to it; the same as
+``seen_by == [id]``); ``safe_share`` is the share of spots it cannot be seen from.
 """
 
 from __future__ import annotations
@@ -24,13 +33,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from geom3d.adjudication.lof import _occluders
-from geom3d.core.errors import InputError
+from geom3d.core.errors import InputError, UsageError
+from geom3d.core.memory import building, refuse_if_too_big
 from geom3d.core.output import round_point, round_value
 from geom3d.exposure.cells import Probe, ProbeGrid, probe_for, standing_cells
 from geom3d.exposure.decide import PROBE_ID, observers_for, screen
 from geom3d.exposure.jobs import ExposureJob, visible_tasks
 from geom3d.scene.scene import Scene
 from geom3d.scene.vehicles import blocking_mesh, engine_for
+
+#: Exposure map memory per cell x observer (bytes), for refusing a map that cannot fit
+#: before it is made (SPEC 13.4): measured with tracemalloc (numpy included) over
+#: ``run_exposure`` on the demo table, 6 observers: 9.0 MB for 915 cells at 40 mm and
+#: 22.8 MB for 2,366 cells at 25 mm, 1,600 to 1,650 B each (the screen, the tasks, the
+#: answers and the document's cells).
+EXPOSURE_BYTES_PER_PAIR: int = 1700
 
 __all__ = ["ExposureResult", "exposure", "run_exposure"]
 
@@ -99,7 +116,8 @@ def _job(scene: Scene, observers, probe: Probe, cells, tasks, proofs: bool) -> E
 def run_exposure(
     scene: Scene,
     *,
-    observers: str,
+    observers: str | None = None,
+    seen_from: str | None = None,
     probe: int = 2,
     spacing_mm: float = 10.0,
     ignore_arcs: bool = False,
@@ -108,17 +126,37 @@ def run_exposure(
     progress: Callable[[int, int], None] | None = None,
     proofs: bool = True,
 ) -> ExposureResult:
-    """Compute an exposure map (see :func:`exposure`); the document and the arrays."""
+    """Compute an exposure map (see :func:`exposure`); the document and the arrays.
+    ``seen_from``: a trooper id instead of ``observers``, the map of where it can be seen
+    from (see the module docstring)."""
     t0 = time.perf_counter()
-    obs = observers_for(scene, observers)
+    if (observers is None) == (seen_from is None):
+        raise UsageError("exposure: give either --observers or --seen-from")
+    if seen_from is not None:
+        if seen_from not in scene.troopers:
+            known = ", ".join(scene.troopers) or "none"
+            raise UsageError(f"--seen-from: no trooper {seen_from!r} (troopers: {known})")
+        obs = [scene.troopers[seen_from]]
+        ignore_arcs = True  # the probe faces anywhere: its LoF is the pair's visibility
+    else:
+        assert observers is not None
+        obs = observers_for(scene, observers)
     if not obs:
         raise InputError(f"--observers: {observers!r} names no trooper")
     pr = probe_for(scene, probe)
-    grid = standing_cells(scene, pr, spacing_mm)
+    with building("placing the exposure map's cells"):
+        grid = standing_cells(scene, pr, spacing_mm)
     cells = grid.positions
+    n_pairs = len(cells) * len(obs)
+    refuse_if_too_big(  # before the (cells x observers) arrays are made
+        n_pairs * EXPOSURE_BYTES_PER_PAIR,
+        f"{len(cells):,} cells x {len(obs):,} observers",
+        f"use a coarser --spacing (now {spacing_mm:g} mm) or fewer --observers",
+    )
     t_grid = time.perf_counter() - t0
     t1 = time.perf_counter()
-    maybe = screen(scene, obs, pr, cells, ignore_arcs)
+    with building(f"screening {len(cells):,} cells x {len(obs):,} observers"):
+        maybe = screen(scene, obs, pr, cells, ignore_arcs)
     ci, oj = np.nonzero(maybe)
     tasks = np.column_stack([ci, oj]).astype(np.int64)
     t_screen = time.perf_counter() - t1
@@ -162,10 +200,16 @@ def run_exposure(
                 "position": round_point(cells[i]),
                 "level": int(grid.level[i]),
                 "seen_by": [ids[j] for j in np.flatnonzero(seen[i])],
+                **({"sees": bool(seen[i].any())} if seen_from is not None else {}),
             }
             for i in range(n)
         ],
         "safe_share": round_value(safe / n if n else 0.0, _SHARE_DECIMALS),
+        **({"seen_from": seen_from} if seen_from is not None else {}),
+        "enclosed": {
+            "spots": len(grid.enclosed),
+            "pieces": {name: count for name, count in grid.enclosed_by},
+        },
         "counts": {
             "cells": n,
             "safe": safe,
@@ -186,14 +230,15 @@ def run_exposure(
     return ExposureResult(doc, grid, pr, seen, dict(info["counters"]))
 
 
-def exposure(scene: Scene, *, observers: str, **kwargs) -> dict:
+def exposure(scene: Scene, *, observers: str | None = None, **kwargs) -> dict:
     """Which observers have Line of Fire to a probe at every standable spot of the table.
 
     Parameters
     ----------
     scene : Scene
     observers : str
-        A side, or comma-separated trooper ids.
+        A side, or comma-separated trooper ids (or ``seen_from=ID`` in ``kwargs``: where
+        that trooper can be seen from).
     **kwargs
         ``probe`` (silhouette, default 2), ``spacing_mm`` (default 10), ``ignore_arcs``,
         ``workers`` (default: the CPU count; 1: in-process), ``scheduler`` (Dask

@@ -177,6 +177,7 @@ def clear_of_silhouette(volume: TemplateVolume, trooper, contact_deg: float):
     level = TemplateVolume(volume.shape, volume.focus, volume.heading_deg, 0.0)
     if passes_through(level, cyl):
         return None
+    tight = CONTACT_EPS_MM  # a computed placement touches exactly (the tolerance is for input)
     a = math.radians(contact_deg)
     d = np.array([math.cos(a), math.sin(a), 0.0])
     f0 = np.asarray(volume.focus, dtype=np.float64)
@@ -185,11 +186,11 @@ def clear_of_silhouette(volume: TemplateVolume, trooper, contact_deg: float):
         return TemplateVolume(volume.shape, xyz(f0 + s * d), volume.heading_deg, volume.pitch_deg)
 
     lo, hi = 0.0, volume.height + 2.0 * trooper.radius
-    if passes_through(moved(hi), cyl):
+    if passes_through(moved(hi), cyl, tol=tight):
         return None
     while hi - lo > CLEAR_BISECT_MM:
         mid = 0.5 * (lo + hi)
-        if passes_through(moved(mid), cyl):
+        if passes_through(moved(mid), cyl, tol=tight):
             lo = mid
         else:
             hi = mid

@@ -18,14 +18,11 @@ from geom3d.core.tolerances import MAX_BURST
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
 from geom3d.scenario.model import AttackSpec, TrooperSpec
+from geom3d.scenario.plain import parse_cover, plain_fields
 from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst
 from geom3d.scenario.shapes import resolve_template
 
-__all__ = ["ARO_RULESET", "PLACEMENT_KEYS", "parse_attacks"]
-
-#: The ruleset whose attacks may be AROs (``aro: true``; ruling A3, SPEC 12.6) and
-#: Intuitive Attacks (``intuitive: true``).
-ARO_RULESET = "infinity"
+__all__ = ["PLACEMENT_KEYS", "parse_attacks"]
 
 #: Keys a ``placements[j]`` mapping may give.
 PLACEMENT_KEYS: tuple[str, ...] = (
@@ -75,7 +72,7 @@ def _placement(p: dict, trooper_ids: set[str], ctx: ParseContext, pw: str) -> di
     return out
 
 
-def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: str):
+def _fire_at(v, attacker: TrooperSpec, ruleset: RulesetData, ctx: ParseContext, path: str):
     """``attacks[i].fire_at``: None, an arc length in mm, ``{"index": i}`` or ``"best"``.
 
     The attacker needs a route. An arc length lies between 0 and the route's length as
@@ -83,8 +80,8 @@ def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: st
     shorter); an index names one of the route's points."""
     if v is None:
         return None
-    if ruleset != "infinity":
-        raise ctx.error(f"Infinity only (the ruleset is {ruleset})", path)
+    if not ruleset.capabilities.reactions:
+        raise ctx.error(f"Infinity only (the ruleset is {ruleset.name})", path)
     route = attacker.route
     if route is None:
         raise ctx.error(f"the attacker {attacker.id!r} has no route to fire from", path)
@@ -135,6 +132,8 @@ def _self_target(a, placements, ctx: ParseContext, where: str) -> ScenarioError 
     found = []
     if a.main_target is not None and a.main_target == a.attacker:
         found.append(f"{where}.main_target")
+    if a.target is not None and a.target == a.attacker:
+        found.append(f"{where}.target")
     for j, p in enumerate(placements or ()):
         if p.get("main_target") == a.attacker:
             found.append(f"{where}.placements[{j}].main_target")
@@ -145,6 +144,49 @@ def _self_target(a, placements, ctx: ParseContext, where: str) -> ScenarioError 
         "attacker)",
         found[0],
     )
+
+
+def _aro_problem(a, burst: int, ruleset: RulesetData, ctx: ParseContext, where: str):
+    """``aro``/``aro_burst`` errors of one attack (ruling A3, SPEC 12.6): a rule may lower
+    the Burst in ARO, never raise it above the weapon's; ARO is Infinity's (40k has no
+    reactive template fire). Returned, not raised: they reject only this attack (13.3)."""
+    if a.aro and not ruleset.capabilities.reactions:
+        return ctx.error(
+            f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset.name!r} "
+            "has no ARO",
+            f"{where}.aro",
+        )
+    if a.aro_burst is None:
+        return None
+    path = f"{where}.aro_burst"
+    if not a.aro:
+        return ctx.error("aro_burst needs aro: true (it is the Burst in ARO)", path)
+    if not 1 <= a.aro_burst <= MAX_BURST:
+        return ctx.error(f"must be between 1 and {MAX_BURST}", path)
+    if a.aro_burst > burst:
+        return ctx.error(f"aro_burst {a.aro_burst} is above the weapon's burst {burst}", path)
+    return None
+
+
+def _speculative_problem(a, ctx: ParseContext, where: str):
+    """``speculative: true`` on a direct template (ruling, docs/rules.md): a Speculative
+    Attack is a trait of weapons that roll to place an impact template (000 lists it with
+    Grenades: Impact Template); a direct template makes no roll and is placed touching or
+    centred on its attacker (001), so the key cannot apply. An error of this attack."""
+    if a.speculative and (a.mode != "impact" or a.template is None):
+        if a.template is None:
+            return ctx.error(
+                "speculative: true is a Speculative Attack, made with an impact template "
+                "(000); a plain BS attack aims at its target",
+                f"{where}.speculative",
+            )
+        return ctx.error(
+            f"speculative: true is a Speculative Attack, made with an impact template (000); "
+            f"a {a.mode} template is placed without a roll (001) - remove it or use mode: "
+            "impact",
+            f"{where}.speculative",
+        )
+    return None
 
 
 def parse_attacks(
@@ -179,35 +221,22 @@ def parse_attacks(
             raise UnknownIdError(
                 f"unknown unit {a.target_unit!r}", file=ctx.file, path=f"{where}.target_unit"
             )
-        tname, tspec = resolve_template(a.template, ruleset, ctx, f"{where}.template")
+        plain = plain_fields(a, ruleset, trooper_ids, ctx, where)
+        if plain:
+            tname, tspec = None, {}
+        else:
+            tname, tspec = resolve_template(a.template, ruleset, ctx, f"{where}.template")
         if not -90.0 < a.pitch_deg < 90.0:
             raise ctx.error(
                 f"must be strictly between -90 and 90 (got {float(a.pitch_deg):g})",
                 f"{where}.pitch_deg",
             )
-        if a.aro_burst is not None and not a.aro:
-            raise ctx.error(
-                "aro_burst needs aro: true (it is the Burst in ARO)", f"{where}.aro_burst"
-            )
-        if a.aro_burst is not None and not 1 <= a.aro_burst <= MAX_BURST:
-            raise ctx.error(f"must be between 1 and {MAX_BURST}", f"{where}.aro_burst")
         check_infinity_only(a, ("weapon",), ruleset, ctx, where)
         weapon = parse_weapon(a.weapon, ctx, f"{where}.weapon", harmless=a.harmless)
         burst = weapon_burst(a, weapon, ctx, where)
-        # ruling A3 (SPEC 12.6): a rule may lower the Burst in ARO, never raise it above
-        # the weapon's; ARO is Infinity's (40k has no reactive template fire)
-        if a.aro_burst is not None and a.aro_burst > burst:
-            raise ctx.error(
-                f"aro_burst {a.aro_burst} is above the weapon's burst {burst}",
-                f"{where}.aro_burst",
-            )
-        if a.aro and ruleset.name != ARO_RULESET:
-            raise ctx.error(
-                f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset.name!r} "
-                "has no ARO",
-                f"{where}.aro",
-            )
-        if a.intuitive and (ruleset.name != ARO_RULESET or a.mode != "direct"):
+        # errors confined to this attack (13.3): the file's other attacks still resolve
+        own = _aro_problem(a, burst, ruleset, ctx, where) or _speculative_problem(a, ctx, where)
+        if a.intuitive and (not ruleset.capabilities.reactions or a.mode != "direct"):
             raise ctx.error(
                 "intuitive: true is an Infinity Intuitive Attack, made with a direct "
                 f"template (got ruleset {ruleset.name!r}, mode {a.mode!r})",
@@ -220,8 +249,8 @@ def parse_attacks(
                 attacker=a.attacker,
                 template_name=tname,
                 template=tspec,
-                mode=a.mode,
-                main_target=a.main_target,
+                mode=plain.get("mode", a.mode),
+                main_target=plain.get("main_target", a.main_target),
                 heading_deg=a.heading_deg,
                 contact_deg=a.contact_deg,
                 focus=ctx.lengths(a.focus, f"{where}.focus") if a.focus is not None else None,
@@ -237,11 +266,13 @@ def parse_attacks(
                 aro_burst=a.aro_burst,
                 ordnance=a.ordnance,
                 weapon=weapon,
-                problem=_self_target(a, placements, ctx, where),
+                problem=own or _self_target(a, placements, ctx, where),
                 intuitive=a.intuitive,
-                fire_at=_fire_at(
-                    a.fire_at, by_id[a.attacker], ruleset.name, ctx, f"{where}.fire_at"
+                fire_at=_fire_at(a.fire_at, by_id[a.attacker], ruleset, ctx, f"{where}.fire_at"),
+                cover=parse_cover(
+                    a.cover, a.target or a.main_target, trooper_ids, ctx, f"{where}.cover"
                 ),
+                target=plain.get("target"),
             )
         )
     return attacks

@@ -12,6 +12,7 @@ from geom3d.scenario.vehicles import VehicleSpec
 
 __all__ = [
     "LOF_EXPECT_KEYS",
+    "PLAIN_MODE",
     "AttackSpec",
     "LofExpectation",
     "Scenario",
@@ -91,6 +92,10 @@ class TrooperSpec:
     vehicle: VehicleSpec | None = None
 
 
+#: The ``mode`` of a plain BS attack (no template, SPEC 13.2).
+PLAIN_MODE = "plain"
+
+
 @dataclass(frozen=True)
 class AttackSpec:
     """An attack, lengths in mm.
@@ -117,6 +122,11 @@ class AttackSpec:
     fire_at : float, dict or str, or None
         Where a moving attacker fires from (SPEC 12.5): an arc length along its route
         (float, mm), ``{"index": i}`` (a route point) or ``"best"``.
+    target : str or None
+        A plain BS attack's target (SPEC 13.2): ``mode`` is ``"plain"``, ``template`` is
+        empty and ``main_target`` equals ``target``.
+    cover : tuple of (str, str)
+        ``cover`` overrides (SPEC 13.2): (trooper id, ``none`` or ``partial``).
     """
 
     id: str
@@ -144,6 +154,19 @@ class AttackSpec:
     problem: ScenarioError | None = None
     intuitive: bool = False
     fire_at: float | dict | str | None = None
+    #: a plain BS attack's target (SPEC 13.2; ``mode`` is then ``"plain"``)
+    target: str | None = None
+    #: per-target Partial Cover overrides, trooper id -> ``none`` | ``partial`` (13.2)
+    cover: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def plain(self) -> bool:
+        """A plain BS attack: no template, one target (SPEC 13.2)."""
+        return self.mode == PLAIN_MODE
+
+    def cover_override(self, tid: str) -> str | None:
+        """The attack's ``cover`` for trooper ``tid`` (None: decided by the geometry)."""
+        return dict(self.cover).get(tid)
 
 
 #: The fields an ``expect.lof`` entry may ask, in check order.

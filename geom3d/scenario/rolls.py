@@ -11,10 +11,11 @@ what the rules do with them lives in :mod:`geom3d.rules.infinity.odds` and
 * ``reaction: none | dodge | {attack: {attribute, burst, mod, ps, save}}``; absent: the
   default of SPEC 12.4 (dodge where the rules allow one).
 * ``reaction_mod: M``: added to the trooper's reaction roll.
-* ``weapon: {attribute: bs|ph|wip, burst, ps, save: arm|bts, mod}``: defaults
+* ``weapon: {attribute: bs|ph|wip, burst, ps, save: arm|bts, mod, ranges}``: defaults
   ``attribute: bs``, ``save: arm``, ``mod: 0``, ``burst``: the attack's. ``ps`` is
   required unless the attack is ``harmless`` (a harmless template has no PS, 000), and
-  then it must be left out.
+  then it must be left out. ``ranges: [{to: D, mod: M}, ...]`` (SPEC 13.2): range bands
+  in the file's units, ascending; a reaction's ``attack`` may give them too.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class Weapon:
     ps: int | None = None
     save: str = "arm"
     mod: int = 0
+    #: Range bands (SPEC 13.2): ``((to_mm, mod), ...)``, ascending; None: no range limit
+    ranges: tuple[tuple[float, int], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ def parse_stats(raw, ctx: ParseContext, path: str) -> Stats | None:
 
 
 def _weapon(raw, ctx: ParseContext, path: str, *, harmless: bool, reaction: bool) -> Weapon:
-    raw = _mapping(raw, ctx, path, ("attribute", "burst", "ps", "save", "mod"))
+    raw = _mapping(raw, ctx, path, ("attribute", "burst", "ps", "save", "mod", "ranges"))
     attribute = _choice(raw.get("attribute", "bs"), ATTRIBUTES, ctx, f"{path}.attribute")
     save = _choice(raw.get("save", "arm"), SAVES, ctx, f"{path}.save")
     mod = _int(raw.get("mod", 0), -MAX_ROLL_MOD, MAX_ROLL_MOD, ctx, f"{path}.mod")
@@ -141,7 +144,34 @@ def _weapon(raw, ctx: ParseContext, path: str, *, harmless: bool, reaction: bool
         )
     if ps is not None:
         ps = _int(ps, 0, MAX_PS, ctx, f"{path}.ps")
-    return Weapon(attribute=attribute, burst=burst, ps=ps, save=save, mod=mod)
+    ranges = _ranges(raw.get("ranges"), ctx, f"{path}.ranges")
+    return Weapon(attribute=attribute, burst=burst, ps=ps, save=save, mod=mod, ranges=ranges)
+
+
+def _ranges(raw, ctx: ParseContext, path: str) -> tuple[tuple[float, int], ...] | None:
+    """``weapon.ranges``: ``[{to: D, mod: M}, ...]``, D in the file's units (converted to
+    mm), strictly ascending and positive; M an integer MOD (SPEC 13.2)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        raise ctx.error(f"expected a list of {{to: D, mod: M}} bands (got {raw!r})", path)
+    out: list[tuple[float, int]] = []
+    for i, band in enumerate(raw):
+        where = f"{path}[{i}]"
+        band = _mapping(band, ctx, where, ("to", "mod"))
+        for key in ("to", "mod"):
+            if key not in band:
+                raise ctx.error("required field is missing", f"{where}.{key}")
+        to = band["to"]
+        if isinstance(to, bool) or not isinstance(to, int | float) or not to > 0:
+            raise ctx.error(f"expected a positive length (got {to!r})", f"{where}.to")
+        mm = ctx.length(to, f"{where}.to")
+        if out and mm <= out[-1][0]:
+            raise ctx.error(
+                f"bands must ascend: {to!r} is not beyond the previous band's end", f"{where}.to"
+            )
+        out.append((mm, _int(band["mod"], -MAX_ROLL_MOD, MAX_ROLL_MOD, ctx, f"{where}.mod")))
+    return tuple(out)
 
 
 def parse_weapon(raw, ctx: ParseContext, path: str, *, harmless: bool) -> Weapon | None:
@@ -176,8 +206,8 @@ def parse_reaction_mod(raw, ctx: ParseContext, path: str) -> int:
 
 def check_infinity_only(raw, keys: tuple[str, ...], ruleset, ctx: ParseContext, where: str) -> None:
     """Roll data are Infinity's (SPEC 12.4): an error at the first such key given in a
-    scenario of another ruleset."""
-    if ruleset.name == "infinity":
+    scenario whose ruleset has no rolls (``capabilities.rolls``)."""
+    if ruleset.capabilities.rolls:
         return
     for key in keys:
         if getattr(raw, key) is not None:

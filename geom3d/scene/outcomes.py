@@ -29,7 +29,10 @@ Outcomes and reasons (attack level and per placement)
     friendly), ``no_heading`` (a teardrop with no heading, no contact angle and no main
     target to aim at), ``no_main_target`` (an impact template or 40k blast with neither a
     main target nor a ``focus``), ``no_focus`` (a deployable without ``focus``),
-    ``impact_not_circular`` (an impact template must be circular). ``input_error``
+    ``impact_not_circular`` (an impact template must be circular), ``not_centred`` (a
+    direct circular template whose ``focus`` is not the attacker's base centre, 001,
+    ruling 13.3), ``out_of_range`` (a plain BS attack beyond its weapon's last range
+    band, SPEC 13.2). ``input_error``
     (``geom3d attack`` only): the attack has an input error of its own, e.g. its main
     target is its attacker (SPEC 12.6); the entry holds the error line in ``error``.
 
@@ -56,6 +59,7 @@ from geom3d.templates import TemplateVolume
 
 __all__ = [
     "OUTCOMES",
+    "PLACEMENT_DECIMALS",
     "REASONS",
     "RESULT_FIELDS",
     "AttackResult",
@@ -83,6 +87,8 @@ REASONS: tuple[str, ...] = (
     "no_main_target",
     "no_focus",
     "impact_not_circular",
+    "not_centred",
+    "out_of_range",
     "input_error",
     # exclusions
     "attacker",
@@ -91,6 +97,11 @@ REASONS: tuple[str, ...] = (
     "failed",
     "invalid",
 )
+
+#: Decimal places of a placement's printed focus (mm) and angles (degrees): 1e-6, so a
+#: placement pasted back as printed is the placement answered (ruling 13.3; the contact
+#: tolerance, ``PLACEMENT_TOL_MM``, is 10,000 times larger).
+PLACEMENT_DECIMALS: int = 6
 
 #: Optional sections a ruleset may add to its attack results (see ``AttackResult.fields``).
 RESULT_FIELDS: tuple[str, ...] = ("hits", "wall_of_death", "solver")
@@ -180,11 +191,12 @@ class PlacementResult:
         return None if self.volume is None else self.volume.focus
 
     def to_dict(self) -> dict[str, Any]:
+        nd = PLACEMENT_DECIMALS
         d = {
-            "focus": round_point(self.focus),
-            "heading_deg": round_value(self.heading_deg),
-            "contact_deg": round_value(self.contact_deg),
-            "pitch_deg": round_value(self.pitch_deg),
+            "focus": round_point(self.focus, nd),
+            "heading_deg": round_value(self.heading_deg, nd),
+            "contact_deg": round_value(self.contact_deg, nd),
+            "pitch_deg": round_value(self.pitch_deg, nd),
             "affected": list(self.affected),
             "outcome": self.outcome,
             "reason": self.reason,
@@ -275,6 +287,12 @@ class AttackResult:
     fire_at : dict or None
         A moving attacker's firing point (SPEC 12.5): ``{at_mm, index, position}``, plus
         ``best: {enemies, candidates}`` for ``fire_at: best``; written when not None.
+    target : str or None
+        A plain BS attack's target (SPEC 13.2); written when not None, with ``range``.
+    range : dict or None
+        A plain attack's distance and range band (``distance_mm``, ``distance``,
+        ``units``, ``band``, ``from``, ``to``, ``mod``;
+        :mod:`geom3d.rules.infinity.plain`).
     """
 
     id: str
@@ -294,6 +312,8 @@ class AttackResult:
     weapon: dict | None = None
     warnings: list[str] = field(default_factory=list)
     fire_at: dict | None = None
+    target: str | None = None
+    range: dict | None = None
 
     @property
     def volumes(self) -> list[TemplateVolume]:
@@ -332,6 +352,9 @@ class AttackResult:
             d["warnings"] = list(self.warnings)
         if self.fire_at is not None:
             d["fire_at"] = dict(self.fire_at)
+        if self.target is not None:
+            d["target"] = self.target
+            d["range"] = None if self.range is None else dict(self.range)
         return d
 
 

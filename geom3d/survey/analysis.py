@@ -11,8 +11,10 @@
   outside the zone sees (how exposed the zone is). Both are 0 when either side is empty.
 * Distance bands: visible pairs / all pairs by horizontal distance, in bands of 8 inches
   for files in inches and 200 mm otherwise.
-* Health: unit slips (a table or piece whose size disagrees with its declared units), open
-  or multi-part meshes, holes under grid points, grid points where no probe stands.
+* Health, most serious first: unit slips (a table or piece whose size disagrees with its
+  declared units); holes under grid points, enclosed spots (SPEC 13.1), grid points where
+  no probe stands; then one finding per piece (open or multi-part meshes, how it was
+  closed and placed), the same fact said once, pieces with a warning first.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.core.messages import severity_of
 from geom3d.core.tolerances import SURVEY_SCENERY_MAX_RATIO, SURVEY_TABLE_RANGE_MM
 from geom3d.core.units import LENGTH_UNITS, MESH_UNITS
 from geom3d.mesh import used_vertices
@@ -195,15 +198,35 @@ def _unit_warnings(scene: Scene) -> list[str]:
 
 
 def _mesh_warnings(scene: Scene) -> list[str]:
-    out = []
-    for name, rep in getattr(scene, "mesh_reports", ()):
-        if getattr(rep, "n_open_edges", 0):
-            out.append(f"{name}: open surface ({rep.n_open_edges} boundary edges)")
-        if getattr(rep, "n_bodies", 1) > 1:
-            out.append(f"{name}: {rep.n_bodies} separate parts (floating or loose pieces?)")
+    """One finding per piece, its facts joined, most serious first.
+
+    A piece's facts come from how it was loaded, placed and closed (its report's
+    messages) and from its mesh report (open boundary edges, separate parts); the same fact
+    said twice ("3 separate parts" and "3 separate bodies") is said once. Pieces with a
+    warning (a likely mistake) come first, then those with the most facts, then by name.
+    """
+    facts: dict[str, list[str]] = {}
+    serious: dict[str, bool] = {}
+
+    def add(name: str, text: str, severity: str) -> None:
+        got = facts.setdefault(name, [])
+        if text not in got:
+            got.append(text)
+        serious[name] = serious.get(name, False) or severity == "warning"
+
     for piece in getattr(scene, "pieces", ()):  # how scans were closed and placed
-        out += [f"{piece.id}: {m}" for m in piece.messages]
-    return out
+        for m in piece.messages:
+            add(piece.id, str(m), severity_of(m))
+    for name, rep in getattr(scene, "mesh_reports", ()):
+        said = " ".join(facts.get(name, ()))
+        known = "boundary edges" in said or "closed" in said  # (its load or closing says it)
+        if getattr(rep, "n_open_edges", 0) and not known:
+            add(name, f"open surface ({rep.n_open_edges} boundary edges)", "note")
+        bodies = getattr(rep, "n_bodies", 1)
+        if bodies > 1 and f"{bodies} separate" not in said:
+            add(name, f"{bodies} separate parts (floating or loose pieces?)", "note")
+    order = sorted(facts, key=lambda n: (not serious[n], -len(facts[n]), n))
+    return [f"{name}: {'; '.join(facts[name])}" for name in order]
 
 
 def _points(xy: np.ndarray, units: str) -> str:
@@ -213,19 +236,31 @@ def _points(xy: np.ndarray, units: str) -> str:
     return f"{shown}{more} {units}"
 
 
+def enclosed_line(grid: ProbeGrid, units: str) -> str:
+    """How many spots were dropped as enclosed (SPEC 13.1), by which pieces, and where."""
+    by = ", ".join(f"{name!r} {n}" for name, n in grid.enclosed_by)
+    return (
+        f"{len(grid.enclosed)} spots enclosed (inside a solid or a sealed cavity, no way in "
+        f"from the open air; not standable): in {by}; at "
+        f"{_points(grid.enclosed[:, :2], units)}"
+    )
+
+
 def health_warnings(scene: Scene, grid: ProbeGrid) -> list[str]:
     """Health findings (see module docstring), in a fixed order."""
     units = scene.scenario.units
-    out = _unit_warnings(scene) + _mesh_warnings(scene)
+    out = _unit_warnings(scene)
     if grid.hole.any():
         out.append(
             f"{int(grid.hole.sum())} grid points over holes in the table mesh: "
             f"{_points(grid.grid_xy[grid.hole], units)}"
         )
+    if len(grid.enclosed):
+        out.append(enclosed_line(grid, units))
     bad = grid.no_stand & ~grid.hole
     if bad.any():
         out.append(
             f"{int(bad.sum())} of {len(grid.grid_xy)} grid points where no probe can stand: "
             f"{_points(grid.grid_xy[bad], units)}"
         )
-    return out
+    return out + _mesh_warnings(scene)

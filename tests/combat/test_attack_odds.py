@@ -178,8 +178,12 @@ def test_table_lists_each_affected_trooper(capsys):
     assert rc == 0
     rows = [line for line in out.splitlines() if line.startswith("│ grenade │ t")]
     assert [r.split("│")[2].strip() for r in rows] == ["t1", "t2", "t3"]
-    assert "B1@13 vs B1@8" in rows[2] and "48.0%" in rows[0]
-    assert rows[1].split("│")[-2].strip() == "33.8%"  # t2 shoots back: 0.3375
+    assert "1@13 vs 1@8" in rows[2] and "48.0%" in rows[0] and "│ B1 │" in rows[0]
+    # t2 shoots back face to face: it wins 0.3375 of the time (SPEC 13.2 summary)
+    assert "48.0/33.8/18.2" in rows[1]
+    assert rows[1].split("│")[-2].strip().startswith("1@11 ")
+    assert max(len(line) for line in out.splitlines()) <= 100  # compact: 100 columns
+    assert "PH-3" in out  # the reason for a MOD (no Line of Fire to the attacker)
 
 
 def test_missing_stats_is_one_line_with_the_field_path(capsys, tmp_path):

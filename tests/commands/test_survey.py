@@ -95,6 +95,12 @@ def test_cli_writes_json_and_summary_and_compares(tmp_path, capsys):
         assert part in text
     doc_old = json.loads((out_old / "survey.json").read_text())
     assert [z["id"] for z in doc_old["zones"]] == ["south"]
+    # lanes with their ends' coordinates; the time is the command's wall time
+    lane = doc_old["lanes"][0]
+    at = {p["id"]: p for p in doc_old["positions"]}
+    x, y, z = at[lane["a"]]["position"]
+    assert f"{lane['a']} ({x:.4g}, {y:.4g}, {z:.4g} mm; level 0) - " in text
+    assert "s wall (survey " in text
     assert (
         main(
             [
@@ -211,7 +217,7 @@ def test_metre_dem_declared_as_mm_is_flagged(tmp_path):
 def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
     import geom3d.api as api
 
-    asked = spy_prefetch(monkeypatch, api, "load_scene")
+    asked = spy_prefetch(monkeypatch, api, "build_scene")
     path = _scenario(tmp_path / "s.json", SCENERY)
     argv = ["survey", str(path), "--spacing", "150", "--out", str(tmp_path / "o"), "--quiet"]
     assert main([*argv, "--workers", "1"]) == 0

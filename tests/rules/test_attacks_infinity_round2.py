@@ -91,8 +91,10 @@ def test_aro_burst_is_one_unless_aro_burst():
 
 
 def test_aro_keys_are_checked():
+    # an error of that attack (13.3): the scene loads, resolving the attack raises it
+    s = _aro_scene(aro_burst=2)
     with pytest.raises(ScenarioError, match="aro_burst needs aro") as ei:
-        _aro_scene(aro_burst=2)
+        s.resolve_attack("x")
     assert ei.value.path == "attacks[0].aro_burst"
     ts = [trooper("r", [0, 0])]
     with pytest.raises(UnknownIdError) as ei:

@@ -11,7 +11,7 @@ from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.layers.troopers import highlight_actors
 from viewer.model import ActorSpec, Drawing
-from viewer.wording import hits_text, is_infinity
+from viewer.wording import has_blast_focus, hits_text
 
 __all__ = ["TEMPLATE_OPACITY", "attack_actors", "template_actors"]
 
@@ -101,7 +101,7 @@ def attack_actors(scene, doc: dict, volumes: Sequence, attack_spec=None) -> Draw
     title = f"attack {doc.get('id', '?')}: {outcome}"
     if reason:
         title += f" ({str(reason).replace('_', ' ')})"
-    infinity = is_infinity(scene)
+    infinity = has_blast_focus(scene)
     d = Drawing(title=title)
     d.actors.extend(template_actors(volumes, focus=infinity))
     ha, hl = highlight_actors(scene, affected, excluded)
@@ -110,7 +110,9 @@ def attack_actors(scene, doc: dict, volumes: Sequence, attack_spec=None) -> Draw
     parts = []
     if attack_spec is not None:
         tname = attack_spec.template_name or attack_spec.template.get("shape", "template")
-        if infinity:
+        if getattr(attack_spec, "plain", False):
+            parts.append(f"BS attack by {attack_spec.attacker}, target {attack_spec.target}")
+        elif infinity:
             parts.append(f"{tname}, {attack_spec.mode}, by {attack_spec.attacker}")
             if attack_spec.main_target:
                 parts.append(f"main target {attack_spec.main_target}")
@@ -131,7 +133,12 @@ def attack_actors(scene, doc: dict, volumes: Sequence, attack_spec=None) -> Draw
             d.notes.append(f"  {tid}: " + ("target unit, hit" if unit else "other unit, no hit"))
             continue
         bits = [info.get("role", "")]
-        if info.get("dodge"):
+        kind = _reaction_kind(scene, tid)
+        if kind == "none":
+            bits.append("no reaction")
+        elif kind == "attack":
+            bits.append("shoots back")
+        elif info.get("dodge"):
             bits.append(f"dodge {info['dodge']}")
         d.notes.append(f"  {tid}: " + ", ".join(b for b in bits if b))
     hits = hits_text(doc)
@@ -146,3 +153,11 @@ def attack_actors(scene, doc: dict, volumes: Sequence, attack_spec=None) -> Draw
     if any(why != "attacker" for why in excluded.values()):
         d.add_legend("not affected (reason given)", pal.EXCLUDED, "cross")
     return d
+
+
+def _reaction_kind(scene, tid: str) -> str | None:
+    """What trooper ``tid`` declares (``none``, ``dodge``, ``attack``; None: the default,
+    a dodge where allowed), so a trooper that does not dodge is not labelled with one."""
+    spec = next((t for t in scene.scenario.troopers if t.id == tid), None)
+    reaction = None if spec is None else spec.reaction
+    return None if reaction is None else reaction.kind

@@ -108,7 +108,7 @@ from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.base import StandardRuleset
 from geom3d.rules.infinity.area import area_status
 from geom3d.rules.infinity.groups import engaged_groups
-from geom3d.rules.infinity.odds import attack_odds
+from geom3d.rules.infinity.plain_odds import attack_odds
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.resolve import resolve
 
@@ -123,5 +123,5 @@ class InfinityRuleset(StandardRuleset):
         return resolve(scene, attack, specs, stats=stats)
 
     def attack_odds(self, scene, attack, result):
-        """Exact odds per affected trooper (:func:`geom3d.rules.infinity.odds.attack_odds`)."""
+        """Exact odds per affected trooper (:func:`.plain_odds.attack_odds`)."""
         return attack_odds(scene, attack, result)

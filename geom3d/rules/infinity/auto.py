@@ -32,6 +32,9 @@ Search:
    can be missed.
 3. With B > 1, the best combination of B judged placements (most distinct enemies; ties
    to the earlier-judged ones) is chosen; a placement may be repeated.
+4. Each chosen placement is moved to the middle of its region (ruling 13.3,
+   :mod:`~geom3d.rules.infinity.automargin`); the solver entry's ``margin_mm`` gives, per
+   chosen placement, its distance in mm to every decision boundary.
 
 When nothing resolves (or the main target is not a valid target), the placements fall
 back to the default aim (towards the main target) and are resolved as usual, so the
@@ -49,6 +52,7 @@ import numpy as np
 from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, AUTO_SET_EVALS, SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.placement.search import radial_sweep
+from geom3d.rules.infinity.automargin import centre_placement
 from geom3d.rules.infinity.autoplan import plan_sets, spread_order, to_troopers
 from geom3d.rules.infinity.validity import target_problem
 from geom3d.templates import TeardropShape
@@ -102,10 +106,14 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
         problem = target_problem(scene, attack, attacker, main, lof_cache)
         chosen = None
         if problem is None:
-            chosen, info = _search(
+            chosen, info, ps = _search(
                 scene, attack, shape, attacker, out[idx[0]], len(idx), judge, groups
             )
             entry.update(info)
+            if chosen:
+                chosen, entry["margin_mm"] = _centred(
+                    shape, attacker, ps, out[idx[0]], chosen, judge
+                )
         else:
             entry["reason"] = problem
         for k, j in enumerate(idx):
@@ -257,11 +265,11 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
         "truncated": truncated,
     }
     if not judged:
-        return None, info
+        return None, info, ps
     if burst == 1:
         top = max(range(len(judged)), key=lambda k: (len(judged[k][0]), -k))
         info["enemies"] = len(judged[top][0])
-        return [judged[top][1:]], info
+        return [judged[top][1:]], info, ps
     uniq: dict[frozenset, tuple] = {}
     for s, h, c in judged:
         uniq.setdefault(s, (h, c))
@@ -274,4 +282,16 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
             best_combo, best_n = combo, n
     info["enemies"] = best_n
     assert best_combo is not None  # combinations(range(len(sets)), k <= len(sets)): one at least
-    return [uniq[sets[i]] for i in best_combo], info
+    return [uniq[sets[i]] for i in best_combo], info, ps
+
+
+def _centred(shape, attacker, ps, spec, chosen, judge):
+    """Each chosen placement moved to the middle of its region, with its margin in mm
+    (ruling 13.3, :mod:`~geom3d.rules.infinity.automargin`)."""
+    dmax = max_contact_offset_deg(shape)
+    out, margins = [], []
+    for h, c in chosen:
+        h, c, m = centre_placement(shape, attacker, ps, dmax, spec, h, c, judge)
+        out.append((h, c))
+        margins.append(None if m is None else round(m, 3))
+    return out, margins

@@ -33,8 +33,10 @@ from __future__ import annotations
 from geom3d.combat import Dice, Odds, RollPlan, trooper_odds
 from geom3d.core.errors import ScenarioError
 from geom3d.core.tolerances import ARO_BURST, DODGE_NO_LOF_MOD, PARTIAL_COVER_SAVE_MOD
+from geom3d.rules.infinity.fire_at import firing_trooper
+from geom3d.rules.infinity.mods import shot_mods
 
-__all__ = ["attack_odds"]
+__all__ = ["template_odds"]
 
 
 def _signed(v: int) -> str:
@@ -81,6 +83,13 @@ class _Sheet:
     def weapon_path(self) -> str:
         return f"attacks[{self.attack_index}].weapon"
 
+    def shooter(self, result):
+        """The attacker where it fired from (a moving attacker: ``result.fire_at``)."""
+        a = self.scene.trooper(self.attack.attacker)
+        if result.fire_at is None:
+            return a
+        return firing_trooper(a, result.fire_at["at_mm"])
+
 
 def _intuitive(attack) -> bool:
     """An Intuitive Attack (SPEC 12.6, ``intuitive: true`` where the scenario format has
@@ -101,7 +110,21 @@ def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
     n_crit = sum(1 for p in resolved if p.main_target == tid)
     attr = sheet.stat(a, weapon.attribute, f"the attack roll ({sheet.weapon_path}.attribute)")
     sv = attr + weapon.mod
-    mains = sorted({p.main_target for p in resolved if p.main_target})
+    order = list(sheet.scene.troopers)
+    mains = sorted({p.main_target for p in resolved if p.main_target}, key=order.index)
+    geo = None
+    if attack.mode == "impact" and mains:
+        # 000: the roll takes the MODs of the main target (this trooper's own when it is
+        # one; with several main targets, the first in scenario order), saves excepted
+        main = tid if tid in mains else mains[0]
+        geo = shot_mods(
+            sheet.scene,
+            attack,
+            weapon.ranges,
+            sheet.shooter(result),
+            sheet.scene.trooper(main),
+            label=f"attacker (main target {main})",
+        )
     ledger += [
         (
             "attack roll: an Intuitive Attack rolls to hit (000)"
@@ -115,6 +138,11 @@ def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
             f"({', '.join(mains) or 'none'}), used against every template target (000)",
             _signed(weapon.mod),
         ),
+    ]
+    if geo is not None:
+        ledger += geo.ledger
+        sv += geo.mod
+    ledger += [
         ("attacker Success Value: attribute + MODs", sv),
     ]
     burst = f"Burst {attack.burst}" + (
@@ -151,7 +179,9 @@ def _dodge_sv(sheet: _Sheet, flags: dict, tid: str, ledger: list) -> int:
     return sv
 
 
-def _counter_dice(sheet: _Sheet, tid: str, active: bool, ledger: list) -> Dice:
+def _counter_dice(sheet: _Sheet, result, tid: str, active: bool, ledger: list):
+    """The reaction attack's dice (None: out of range, no roll) and the attacker's
+    Partial Cover against it."""
     spec = sheet.spec(tid)
     w = spec.reaction.attack
     where = f"{sheet.where(tid)}.reaction.attack"
@@ -167,6 +197,19 @@ def _counter_dice(sheet: _Sheet, tid: str, active: bool, ledger: list) -> Dice:
         ledger.append(
             (f"reaction attack MOD: {sheet.where(tid)}.reaction_mod", _signed(spec.reaction_mod))
         )
+    geo = shot_mods(
+        sheet.scene,
+        sheet.attack,
+        w.ranges,
+        sheet.scene.trooper(tid),
+        sheet.shooter(result),
+        label="reaction attack",
+    )
+    ledger += geo.ledger
+    sv += geo.mod
+    if not geo.in_range:
+        ledger.append(("reaction attack: out of range, it rolls nothing", 0))
+        return None, geo.cover
     ledger += [
         ("reaction attack Success Value", sv),
         (
@@ -175,7 +218,7 @@ def _counter_dice(sheet: _Sheet, tid: str, active: bool, ledger: list) -> Dice:
             burst,
         ),
     ]
-    return Dice(sv, burst)
+    return Dice(sv, burst), geo.cover
 
 
 def _save_sv(
@@ -187,6 +230,7 @@ def _save_sv(
     ledger: list,
     who: str,
     template: bool = True,
+    cover: bool = False,
 ):
     if ps is None:
         ledger.append((f"Saving Rolls of {who}: none (a harmless weapon has no PS, 000)", 0))
@@ -205,6 +249,11 @@ def _save_sv(
                 "+0",
             )
         )
+    elif cover:
+        ledger.append(
+            (f"Partial Cover Saving Roll MOD of {who} (000)", f"+{PARTIAL_COVER_SAVE_MOD}")
+        )
+        sv += PARTIAL_COVER_SAVE_MOD
     ledger += [
         (
             f"Saving Roll of {who}: d20 <= PS + {save.upper()} (one per hit, one more per "
@@ -264,7 +313,9 @@ def _plan(sheet: _Sheet, result, tid: str) -> RollPlan:
         kind = reaction.kind
         ledger.append((f"reaction ({source})", kind))
     dodge_sv = _dodge_sv(sheet, flags, tid, ledger) if kind == "dodge" else None
-    counter = _counter_dice(sheet, tid, active, ledger) if kind == "attack" else None
+    counter, attacker_cover = (
+        _counter_dice(sheet, result, tid, active, ledger) if kind == "attack" else (None, False)
+    )
     if counter is not None and not rolls_to_hit:
         ledger.append(
             ("the reaction attack is a Normal Roll and does not avoid the template (001)", "normal")
@@ -282,6 +333,7 @@ def _plan(sheet: _Sheet, result, tid: str) -> RollPlan:
             ledger,
             attack.attacker,
             template=False,
+            cover=attacker_cover,
         )
         attacker_wounds = _wounds(sheet, attack.attacker)
     return RollPlan(
@@ -302,8 +354,8 @@ def _wounds(sheet: _Sheet, tid: str) -> int | None:
     return None if stats is None else stats.wounds
 
 
-def attack_odds(scene, attack, result) -> dict[str, Odds]:
-    """The odds of every trooper ``result`` affects (SPEC 12.4).
+def template_odds(scene, attack, result) -> dict[str, Odds]:
+    """The odds of every trooper a template attack's ``result`` affects (SPEC 12.4).
 
     Parameters
     ----------

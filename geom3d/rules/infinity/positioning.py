@@ -7,6 +7,8 @@ none.
 
 from __future__ import annotations
 
+import math
+
 from geom3d.core.tolerances import PLACEMENT_TOL_MM
 from geom3d.placement.blast_focus import t3 as _t3
 from geom3d.placement.direct import (
@@ -39,12 +41,16 @@ def place(scene, attack, shape, attacker, spec: PlacementSpec):
     pitch = spec.pitch_deg
     if mode == "direct":
         if is_circle:
-            focus = (
-                _focus_point(scene, spec.focus, attacker.position[2])
-                if spec.focus is not None
-                else attacker.position
-            )
+            # 001: centred over the centre of the attacker's base (ruling 13.3): a focus
+            # given elsewhere (beyond the contact tolerance) is not a legal placement
+            focus = attacker.position
             h = heading if heading is not None else 0.0
+            if spec.focus is not None:
+                given = _focus_point(scene, spec.focus, attacker.position[2])
+                off = math.dist(given, attacker.position)
+                if off > PLACEMENT_TOL_MM:
+                    vol = TemplateVolume(shape, given, h, pitch)
+                    return invalid_placement(spec, "not_centred", vol, h, None)
             return TemplateVolume(shape, focus, h, pitch), h, None
         if heading is None:
             towards = main.position if main is not None and main.id != attacker.id else None

@@ -10,9 +10,10 @@ from geom3d.rules.infinity.area import area_status
 from geom3d.rules.infinity.auto import choose_auto
 from geom3d.rules.infinity.fire_at import resolve_moving
 from geom3d.rules.infinity.groups import engaged_groups
+from geom3d.rules.infinity.plain import range_info, resolve_plain
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.validity import target_problem
-from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine
+from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
 from geom3d.templates import shape_from_spec
 
 __all__ = ["resolve"]
@@ -23,6 +24,8 @@ def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, 
     if isinstance(placed, PlacementResult):
         return placed
     volume, heading, contact = placed
+    if _out_of_range(scene, attack, attacker, spec.main_target):
+        return invalid_placement(spec, "out_of_range", volume, heading, contact)
     status = area_status(scene, attack, attacker, volume, stats)
     # close combat: a group with a member in the area is in the area as a whole
     for tid in [k for k, v in status.items() if v[0] == "in"]:
@@ -70,6 +73,15 @@ def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, 
     return res
 
 
+def _out_of_range(scene, attack, attacker, main: str | None) -> bool:
+    """An impact template whose main target lies beyond its weapon's last range band
+    (SPEC 13.2: the roll takes the main target's MODs, 000)."""
+    w = attack.weapon
+    if attack.mode != "impact" or main is None or w is None or not w.ranges:
+        return False
+    return not range_info(scene, w.ranges, attacker, scene.trooper(main))["in_range"]
+
+
 def _aro_main_in_area(scene, attack, in_area: list[str]) -> bool:
     """In ARO an active trooper in the area counts as a main target (Update 1.3)."""
     return bool(attack.aro) and any(scene.scenario.is_active(t) for t in in_area)
@@ -103,6 +115,10 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
     """
     stats = stats if stats is not None else FocusStats()
     attacker = scene.trooper(attack.attacker)
+    if attack.plain:  # no template (SPEC 13.2)
+        return resolve_moving(
+            scene, attack, attacker, lambda who: resolve_plain(scene, attack, who)
+        )
     return resolve_moving(
         scene, attack, attacker, lambda who: _resolve_from(scene, attack, specs, who, stats)
     )
