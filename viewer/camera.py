@@ -165,6 +165,22 @@ def iso_camera(plotter, drawing: Drawing, size) -> None:
         d = _direction(opts.get("azimuth", az0), opts.get("elevation", el0))
     dist = radius / np.sin(np.radians(ISO_VIEW_ANGLE) / 2)
     perspective_camera(plotter, c + d * dist, c, (0.0, 0.0, 1.0), ISO_VIEW_ANGLE, (1.0, 1.0))
+    z = float(opts.get("zoom") or 1.0)
+    subject = opts.get("subject")
+    if z != 1.0 and subject is not None:
+        # --zoom: 1/z of the fitted box, about the subject, and every trooper the
+        # figure is about kept whole (fitted, not magnified about the picture's centre)
+        sub = np.asarray(subject, dtype=float)
+        lo, hi = sub + (lo - c) / z, sub + (hi - c) / z
+        keep = [
+            np.asarray(a.mesh.points, dtype=float)
+            for a in drawing.actors
+            if a.meta.get("trooper") in drawing.about and a.name == f"trooper:{a.meta['trooper']}"
+        ]
+        if keep:
+            pts = np.vstack(keep)
+            lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
+        drawing = _without_zoom(drawing)
     corners = np.array(
         [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
     )

@@ -24,12 +24,14 @@ from .layers.scenery import scenery_actors, scenery_legend
 from .layers.troopers import side_colors, trooper_actors
 from .model import Drawing, LegendEntry
 from .side import section_filter, side_part, side_scale_bar
-from .views import eye_part
+from .views import eye_part, eye_stop_marks, side_stop_lines
 
 __all__ = [
     "FOCUS_MARGIN_MM",
+    "LOF_MATRIX_MAX_TROOPERS",
     "build_drawing",
     "content_bounds",
+    "lof_mode_arg",
     "parse_lof_arg",
     "parse_view",
     "resolve_attack_for_drawing",
@@ -37,6 +39,9 @@ __all__ = [
     "view_pair",
 ]
 
+#: A plan without ``--lof`` draws the Line of Fire matrix only up to this many troopers
+#: (more: ``--lof none``; a 16-trooper table has 240 ordered pairs, unreadable as arrows).
+LOF_MATRIX_MAX_TROOPERS = 8
 #: Margin around the region of interest of an attack or LoF diagram, mm.
 FOCUS_MARGIN_MM = 60.0
 
@@ -91,6 +96,48 @@ def parse_lof_arg(scene, lof: str) -> tuple[str, str]:
     scene.trooper(a)
     scene.trooper(b)
     return a, b
+
+
+def lof_mode_arg(scene, lof) -> tuple[str | None, str | None]:
+    """``--lof``: ``A:B`` (one Line of Fire) or a matrix mode ``none``, ``all``, ``from:ID``.
+
+    Returns
+    -------
+    lof : str or None
+        ``A:B`` when one pair is asked for, else None.
+    mode : str or None
+        ``none``, ``all`` or ``from:ID`` (a known id); None when not given.
+    """
+    if lof is None or lof in ("none", "all"):
+        return None, lof
+    if isinstance(lof, str) and lof.startswith("from:"):
+        tid = lof[5:].strip()
+        if not tid:
+            raise InputError("--lof from:ID needs a trooper id, e.g. from:blue-1")
+        scene.trooper(tid)
+        return None, f"from:{tid}"
+    return lof, None
+
+
+def _matrix_part(scene, lof_doc, mode: str) -> Drawing:
+    """The plan's Line of Fire part for ``--lof none|all|from:ID``."""
+    n = len(scene.troopers)
+    if mode == "none":
+        d = Drawing(title="troopers")
+        d.subtitle = f"{n} troopers; Line of Fire not drawn (--lof all or from:ID draws it)"
+        return d
+    if mode == "all":
+        pairs = lof_doc["pairs"] if lof_doc else [r.to_dict() for r in scene.lof_matrix()]
+        return matrix_actors(scene, pairs)
+    tid = mode[5:]
+    if lof_doc:
+        pairs = [p for p in lof_doc["pairs"] if p.get("from") == tid]
+    else:  # only the lines from tid: n - 1 pairs, not the whole matrix
+        pairs = [scene.line_of_fire(tid, b).to_dict() for b in scene.troopers if b != tid]
+    d = matrix_actors(scene, pairs)
+    d.title = f"Line of Fire from {tid}"
+    d.notes = [n for n in d.notes if not n.startswith("  ") or n.startswith(f"  {tid}: ")]
+    return d
 
 
 def parse_view(scene, view: str) -> tuple[str, str | None]:
@@ -280,6 +327,7 @@ def build_drawing(
     """
     title_opt, show_legend = title, legend  # both names are reused below
     kind, eye_id = parse_view(scene, view)
+    lof, lof_mode = lof_mode_arg(scene, lof)
     _, pa, pb = view_pair(scene, view)
     if kind == "side" and pa is not None and attack is None and lof is None:
         lof = f"{pa}:{pb}"  # a side view across A-B is about the Line of Fire A-B
@@ -334,8 +382,10 @@ def build_drawing(
     elif kind == "from":
         part = lof_from_trooper(scene, eye_id, lof_doc)
     else:
-        pairs = lof_doc["pairs"] if lof_doc else [r.to_dict() for r in scene.lof_matrix()]
-        part = matrix_actors(scene, pairs)
+        if lof_mode is None:  # the default: the matrix while it stays readable
+            many = len(scene.troopers) > LOF_MATRIX_MAX_TROOPERS
+            lof_mode = "none" if many else "all"
+        part = _matrix_part(scene, lof_doc, lof_mode)
     title = (
         f"{name} - {view_name} - {part.title}"
         if kind not in ("from", "eye") or attack or lof
@@ -355,10 +405,12 @@ def build_drawing(
         if part is not eye:
             _merge_into(d, eye)
         d.camera.update(eye.camera)
+        eye_stop_marks(d)
     elif kind == "side":
         side = side_part(scene, pa, pb)
         _merge_into(d, side)
         d.camera.update(side.camera)
+        side_stop_lines(d)
     if focus_ids is not None and kind != "from":
         bounds = content_bounds(scene, focus_ids, extra, margin=FOCUS_MARGIN_MM)
     else:
@@ -386,6 +438,8 @@ def build_drawing(
     subject = _subject(scene, attack_info, lof_info)
     if subject is not None:  # --zoom magnifies about it, centred
         d.camera["subject"] = subject
+    if attack_info is not None:  # a zoomed attack figure may leave its attacker out
+        d.camera["attacker"] = attack_info[0].attacker
     d.view = kind
     if kind == "eye":  # the eye's own trooper is not drawn: the view is about the target
         d.about = [pb] if pb is not None else []

@@ -155,7 +155,7 @@ def _figure(scene, drawing: Drawing, size, dpi):
     ]
     note = unplaced_note(in_view, [SimpleNamespace(placed=False)] * len(in_view))
     if note:
-        notes.append(note)
+        notes.insert(0, note)  # first: the column may not hold every note
         frame = layout_frame(renderer, _with_notes(drawing, notes), size, dpi,
                              tuple(f1 - f0), legend_wh)  # fmt: skip
 
@@ -211,9 +211,9 @@ def _draw_items(ax, drawing, items, overlay, k, dpi) -> None:
             gid = f"{gid}-{used[gid]}"
         if isinstance(run[0], Face):
             opaque = a.opacity >= 1.0
+            polys, colors = merge_faces(run)
             pc = PolyCollection(
-                [f.uv for f in run], facecolors=[f.rgba for f in run],
-                edgecolors=[f.rgba for f in run] if opaque else "none",
+                polys, facecolors=colors, edgecolors=colors if opaque else "none",
                 linewidths=_pt(1.5, dpi) if opaque else 0.0, zorder=2,
             )  # fmt: skip
             pc.set_gid(gid)
@@ -233,6 +233,61 @@ def _draw_items(ax, drawing, items, overlay, k, dpi) -> None:
     for i, segs in by_actor.items():
         a = actors[i]
         ax.add_collection(_lines(a, segs, k, dpi, svg_id(a.name), 3 + 0.001 * i))
+
+
+#: Consecutive faces of one colour are drawn as one polygon when their union's area is
+#: their areas' sum within this fraction (they do not overlap: the picture is the same).
+MERGE_AREA_TOL = 1e-6
+
+
+def merge_faces(run) -> tuple[list, list]:
+    """Polygons and colours for a painter's-order run of one actor's faces, lighter.
+
+    Consecutive faces of the same colour that do not overlap (a cylinder's quads, a cap's
+    fan) become one polygon: the drawing order, and so the picture, is unchanged, and the
+    SVG holds one path instead of many (only the visible outline of each patch).
+
+    Parameters
+    ----------
+    run : list of projection.Face
+
+    Returns
+    -------
+    polys : list of (k, 2) float arrays
+    colors : list of RGBA tuples
+    """
+    import shapely
+    from shapely.geometry import Polygon as SPolygon
+
+    polys: list = []
+    colors: list = []
+    group: list = []
+
+    def emit():
+        if len(group) > 1:
+            parts = [SPolygon(f.uv) for f in group]
+            if all(p.is_valid and p.area > 0 for p in parts):
+                u = shapely.union_all(parts)
+                total = sum(p.area for p in parts)
+                if (
+                    u.geom_type == "Polygon"
+                    and not u.interiors
+                    and abs(u.area - total) <= MERGE_AREA_TOL * max(total, 1e-12)
+                ):
+                    polys.append(np.asarray(u.exterior.coords)[:-1])
+                    colors.append(group[0].rgba)
+                    group.clear()
+                    return
+        polys.extend(f.uv for f in group)
+        colors.extend(f.rgba for f in group)
+        group.clear()
+
+    for f in run:
+        if group and f.rgba != group[0].rgba:
+            emit()
+        group.append(f)
+    emit()
+    return polys, colors
 
 
 def _lines(a, segs, k, dpi, gid, zorder):

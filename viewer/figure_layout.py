@@ -106,16 +106,14 @@ def _line_boxes(t, renderer, H: float, dpi: float) -> list[TextBox]:
     box = (float(bb.x0), float(H - bb.y1), float(bb.x1), float(H - bb.y0))
     if len(lines) == 1:
         return [TextBox(gid, lines[0], box, px)]
+    # matplotlib's own line layout (baselines and advances), moved to the drawn box
+    lb, info, _ = t._get_layout(renderer)
+    ox, oy = bb.x0 - lb.x0, bb.y0 - lb.y0
     out = []
-    step = (box[3] - box[1]) / len(lines)
-    ha = t.get_horizontalalignment()
-    for i, line in enumerate(lines):
-        w = renderer.get_text_width_height_descent(line or " ", t.get_fontproperties(), False)[0]
-        x0 = (
-            box[0] if ha == "left" else box[2] - w if ha == "right" else 0.5 * (box[0] + box[2] - w)
-        )
-        y0 = box[1] + i * step
-        out.append(TextBox(f"{gid}:{i}" if gid else "", line, (x0, y0, x0 + w, y0 + step), px))
+    for i, (line, (w, h, d), (x, y)) in enumerate(info):
+        base = oy + y
+        lbox = (float(ox + x), float(H - (base + h - d)), float(ox + x + w), float(H - (base - d)))
+        out.append(TextBox(f"{gid}:{i}" if gid else "", line, lbox, px))
     return out
 
 

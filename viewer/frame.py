@@ -26,6 +26,7 @@ from .layout_lint import MIN_TEXT_PX
 __all__ = [
     "FONT_PX",
     "Frame",
+    "fit_lines",
     "fit_text",
     "font_px",
     "layout_frame",
@@ -162,6 +163,17 @@ class Frame:
     band: bool
 
 
+def fit_lines(lines: list, height: float, px: float, step: float = 1.25) -> list:
+    """``lines`` cut to what ``height`` pixels hold at ``step`` x ``px`` a line; the last
+    line kept then says how many were left out (nothing runs off the page)."""
+    room = max(int(height // (step * px)), 0)
+    if len(lines) <= room:
+        return list(lines)
+    if room == 0:
+        return []
+    return [*lines[: room - 1], f"... {len(lines) - room + 1} more lines not shown"]
+
+
 def _notes_height(lines, px) -> float:
     return len(lines) * 1.25 * px
 
@@ -189,6 +201,7 @@ def layout_frame(renderer, drawing, size, dpi, fit_wh, legend_wh) -> Frame:
         if drawing.notes
         else []
     )
+    col_notes = fit_lines(col_notes, bottom - (top + (lh + m if lh else 0.0)), npx)
     box_a = (m, top, W - col_w - m, bottom)
     scale_a = min((box_a[2] - box_a[0]) / fw, (box_a[3] - box_a[1]) / fh)
     # (b) a band under the picture: legend on the left, notes beside it
@@ -196,6 +209,8 @@ def layout_frame(renderer, drawing, size, dpi, fit_wh, legend_wh) -> Frame:
     band_notes = (
         wrap_px(renderer, "\n".join(drawing.notes), npx, notes_w, dpi) if drawing.notes else []
     )
+    # the band takes at most half the room under the title: the picture keeps the rest
+    band_notes = fit_lines(band_notes, 0.5 * (bottom - top), npx)
     band_h = max(lh, _notes_height(band_notes, npx)) + (m if (lh or band_notes) else 0.0)
     box_b = (m, top, W - m, bottom - band_h)
     ok_b = box_b[3] - box_b[1] > 0.3 * (bottom - top)

@@ -9,7 +9,8 @@ camera as the picture; the same input gives the same bytes (:func:`deterministic
 title, subtitle, legend, labels, notes and caption (which VTK's 2D overlay cannot carry
 into vtk.js) are written into the page as a plain HTML column beside the scene's own
 ``.content`` box, which the vtk.js loader draws into (and empties) instead of the body;
-the world-anchored labels are listed there (vtk.js has no label mapper).
+the world-anchored labels are listed there too, and drawn in the scene as flat 3D text
+beside their models (vtk.js has no label mapper), facing the opening camera.
 """
 
 from __future__ import annotations
@@ -238,6 +239,40 @@ def _fit_parallel(plotter, box, corners) -> None:
     cam.clipping_range = (max(1.0, dist - 2 * span), dist + 2 * span)
 
 
+#: Height of a model's label in the HTML scene, as a fraction of the drawing's extent.
+LABEL_HEIGHT_FRACTION = 0.025
+
+
+def _add_model_labels(plotter, drawing: Drawing) -> None:
+    """Each world-anchored label as flat 3D text beside its model, facing the opening
+    camera (vtk.js has no label mapper: the text is a mesh, so it turns with the scene).
+    """
+    import pyvista as pv
+
+    cam = plotter.camera
+    pos, focal = np.asarray(cam.position, float), np.asarray(cam.focal_point, float)
+    fwd = focal - pos
+    fwd /= np.linalg.norm(fwd)
+    up = np.asarray(cam.up, float)
+    right = np.cross(fwd, up)
+    if np.linalg.norm(right) < 1e-9:
+        return
+    right /= np.linalg.norm(right)
+    up = np.cross(right, fwd)
+    ext = float(np.linalg.norm(np.ptp(np.asarray(drawing.bounds, float), axis=0)))
+    h = max(LABEL_HEIGHT_FRACTION * ext, 1e-3)
+    for i, lab in enumerate(drawing.labels):
+        if not lab.text.strip():
+            continue
+        text = pv.Text3D(lab.text, depth=0.0)
+        p = np.asarray(text.points, float)
+        p -= [p[:, 0].min(), p[:, 1].min(), 0.0]
+        p *= h  # vtkVectorText glyphs are one unit high
+        anchor = np.asarray(lab.point, float) + 0.3 * h * (right + up)
+        text.points = anchor + p[:, :1] * right + p[:, 1:2] * up
+        plotter.add_mesh(text, color=lab.color, name=f"label3d:{i}", lighting=False)
+
+
 def html_bytes(drawing: Drawing, size) -> bytes:
     """The standalone page of ``drawing`` (UTF-8 bytes), camera as in the picture.
 
@@ -254,6 +289,7 @@ def html_bytes(drawing: Drawing, size) -> bytes:
         draw(pl, drawing, box, labels=False)
         CAMERAS[drawing.view](pl, drawing, box)
         _fill_box(pl, drawing, box)
+        _add_model_labels(pl, drawing)
         text = _export(pl)
     finally:
         pl.close()

@@ -48,8 +48,11 @@ TOUCH_PX = 0.5
 #: At most this fraction of the frame may be page background (SPEC 13.5 / issue 47).
 MAX_EMPTY_FRACTION = 1.0 / 3.0
 #: An SVG text and its record agree when their boxes' centres lie within this many font
-#: sizes (plus :data:`TOUCH_PX`) and their widths and heights within this fraction.
-SVG_POSITION_EM = 0.35
+#: sizes (plus :data:`TOUCH_PX`) and their widths and heights within this fraction. One
+#: em: matplotlib's SVG backend packs a legend with text metrics measured at 72 dpi, the
+#: raster (whose layout is recorded) at the page's dpi; down a long legend of wrapped
+#: rows the two drift apart by up to most of a line.
+SVG_POSITION_EM = 1.0
 SVG_SIZE_FRACTION = 0.15
 #: DejaVu Sans: ascent and descent over and under the baseline, in em.
 _ASCENT_EM, _DESCENT_EM = 0.76, 0.24

@@ -33,7 +33,7 @@ from matplotlib.path import Path as MplPath
 
 from . import palette as pal
 from .figure_layout import label_costs, world_records
-from .frame import fit_text, font_px, wrap_px
+from .frame import fit_lines, fit_text, font_px, wrap_px
 from .labels import place_labels, unplaced_note
 from .layers.scenery import scenery_legend
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
@@ -294,17 +294,23 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     if zoom != 1.0:  # --zoom: 1/zoom of the extent, centred on the subject (else as is)
         cx, cy = 0.5 * sum(xlim), 0.5 * sum(ylim)
         sx, sy = (drawing.camera.get("subject") or (cx, cy))[:2]
-        # never so far that a trooper the figure is about is cut: zoom less
-        about = [bases[t] for t in drawing.about if t in bases]
-        hw, hh = 0.5 * (xlim[1] - xlim[0]) / zoom, 0.5 * (ylim[1] - ylim[0]) / zoom
-        need = max(
-            [1.0]
-            + [max(abs(b[0] - sx), abs(b[2] - sx)) / hw for b in about]
-            + [max(abs(b[1] - sy), abs(b[3] - sy)) / hh for b in about]
-        )
-        zoom = max(1.0, zoom / need) if zoom > 1.0 else zoom
         xlim = tuple(sx + (v - cx) / zoom for v in xlim)
         ylim = tuple(sy + (v - cy) / zoom for v in ylim)
+        # never so far that a trooper the figure is about is cut: take it in, at the
+        # picture's shape (less magnified, off the subject's centre when it must)
+        about = [bases[t] for t in drawing.about if t in bases]
+        if about:
+            b = np.asarray(about)
+            x0, x1 = min(xlim[0], b[:, 0].min()), max(xlim[1], b[:, 2].max())
+            y0, y1 = min(ylim[0], b[:, 1].min()), max(ylim[1], b[:, 3].max())
+            aspect = (xlim[1] - xlim[0]) / (ylim[1] - ylim[0])
+            if (x1 - x0) / (y1 - y0) > aspect:
+                grow = 0.5 * ((x1 - x0) / aspect - (y1 - y0))
+                y0, y1 = y0 - grow, y1 + grow
+            else:
+                grow = 0.5 * ((y1 - y0) * aspect - (x1 - x0))
+                x0, x1 = x0 - grow, x1 + grow
+            xlim, ylim = (x0, x1), (y0, y1)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     ax.set_aspect("auto")
@@ -358,7 +364,7 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     kept = [(lab.text, p) for lab, p, ok in zip(drawing.labels, places, inside, strict=True) if ok]
     note = unplaced_note([t for t, _ in kept], [p for _, p in kept])
     if note:
-        notes.append(note)
+        notes.insert(0, note)  # first: the column may not hold every note
     fig.geom3d_notes = notes  # type: ignore[attr-defined]  # the notes the page shows
 
     # legend column: legend box, then the notes
@@ -388,6 +394,8 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     if notes:
         nf = font_px("notes", size)
         lines = wrap_px(renderer, "\n".join(notes), nf, (LEGEND_COLUMN - 0.03) * W, dpi)
+        # the column ends above the caption: what does not fit is counted, not overlapped
+        lines = fit_lines(lines, y_top * H - (BOTTOM_MARGIN * H + cap_h), nf)
         for i, line in enumerate(lines):  # one text per line: each line's box is known
             fig.text(x0, y_top - i * 1.25 * nf / H, line, fontsize=fpx(nf), color=pal.TEXT,
                      va="top", ha="left", gid="notes" if i == 0 else f"notes-{i}")  # fmt: skip

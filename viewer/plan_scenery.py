@@ -35,6 +35,7 @@ import shapely
 
 from . import palette as pal
 from . import shapes as sh
+from . import wording as wd
 from .model import LegendEntry
 from .vector import union_triangles
 
@@ -284,7 +285,7 @@ def plan_scenery(scene) -> PlanScenery:
         out.terrain = _terrain(v, f[is_terrain], float(tv[:, 2].min()), float(tv[:, 2].max()))
         out.legend.append(
             LegendEntry(
-                f"terrain: hillshade, contours every {out.terrain['step']:g} mm",
+                f"terrain: hillshade, contours every {wd.length(scene, out.terrain['step'], 2)}",
                 pal.SCENERY_RAMP[1],
             )
         )
@@ -313,7 +314,9 @@ def plan_scenery(scene) -> PlanScenery:
             out.outlines.append((geom, f"scenery-{_safe_id(names[int(e)])}"))
     if (pieces & blocking).any():
         out.legend.append(
-            LegendEntry(f"scenery (darker: taller, to {hi:.0f} mm)", pal.SCENERY_RAMP[1])
+            LegendEntry(
+                f"scenery (darker: taller, to {wd.length(scene, hi, 0)})", pal.SCENERY_RAMP[1]
+            )
         )
     if (pieces & ~blocking).any():
         out.legend.append(LegendEntry("scenery, no LoF block", pal.SCENERY_NONBLOCKING))

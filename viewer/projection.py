@@ -27,6 +27,9 @@ from .vector import cells
 
 __all__ = ["EYE_CONTEXT", "Face", "Polyline", "ViewBasis", "project_drawing", "view_basis"]
 
+#: Least margin of a side view's fitted part on each axis, as a fraction of its larger
+#: extent.
+SIDE_MIN_PAD = 0.02
 #: An eye view shows this many times the target's apparent size (as the 3D eye camera).
 EYE_CONTEXT = 2.2
 #: Triangles are split until no edge is longer than this fraction of the view's span.
@@ -100,7 +103,11 @@ def view_basis(drawing) -> ViewBasis:
     zoom = float(opts.get("zoom") or 1.0)
     if drawing.view == "eye":
         eye = np.asarray(opts["eye"], dtype=float)
-        fwd, right, up = _frame(np.asarray(opts["target"], dtype=float) - eye)
+        target = np.asarray(opts["target"], dtype=float)
+        level = target - eye
+        if np.linalg.norm(level[:2]) > 1e-9:  # a level camera: verticals stay vertical
+            level[2] = 0.0
+        fwd, right, up = _frame(level)
         rows = np.array(
             [
                 [*right, -right @ eye],
@@ -112,7 +119,10 @@ def view_basis(drawing) -> ViewBasis:
         dist = float(np.linalg.norm(np.asarray(opts["target"], dtype=float) - eye))
         half = np.radians(min(60.0, EYE_CONTEXT * float(opts.get("half_angle_deg", 10.0))))
         t = np.tan(half) / zoom
-        fit = np.array([[-t, -t], [t, t]])
+        # framed on the target, which a level camera may see above or below its centre
+        rel = target - eye
+        c = np.array([right @ rel, up @ rel]) / max(float(fwd @ rel), 1e-9)
+        fit = np.array([c - t, c + t])
         return ViewBasis(rows, True, eye, fwd, max(0.5, 0.01 * dist), fit, dist)
     fwd = np.asarray(opts.get("direction", (0.0, 1.0, 0.0)), dtype=float)
     if "azimuth" in opts or "elevation" in opts:
@@ -142,8 +152,11 @@ def view_basis(drawing) -> ViewBasis:
             if inside.any():
                 f0[1] = min(f0[1], float(qv[inside].min()))
                 f1[1] = max(f1[1], float(qv[inside].max()))
-    pad = 0.04 * max(float((f1 - f0).max()), 1.0)
-    c, half = 0.5 * (f0 + f1), 0.5 * (f1 - f0) + pad
+    # a margin on each axis from its own extent, at least SIDE_MIN_PAD of the larger one
+    # (room for labels; a long, flat section gets no tall empty band over it)
+    ext = f1 - f0
+    pad = np.maximum(0.04 * ext, SIDE_MIN_PAD * max(float(ext.max()), 1.0))
+    c, half = 0.5 * (f0 + f1), 0.5 * ext + pad
     fit = np.array([c - half / zoom, c + half / zoom])
     return ViewBasis(rows, False, eye, fwd, 0.0, fit, float((fit[1] - fit[0]).max()))
 

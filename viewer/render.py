@@ -251,6 +251,11 @@ def render(
         )  # fmt: skip
     kind = drawing.view
     drawing.camera.update(camera_options(kind, azimuth, elevation, zoom))
+    shooter = drawing.camera.get("attacker")
+    if float(drawing.camera.get("zoom") or 1.0) > 1.0 and shooter in drawing.about:
+        # --zoom on an attack magnifies its template: the troopers under it stay whole,
+        # a far attacker may leave the picture
+        drawing = replace(drawing, about=[t for t in drawing.about if t != shooter])
     if ext == ".html":
         data = html_bytes(drawing, size)
         atomic_write(path, data)

@@ -349,3 +349,77 @@ def hide_occluded_labels(scene, drawing: Drawing, camera) -> Drawing:
     gone = [lab.text for lab, h in zip(drawing.labels, hidden, strict=True) if h]
     note = "behind scenery (labels not drawn): " + ", ".join(gone)
     return replace(drawing, labels=keep, notes=[*drawing.notes, note])
+
+
+#: Arm of an eye view's stop mark, as a fraction of its distance from the eye (the same
+#: apparent size near and far: about 1.4 degrees).
+STOP_MARK_FRACTION = 0.012
+
+
+def eye_stop_marks(d: Drawing) -> None:
+    """An eye view's stopped rays as a few clean marks where they stop (in place).
+
+    Seen from the eye, a ray is a point; its ball and its faint rest drawn in 3D become a
+    column of broken discs and stray lines. Here each blocked ray (``blocked:A:B``)
+    becomes a small cross at the point where it stops, in the picture's plane, and the
+    rest (``blocked:A:B:rest``) is left out; hits closer than a mark's arm to one
+    already drawn are drawn once. The deciding ray, seen end-on from its own eye point,
+    is drawn without its balls (they would fill the picture; the line itself is a point
+    from there) and left out of the legend: the patch outline shows where it ends.
+    """
+    cam = d.camera
+    if "eye" not in cam or "target" not in cam:
+        return
+    eye = np.asarray(cam["eye"], dtype=float)
+    fwd = np.asarray(cam["target"], dtype=float) - eye
+    fwd[2] = 0.0 if np.linalg.norm(fwd[:2]) > 1e-9 else fwd[2]
+    fwd /= np.linalg.norm(fwd)
+    right = np.cross(fwd, [0.0, 0.0, 1.0])
+    right = right / np.linalg.norm(right) if np.linalg.norm(right) > 1e-9 else np.array([1.0, 0, 0])
+    up = np.cross(right, fwd)
+    keep = []
+    for a in d.actors:
+        if a.name.startswith("blocked:") and a.name.endswith(":rest"):
+            continue
+        if a.name.startswith("witness:") and "eye" in a.meta:  # the line, without balls
+            a = replace(a, mesh=sh.segments(a.meta["eye"], a.meta["patch_center"]))
+        if a.name.startswith("blocked:") and "hits" in a.meta:
+            marks: list = []
+            for h in np.asarray(a.meta["hits"], dtype=float).reshape(-1, 3):
+                arm = STOP_MARK_FRACTION * float(np.linalg.norm(h - eye))
+                if any(np.linalg.norm(h - m) < arm for m in marks):
+                    continue
+                marks.append(h)
+            if not marks:
+                continue
+            m = np.asarray(marks)
+            arm = STOP_MARK_FRACTION * np.linalg.norm(m - eye, axis=1)[:, None]
+            d1, d2 = (right + up) / math.sqrt(2), (right - up) / math.sqrt(2)
+            starts = np.vstack([m - arm * d1, m - arm * d2])
+            ends = np.vstack([m + arm * d1, m + arm * d2])
+            a = replace(a, mesh=sh.segments(starts, ends), meta={**a.meta, "marks": m.tolist()})
+        keep.append(a)
+    d.actors[:] = keep
+    d.legend[:] = [
+        replace(e, label="where a ray stops (cover)") if e.label == "ray stopped by cover" else e
+        for e in d.legend
+        if not e.label.startswith("deciding ray")
+    ]
+
+
+def side_stop_lines(d: Drawing) -> None:
+    """A side view's stopped rays as clean lines from the eye to where they stop.
+
+    The balls at the stops (a blob where nine rays end together) and the faint rest of
+    each ray beyond its stop are left out (in place).
+    """
+    keep = []
+    for a in d.actors:
+        if a.name.startswith("blocked:") and a.name.endswith(":rest"):
+            continue
+        if a.name.startswith("blocked:") and "hits" in a.meta:
+            o = np.asarray(a.meta["origins"], dtype=float).reshape(-1, 3)
+            h = np.asarray(a.meta["hits"], dtype=float).reshape(-1, 3)
+            a = replace(a, mesh=sh.segments(o, h))
+        keep.append(a)
+    d.actors[:] = keep

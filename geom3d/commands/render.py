@@ -62,9 +62,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--lof",
-        metavar="A:B",
-        help="draw the Line of Fire from trooper A to trooper B and its deciding ray "
-        "(default: none)",
+        metavar="A:B|none|all|from:ID",
+        help="A:B: draw the Line of Fire from trooper A to trooper B and its deciding ray; "
+        "all: the Line of Fire matrix (who sees whom); from:ID: the lines from trooper ID; "
+        "none: no lines (default: the matrix on a plan of up to 8 troopers, else none)",
     )
     r.add_argument(
         "--size",

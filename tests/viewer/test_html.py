@@ -185,3 +185,40 @@ def test_html_scene_frames_the_subject(tmp_path):
     # 200 mm apart, in bounds with 60 mm margins: they span much of the box
     gap = orange.mean(axis=0)[1] - blue.mean(axis=0)[1]
     assert gap > 0.4 * box_w, (gap, box_w)
+
+
+def test_the_3d_scene_labels_its_models(scene, tmp_path):
+    """Each trooper's label is a text mesh in the scene, next to its model (issue 47)."""
+    from viewer.compose import build_drawing
+    from viewer.html import _add_model_labels
+    from viewer.plotter import make_plotter
+
+    d = build_drawing(scene, view="iso", lof="a:t1")
+    pl = make_plotter((400, 300))
+    try:
+        pl.camera.position, pl.camera.focal_point, pl.camera.up = (
+            (0, -400, 400),
+            (200, 150, 0),
+            (0, 0, 1),
+        )
+        _add_model_labels(pl, d)
+        names = [n for n in pl.actors if str(n).startswith("label3d:")]
+        assert len(names) == len([lab for lab in d.labels if lab.text.strip()])
+        for i, lab in enumerate(d.labels):
+            mesh = pl.actors[f"label3d:{i}"].mapper.dataset
+            centre = np.asarray(mesh.points).mean(axis=0)
+            # beside its anchor: within a few label heights
+            assert (
+                np.linalg.norm(centre - np.asarray(lab.point))
+                < 0.5 * np.ptp(d.bounds, axis=0).max()
+            )
+    finally:
+        pl.close()
+    out = tmp_path / "p.html"
+    vr.render(scene, out, view="iso", lof="a:t1", size=(640, 480))
+    assert (
+        out.read_bytes()
+        == vr.render(
+            scene, tmp_path / "q.html", view="iso", lof="a:t1", size=(640, 480)
+        ).path.read_bytes()
+    )

@@ -128,6 +128,7 @@ def lof_pair_actors(scene, pair: dict, *, blocked_fan: bool = True) -> Drawing:
                     pal.BLOCKED_RAY,
                     line_width=2.5,
                     lighting=False,
+                    meta={"hits": hits[blocked].tolist(), "origins": o[blocked].tolist()},
                 )
             )
             d.add_legend("ray stopped by cover", pal.BLOCKED_RAY, "line")
@@ -158,8 +159,14 @@ def _add_route_windows(d: Drawing, scene, pairs) -> None:
     for p in pairs:
         r = p.get("route")
         if r and r.get("windows"):
-            spans = ", ".join(f"{w['from_mm']:.0f}-{w['to_mm']:.0f}" for w in r["windows"])
-            d.notes.append(f"{p['from']} -> {p['to']}: LoF along {r['mover']}'s route {spans} mm")
+            spans = ", ".join(
+                f"{wd.number(scene, w['from_mm'], 0)}-{wd.number(scene, w['to_mm'], 0)}"
+                for w in r["windows"]
+            )
+            d.notes.append(
+                f"{p['from']} -> {p['to']}: LoF along {r['mover']}'s route {spans} "
+                f"{wd.length_unit(scene)}"
+            )
 
 
 def matrix_actors(scene, pairs: Sequence[dict], *, max_notes: int = 14) -> Drawing:
