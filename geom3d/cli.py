@@ -79,18 +79,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     from geom3d.core.runtime import no_huge_pages
-    from geom3d.execution.signals import exit_code, signal_name, sigterm_raises
+    from geom3d.execution.signals import (
+        exit_code,
+        forget_received,
+        interrupt_of,
+        signal_name,
+        sigterm_raises,
+    )
 
     no_huge_pages()  # before the command touches its memory
     before = os.environ.get(BACKEND_ENV)
     if args.ray_backend:  # every engine the command builds, worker processes' included
         os.environ[BACKEND_ENV] = args.ray_backend
+    forget_received()
     with sigterm_raises():  # SIGTERM unwinds like Ctrl-C: workers stopped, exit 143
         try:
             return _run_command(args)
-        except KeyboardInterrupt as exc:
-            print(f"geom3d: interrupted ({signal_name(exc)})", file=sys.stderr)
-            return exit_code(exc)
+        except BaseException as exc:  # an interrupt, or one that compiled code wrapped
+            intr = interrupt_of(exc)
+            if intr is None:
+                raise
+            print(f"geom3d: interrupted ({signal_name(intr)})", file=sys.stderr)
+            return exit_code(intr)
         finally:  # a caller of main (a test, a script) keeps its own choice
             if args.ray_backend and before is None:
                 os.environ.pop(BACKEND_ENV, None)

@@ -55,7 +55,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     who.add_argument(
         "--observers",
         metavar="SIDE|ID[,ID...]",
-        help="a side (all its troopers) or comma-separated trooper ids",
+        help="a side (all its troopers) or comma-separated trooper ids (default: none; "
+        "one of --observers and --seen-from is needed)",
     )
     who.add_argument(
         "--seen-from",

@@ -229,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
     from geom3d.core.scheduler_address import check_address
-    from geom3d.execution.signals import exit_code, signal_name
+    from geom3d.execution.signals import exit_code, interrupt_of, signal_name
     from geom3d.survey.compare import compare_surveys, load_survey
     from geom3d.survey.document import run_survey
 
@@ -260,12 +260,15 @@ def run(args: argparse.Namespace) -> int:
                 lanes_count=args.lanes,
                 progress=lambda done, total: bar(done, total),
             )
-    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are stopped
+    except BaseException as exc:  # SIGINT or SIGTERM (wrapped or not): workers stopped
+        intr = interrupt_of(exc)
+        if intr is None:
+            raise
         print(
-            f"geom3d: interrupted ({signal_name(exc)}): the survey was stopped; nothing written",
+            f"geom3d: interrupted ({signal_name(intr)}): the survey was stopped; nothing written",
             file=sys.stderr,
         )
-        return exit_code(exc)
+        return exit_code(intr)
     files = {"survey.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
         files.update(render(scene, res.document))

@@ -62,16 +62,41 @@ def arm_deadline(code: int) -> None:
     threading.Thread(target=end, name="geom3d-deadline", daemon=True).start()
 
 
+#: The last SIGINT or SIGTERM a handler of this module took (None: none since
+#: :func:`forget_received`).
+_RECEIVED: dict[str, int | None] = {"signal": None}
+
+
+def forget_received() -> None:
+    """Start afresh (a command's start): no signal received yet."""
+    _RECEIVED["signal"] = None
+
+
+def interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:
+    """The interrupt behind ``exc``: ``exc`` itself when it is one, else the signal
+    received since :func:`forget_received` (an interrupt raised inside compiled code
+    comes back wrapped: numba's dispatcher turns it into a SystemError), else None."""
+    if isinstance(exc, KeyboardInterrupt):
+        return exc
+    got = _RECEIVED["signal"]
+    if got is None:
+        return None
+    return Terminated("SIGTERM") if got == signal.SIGTERM else KeyboardInterrupt()
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    _RECEIVED["signal"] = signal.SIGTERM
     raise Terminated("SIGTERM")
 
 
 def _cli_sigterm(signum: int, frame: object) -> None:
+    _RECEIVED["signal"] = signal.SIGTERM
     arm_deadline(143)
     raise Terminated("SIGTERM")
 
 
 def _cli_sigint(signum: int, frame: object) -> None:
+    _RECEIVED["signal"] = signal.SIGINT
     arm_deadline(130)
     raise KeyboardInterrupt
 
@@ -119,4 +144,4 @@ def held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-__all__ += ["GRACE_S", "arm_deadline", "install_sigterm"]
+__all__ += ["GRACE_S", "arm_deadline", "forget_received", "install_sigterm", "interrupt_of"]
