@@ -15,7 +15,14 @@ time, the number of BVH builds (records with ``cache_hit`` false: at most one pe
 process) and the time the records spent loading (mesh + BVH) and computing (sum of
 per-record timings, so it can exceed the wall time with 2 workers).
 
+``--policy`` runs the execution layer's figures instead (issue 44,
+``benchmarks/batch_policy.py``): 200 small files and 20 heavy ones with ``--workers 1``,
+``2`` and ``auto`` as separate ``geom3d check`` processes (wall time, peak memory of the
+process tree), and the time from SIGTERM to the exit at 50 random moments.
+
 Usage::
+
+    python benchmarks/bench_batch.py --policy                # issue 44's figures
 
     python benchmarks/bench_batch.py                       # 100 scenarios, 1 M triangles
     python benchmarks/bench_batch.py --scenarios 20 --triangles 50000
@@ -37,6 +44,7 @@ import numpy as np
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from geom3d.terrain import synthetic_scanned_table, synthetic_trooper_spots
 
@@ -158,11 +166,23 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--keep", help="write the table and scenarios here and keep them")
+    ap.add_argument("--policy", action="store_true", help="the execution layer's figures")
+    ap.add_argument("--moments", type=int, default=50, help="--policy: SIGTERM moments")
     args = ap.parse_args(argv)
 
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-batch-"))
     root.mkdir(parents=True, exist_ok=True)
     try:
+        if args.policy:
+            from batch_policy import make_small, report
+
+            make_table(root / "table.stl", args.triangles)
+            (root / "heavy").mkdir(exist_ok=True)
+            os.replace(root / "table.stl", root / "heavy" / "table.stl")
+            make_scenarios(root / "heavy", "table.stl", 20, 8, args.seed)
+            make_small(root / "small", 200)
+            report(root / "small", root / "heavy", args.moments, args.seed)
+            return 0
         t0 = time.perf_counter()
         n_tri = make_table(root / "table.stl", args.triangles)
         stl_mb = (root / "table.stl").stat().st_size / 1e6

@@ -1,6 +1,7 @@
-"""Start-up of the ``geom3d`` command (SPEC 12.3, issue 31): wall time of ``--help``,
-``--version``, a usage error and ``geom3d lof`` on the README's duel, each next to
-``python -c "import numpy, argparse"`` timed in the same run (best of N, interleaved, so a
+"""Start-up of the ``geom3d`` command (SPEC 12.3, issues 31 and 49): wall time of
+``--help``, ``--version``, a usage error, a scenario with an unknown key and ``geom3d lof``
+on the README's duel, each next to ``python -c "import numpy, argparse"`` timed in the
+same run (best of N, interleaved, so a
 busy machine slows both alike); and, with ``--cold``, ``geom3d demo`` with empty caches
 (a fresh cache folder: every kernel compiles) and again warm.
 
@@ -8,8 +9,9 @@ Usage::
 
     python benchmarks/bench_startup.py [--repeats 5] [--cold]
 
-The target: ``--help``, ``--version`` and the usage error within 2.5x the baseline; the
-demo's first run at most 20 s longer than its second.
+The target: ``--help``, ``--version``, the usage error and bad input (a scenario with an
+unknown key) within 2.5x the baseline; the demo's first run at most 20 s longer than its
+second.
 """
 
 from __future__ import annotations
@@ -57,10 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         duel = Path(tmp) / "duel.yaml"
         duel.write_text(DUEL)
+        bad = Path(tmp) / "bad.yaml"
+        bad.write_text(DUEL + "bogus: 1\n")  # a schema error: answered before the engine
         cases = {
             "--help": _geom3d("--help"),
             "--version": _geom3d("--version"),
             "usage error (lof, no file)": _geom3d("lof"),
+            "bad input (unknown key)": _geom3d("lof", str(bad)),
             "lof duel.yaml": _geom3d("lof", str(duel), "--quiet"),
         }
         _wall(cases["lof duel.yaml"])  # kernels and meshes cached before timing

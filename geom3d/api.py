@@ -4,8 +4,9 @@ The scene gets the ruleset object named by its scenario from the registry
 (:mod:`geom3d.rules.registry`) here, at the top, so the scene and the engine below it
 never import the rules.
 
->>> scene = load_scene("meshes/demo/table.yaml")  # doctest: +SKIP
->>> scene.line_of_fire("blue-1", "red-1").lof  # doctest: +SKIP
+>>> scene = load_scene("meshes/scenarios/wall_blocks.yaml")  # from the repository root
+>>> scene.line_of_fire("a", "b").lof, scene.line_of_fire("a", "c").lof
+(False, True)
 """
 
 from __future__ import annotations

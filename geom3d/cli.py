@@ -6,13 +6,15 @@ the chosen one. Building the parser imports no engine code, so ``geom3d --help``
 ``--version`` and usage errors start as fast as Python and argparse do (SPEC 12.3).
 
 Exit codes: 0 success (or every expectation holds), 1 some expectation failed, 2 bad input
-or usage - one line on stderr naming the file, the field path and the problem.
+or usage - one line on stderr naming the file, the field path and the problem - or out of
+memory (``geom3d: error: out of memory while ...``, :mod:`geom3d.core.memory`).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -20,6 +22,7 @@ from typing import NoReturn
 from geom3d.commands import COMMANDS, command_module
 from geom3d.commands._common import EXIT_BAD_INPUT, EXIT_OK, Formatter, silence_stdout
 from geom3d.core.errors import Geom3dError
+from geom3d.raycast import BACKEND_ENV, BACKENDS, DEFAULT_BACKEND
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -52,6 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=Formatter,
     )
     p.add_argument("--version", action="version", version=f"geom3d {_version()}")
+    p.add_argument(
+        "--ray-backend",
+        choices=sorted(BACKENDS),
+        metavar="NAME",
+        help=(
+            "the ray engine every scene of this command uses: "
+            f"{', '.join(sorted(BACKENDS))} (default: ${BACKEND_ENV}, else {DEFAULT_BACKEND}); "
+            "`reference` is numpy brute force, slow, with the same answers"
+        ),
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         command_module(name).add_parser(sub)
@@ -66,8 +79,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     from geom3d.core.runtime import no_huge_pages
+    from geom3d.execution.signals import exit_code, signal_name, sigterm_raises
 
     no_huge_pages()  # before the command touches its memory
+    before = os.environ.get(BACKEND_ENV)
+    if args.ray_backend:  # every engine the command builds, worker processes' included
+        os.environ[BACKEND_ENV] = args.ray_backend
+    with sigterm_raises():  # SIGTERM unwinds like Ctrl-C: workers stopped, exit 143
+        try:
+            return _run_command(args)
+        except KeyboardInterrupt as exc:
+            print(f"geom3d: interrupted ({signal_name(exc)})", file=sys.stderr)
+            return exit_code(exc)
+        finally:  # a caller of main (a test, a script) keeps its own choice
+            if args.ray_backend and before is None:
+                os.environ.pop(BACKEND_ENV, None)
+            elif args.ray_backend and before is not None:
+                os.environ[BACKEND_ENV] = before
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         code = int(args.func(args))
         if sys.stdout is not None:
@@ -82,19 +113,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Geom3dError as exc:
         print(f"geom3d: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("geom3d: interrupted", file=sys.stderr)
-        return 130
+    except Exception as exc:  # MemoryError (numpy's too), or an error raised from one
+        from geom3d.core.memory import out_of_memory_line
+
+        line = out_of_memory_line(exc, args.command)
+        if line is None:
+            raise
+        sys.stderr.write(f"geom3d: error: {line}\n")
+        return EXIT_BAD_INPUT
 
 
 def run() -> NoReturn:
     """The ``geom3d`` console script and ``python -m geom3d``: :func:`main`, then the
     process ends without tearing its heap down (:func:`geom3d.core.runtime.exit_process`).
+
+    SIGTERM raises :class:`~geom3d.execution.signals.Terminated` from here on, so a signal
+    at any moment of a command (its imports included) ends it with 143 (130 for SIGINT).
     """
-    code = main()
+    from geom3d.execution.signals import exit_code, install_sigterm
+
+    install_sigterm()
+    interrupted = False
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:  # between main's own handlers (argument parsing)
+        code = exit_code(exc)
+    interrupted = code in (130, 143)
     from geom3d.core.runtime import exit_process
 
-    exit_process(code)
+    exit_process(code, interrupted=interrupted)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ from .layers.focus_rays import focus_ray_actors
 from .layers.templates import attack_actors
 from .layers.wall_of_death import wall_of_death_part
 from .model import Drawing
-from .wording import is_infinity
+from .wording import has_blast_focus
 
 __all__ = ["attack_part"]
 
@@ -43,7 +43,7 @@ def attack_part(scene, spec, doc: dict, volumes) -> tuple[Drawing, dict, list, l
     part = attack_actors(scene, doc, volumes, spec)
     affected = list(doc.get("affected", []))
     excluded = {e["id"]: e.get("reason", "") for e in doc.get("excluded", [])}
-    infinity = is_infinity(scene)
+    infinity = has_blast_focus(scene)
     if infinity:  # 40k has no Blast Focus: its templates hit what they cover in plan
         rays = focus_ray_actors(scene, volumes, excluded, affected=affected)
         part.actors.extend(rays.actors)

@@ -387,6 +387,12 @@ def build_drawing(
     if subject is not None:  # --zoom magnifies about it, centred
         d.camera["subject"] = subject
     d.view = kind
+    if kind == "eye":  # the eye's own trooper is not drawn: the view is about the target
+        d.about = [pb] if pb is not None else []
+    elif focus_ids is not None:
+        d.about = list(focus_ids)
+    elif kind == "top":
+        d.about = list(scene.troopers)
     if kind == "side":
         section_filter(d, scene)
     # sides and scenery first in the legend

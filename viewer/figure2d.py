@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from . import palette as pal
+from .figure_layout import label_costs, world_records
 from .frame import MARGIN, font_px, layout_frame, legend_handle, measure
 from .labels import place_labels, unplaced_note
 from .layout import size_scale
@@ -124,7 +125,13 @@ def _figure(scene, drawing: Drawing, size, dpi):
         w, h = measure(renderer, lab.text, lpx, dpi)
         sizes.append((w + 2 * pad, h + 2 * pad))
     region = (x0, x1, y0, y1)
-    places = place_labels(anchors, sizes, region, obstacles=list(boxes.values()))
+    m = _matrix(basis, ulim, vlim, x0, y0, s, size)
+    _, rays, _ = world_records(drawing, m, size)
+    soft, scenery = label_costs(drawing, m, size)
+    places = place_labels(
+        anchors, sizes, region, obstacles=list(boxes.values()), rays=rays, soft_rays=soft,
+        scenery=scenery,
+    )  # fmt: skip
     for i, (lab, pl) in enumerate(zip(drawing.labels, places, strict=True)):
         if not pl.placed:
             continue
@@ -153,7 +160,6 @@ def _figure(scene, drawing: Drawing, size, dpi):
                              tuple(f1 - f0), legend_wh)  # fmt: skip
 
     _text(fig, frame, drawing, size, dpi, leg)
-    m = _matrix(basis, ulim, vlim, x0, y0, s, size)
     return fig, m, _with_notes(drawing, notes)
 
 

@@ -21,6 +21,7 @@ from matplotlib.patches import Patch
 
 from . import palette as pal
 from .layout import LEGEND_COLUMN
+from .layout_lint import MIN_TEXT_PX
 
 __all__ = [
     "FONT_PX",
@@ -32,13 +33,14 @@ __all__ = [
     "wrap_px",
 ]
 
-#: Font sizes in pixels on a 1600 x 1200 page, and the smallest size drawn (readable).
+#: Font sizes in pixels on a 1600 x 1200 page, and the smallest size drawn (readable:
+#: never under :data:`viewer.layout_lint.MIN_TEXT_PX`, 11 px, at any output size).
 FONT_PX = {
     "title": (30.0, 15.0),
     "subtitle": (18.0, 11.0),
     "caption": (17.0, 11.0),
-    "legend": (15.0, 10.0),
-    "notes": (15.0, 10.0),
+    "legend": (15.0, 11.0),
+    "notes": (15.0, 11.0),
     "label": (18.0, 11.0),
 }
 #: Page margin, fraction of the smaller page side.
@@ -95,7 +97,8 @@ def wrap_px(renderer, text: str, px: float, width: float, dpi: float) -> list[st
 
 def fit_text(renderer, text: str, px: float, width: float, dpi: float, most: int = 1):
     """``text`` in at most ``most`` lines of ``width`` pixels, its font made smaller (down
-    to 60 %) when it needs more; longer text keeps the smallest font and takes more lines.
+    to 60 %, never under :data:`viewer.layout_lint.MIN_TEXT_PX`) when it needs more;
+    longer text keeps the smallest font and takes more lines.
 
     Returns
     -------
@@ -104,6 +107,7 @@ def fit_text(renderer, text: str, px: float, width: float, dpi: float, most: int
     lines : list of str
     """
     for f in (1.0, 0.85, 0.72, 0.6):
+        f = max(f, min(1.0, MIN_TEXT_PX / px))
         lines = wrap_px(renderer, text, px * f, width, dpi)
         if len(lines) <= most:
             break

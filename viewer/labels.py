@@ -1,13 +1,24 @@
-"""Label placement in image space: no label is dropped without saying so.
+"""Label placement in image space: candidates around each anchor, chosen jointly.
 
-:func:`place_labels` puts each label's box next to its anchor, at the first candidate
-position that stays inside the picture region and overlaps no label placed before it.
-Near candidates come first (the label touches its anchor); farther ones get a leader line
-from the box back to the anchor. A label that finds no free position anywhere is returned
-unplaced, and the diagram lists it in a "labels not shown: ..." note (:func:`unplaced_note`).
+:func:`place_labels` gives every label a set of candidate boxes around its anchor: a
+first ring touching the anchor (no leader line) and farther rings joined to the anchor by
+a leader line (:data:`LEADER_RINGS`, :data:`_DIRECTIONS`). A candidate is allowed when it
+lies inside the picture region, covers no obstacle (troopers, the deciding patch) and no
+deciding ray. Two choices conflict when their boxes overlap, a leader line crosses the
+other label's box, or two leader lines cross. Each candidate costs its distance (ring)
+plus :data:`RAY_COST` per other ray it covers, :data:`SCENERY_COST` times the share of its
+box over scenery, and :data:`LEADER_OVER_COST` per obstacle its leader crosses.
 
-Pure numpy: both the PNG renderer (VTK) and the vector plan views (matplotlib) use it.
-Coordinates are pixels with rows growing downwards.
+The choice is made jointly and deterministically: a greedy pass (labels in input order,
+each taking its cheapest candidate free of conflicts with those already placed), then
+local search: each label in turn moves to a cheaper free candidate, and a label without
+a place may take one whose only conflict is a placed label that can itself move to
+another free candidate. Passes repeat until nothing changes (at most
+:data:`LOCAL_PASSES`). A label that still finds no place is returned unplaced, and the
+diagram lists it (:func:`unplaced_note`) instead of drawing it over something.
+
+Pure numpy: both the VTK renderer and the matplotlib figures use it. Coordinates are
+pixels with rows growing downwards.
 """
 
 from __future__ import annotations
@@ -16,13 +27,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LEADER_RINGS", "Placement", "place_labels", "unplaced_note"]
+__all__ = [
+    "LEADER_OVER_COST",
+    "LEADER_RINGS",
+    "LOCAL_PASSES",
+    "RAY_COST",
+    "SCENERY_COST",
+    "Placement",
+    "place_labels",
+    "unplaced_note",
+]
 
 #: Distances of the candidate rings from the anchor, in label heights. The first ring
 #: touches the anchor (no leader line); the others are connected by a leader line.
 LEADER_RINGS: tuple[float, ...] = (0.35, 1.6, 3.0, 4.5, 6.5, 9.0, 12.0, 16.0)
-#: Directions tried on each ring, in order (dx, dy; rows grow downwards): up-right first,
-#: like the labels of the 3D views.
+#: Directions tried on each ring (dx, dy; rows grow downwards): up-right first, like the
+#: labels of the 3D views; ties in cost go to the earlier direction.
 _DIRECTIONS = (
     (1, -1),
     (1, 1),
@@ -33,6 +53,16 @@ _DIRECTIONS = (
     (0, -1),
     (0, 1),
 )
+#: Cost of one ring step farther from the anchor (the unit of the other costs).
+RING_COST = 1.0
+#: Cost of a label box covering a ray that is not the deciding one (LoF arrows, fans).
+RAY_COST = 2.5
+#: Cost of a label box lying wholly over scenery (proportional to the share covered).
+SCENERY_COST = 1.5
+#: Cost of a leader line crossing a trooper or patch box other than its own anchor's.
+LEADER_OVER_COST = 3.0
+#: Most local-search passes over all labels.
+LOCAL_PASSES = 6
 
 
 @dataclass(frozen=True)
@@ -59,21 +89,159 @@ class Placement:
     def leader_end(self) -> tuple[float, float]:
         """The point of the box's edge nearest the anchor (where the leader starts)."""
         assert self.box is not None
-        x0, y0, x1, y1 = self.box
-        ax, ay = self.anchor
-        return (float(min(max(ax, x0), x1)), float(min(max(ay, y0), y1)))
+        return _edge_point(self.box, self.anchor)
 
 
-def _overlaps(box, boxes: list) -> bool:
+def _edge_point(box, anchor) -> tuple[float, float]:
     x0, y0, x1, y1 = box
-    for b in boxes:
-        if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
-            return True
-    return False
+    ax, ay = anchor
+    return (float(min(max(ax, x0), x1)), float(min(max(ay, y0), y1)))
 
 
-def place_labels(anchors, sizes, region, *, pad: float = 2.0, obstacles=()) -> list[Placement]:
-    """Greedy placement of label boxes next to their anchors.
+def _boxes_hit(box, boxes: np.ndarray, pad: float) -> np.ndarray:
+    """(m,) bool: which of ``boxes`` (m, 4) overlap ``box`` grown by ``pad``."""
+    if not len(boxes):
+        return np.zeros(0, bool)
+    x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
+    return (x0 < boxes[:, 2]) & (boxes[:, 0] < x1) & (y0 < boxes[:, 3]) & (boxes[:, 1] < y1)
+
+
+def _seg_hits(p, q, boxes: np.ndarray, shrink: float = 0.5) -> np.ndarray:
+    """(m,) bool: does segment p-q pass through each box (shrunk by ``shrink``)?"""
+    if not len(boxes):
+        return np.zeros(0, bool)
+    b = boxes + np.array([shrink, shrink, -shrink, -shrink])
+    px, py = p
+    dx, dy = q[0] - px, q[1] - py
+    t0 = np.zeros(len(b))
+    t1 = np.ones(len(b))
+    ok = (b[:, 0] < b[:, 2]) & (b[:, 1] < b[:, 3])
+    for pk, qk in (
+        (-dx, px - b[:, 0]),
+        (dx, b[:, 2] - px),
+        (-dy, py - b[:, 1]),
+        (dy, b[:, 3] - py),
+    ):
+        if pk == 0:
+            ok &= qk >= 0
+            continue
+        r = qk / pk
+        if pk < 0:
+            t0 = np.maximum(t0, r)
+        else:
+            t1 = np.minimum(t1, r)
+    return ok & (t0 <= t1)
+
+
+def _cross(p, q, r, s) -> bool:
+    """Proper crossing of segments p-q and r-s."""
+
+    def o(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    return o(r, s, p) * o(r, s, q) < 0 and o(p, q, r) * o(p, q, s) < 0
+
+
+def _overlap_share(box, boxes: np.ndarray) -> float:
+    """Share of ``box``'s area covered by ``boxes`` (summed, at most 1)."""
+    if not len(boxes):
+        return 0.0
+    w = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    h = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    area = max((box[2] - box[0]) * (box[3] - box[1]), 1e-9)
+    return float(min(1.0, (w * h).sum() / area))
+
+
+@dataclass
+class _Cand:
+    box: tuple
+    leader: tuple | None  # ((x, y), (x, y)) or None
+    cost: float
+
+
+def _candidates(anchor, wh, region, pad, hard, rays, soft_rays, scenery, obstacles):
+    ax, ay = anchor
+    w, h = wh
+    rx0, rx1, ry0, ry1 = region
+    out: list[_Cand] = []
+    for k, ring in enumerate(LEADER_RINGS):
+        dist = ring * h
+        for j, (dx, dy) in enumerate(_DIRECTIONS):
+            cx = ax + dx * (dist + 0.5 * w) if dx else ax
+            cy = ay + dy * (dist + 0.5 * h) if dy else ay
+            box = (cx - 0.5 * w, cy - 0.5 * h, cx + 0.5 * w, cy + 0.5 * h)
+            if box[0] < rx0 or box[2] > rx1 or box[1] < ry0 or box[3] > ry1:
+                continue
+            if _boxes_hit(box, hard, pad).any():
+                continue
+            if any(_seg_hit1(p, q, box) for p, q in rays):
+                continue
+            cost = RING_COST * k + 0.01 * j
+            cost += RAY_COST * sum(_seg_hit1(p, q, box) for p, q in soft_rays)
+            cost += SCENERY_COST * _overlap_share(box, scenery)
+            leader = None
+            if k > 0:
+                leader = (_edge_point(box, anchor), (float(ax), float(ay)))
+                if len(obstacles):
+                    hits = _seg_hits(leader[0], leader[1], obstacles, shrink=1.0)
+                    # the anchor's own trooper contains the anchor: not counted
+                    own = (
+                        (obstacles[:, 0] <= ax)
+                        & (ax <= obstacles[:, 2])
+                        & (obstacles[:, 1] <= ay)
+                        & (ay <= obstacles[:, 3])
+                    )
+                    cost += LEADER_OVER_COST * int((hits & ~own).sum())
+            out.append(_Cand(box, leader, cost))
+    return out
+
+
+def _seg_hit1(p, q, box, shrink: float = 0.5) -> bool:
+    """Scalar :func:`_seg_hits` for one box (Liang-Barsky)."""
+    x0, y0, x1, y1 = box[0] + shrink, box[1] + shrink, box[2] - shrink, box[3] - shrink
+    if x0 >= x1 or y0 >= y1:
+        return False
+    px, py = p
+    dx, dy = q[0] - px, q[1] - py
+    t0, t1 = 0.0, 1.0
+    for pk, qk in ((-dx, px - x0), (dx, x1 - px), (-dy, py - y0), (dy, y1 - py)):
+        if pk == 0:
+            if qk < 0:
+                return False
+            continue
+        r = qk / pk
+        if pk < 0:
+            t0 = max(t0, r)
+        else:
+            t1 = min(t1, r)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _conflict(a: _Cand, b: _Cand, pad: float) -> bool:
+    ab, bb = a.box, b.box
+    if ab[0] - pad < bb[2] and bb[0] < ab[2] + pad and ab[1] - pad < bb[3] and bb[1] < ab[3] + pad:
+        return True
+    if a.leader is not None and _seg_hit1(*a.leader, bb):
+        return True
+    if b.leader is not None and _seg_hit1(*b.leader, ab):
+        return True
+    return a.leader is not None and b.leader is not None and _cross(*a.leader, *b.leader)
+
+
+def place_labels(
+    anchors,
+    sizes,
+    region,
+    *,
+    pad: float = 2.0,
+    obstacles=(),
+    rays=(),
+    soft_rays=(),
+    scenery=(),
+) -> list[Placement]:
+    """Place label boxes next to their anchors, jointly (see the module docstring).
 
     Parameters
     ----------
@@ -88,44 +256,98 @@ def place_labels(anchors, sizes, region, *, pad: float = 2.0, obstacles=()) -> l
     obstacles : sequence of (x0, y0, x1, y1) float, px
         Boxes no label may cover (troopers, the deciding patch); a label whose anchor
         lies in one is moved out of it, with a leader line when it is not touching.
+    rays : sequence of ((x, y), (x, y)), px
+        Segments no label may cover (the deciding ray).
+    soft_rays : sequence of ((x, y), (x, y)), px
+        Segments a label should not cover (other rays: :data:`RAY_COST` each).
+    scenery : sequence of (x0, y0, x1, y1), px
+        Boxes a label should not cover (:data:`SCENERY_COST` by the share covered).
 
     Returns
     -------
     list of Placement
-        One per label, in input order; earlier labels get the better positions.
+        One per label, in input order.
     """
     a = np.asarray(anchors, dtype=float).reshape(-1, 2)
     s = np.asarray(sizes, dtype=float).reshape(-1, 2)
-    rx0, rx1, ry0, ry1 = (float(v) for v in region)
-    placed: list = [tuple(float(v) for v in b) for b in obstacles]
+    region = tuple(float(v) for v in region)
+    rx0, rx1, ry0, ry1 = region
+    hard = np.asarray(list(obstacles), dtype=float).reshape(-1, 4)
+    scen = np.asarray(list(scenery), dtype=float).reshape(-1, 4)
+    rays = [tuple(map(tuple, r)) for r in rays]
+    soft = [tuple(map(tuple, r)) for r in soft_rays]
+    n = len(a)
+    cands: list[list[_Cand]] = []
+    for (ax, ay), wh in zip(a, s, strict=True):
+        ok = np.isfinite(ax) and np.isfinite(ay) and rx0 <= ax <= rx1 and ry0 <= ay <= ry1
+        cands.append(
+            _candidates((ax, ay), wh, region, pad, hard, rays, soft, scen, hard) if ok else []
+        )
+    choice: list[int | None] = [None] * n
+
+    def free(i: int, c: _Cand, skip=()) -> bool:
+        return all(
+            choice[j] is None or j == i or j in skip or not _conflict(c, cands[j][choice[j]], pad)
+            for j in range(n)
+        )
+
+    for i in range(n):  # greedy: input order, cheapest free candidate
+        best = min(
+            (k for k, c in enumerate(cands[i]) if free(i, c)),
+            key=lambda k, i=i: cands[i][k].cost,
+            default=None,
+        )
+        choice[i] = best
+    for _ in range(LOCAL_PASSES):
+        changed = False
+        for i in range(n):
+            cur = choice[i]
+            cur_cost = cands[i][cur].cost if cur is not None else np.inf
+            for k in sorted(range(len(cands[i])), key=lambda k, i=i: cands[i][k].cost):
+                c = cands[i][k]
+                if c.cost >= cur_cost - 1e-9:
+                    break
+                if free(i, c):
+                    choice[i] = k
+                    changed = True
+                    break
+                if cur is not None:
+                    continue
+                # an unplaced label: move one blocking label out of the way
+                blockers = [
+                    j
+                    for j in range(n)
+                    if j != i and choice[j] is not None and _conflict(c, cands[j][choice[j]], pad)
+                ]
+                if len(blockers) != 1:
+                    continue
+                j = blockers[0]
+                old = choice[j]
+                choice[i] = k
+                alt = next(
+                    (
+                        m
+                        for m in sorted(range(len(cands[j])), key=lambda m, j=j: cands[j][m].cost)
+                        if m != old and free(j, cands[j][m])
+                    ),
+                    None,
+                )
+                if alt is None:
+                    choice[i] = None
+                    continue
+                choice[j] = alt
+                changed = True
+                break
+        if not changed:
+            break
     out: list[Placement] = []
-    for (ax, ay), (w, h) in zip(a, s, strict=True):
-        anchor = (float(ax), float(ay))
-        if not (np.isfinite(ax) and np.isfinite(ay)) or not (rx0 <= ax <= rx1 and ry0 <= ay <= ry1):
-            out.append(Placement(None, False, anchor))
-            continue
-        found = None
-        for k, ring in enumerate(LEADER_RINGS):
-            dist = ring * h
-            for dx, dy in _DIRECTIONS:
-                # box corner/edge nearest the anchor sits ``dist`` away in that direction
-                cx = ax + dx * (dist + 0.5 * w) if dx else ax
-                cy = ay + dy * (dist + 0.5 * h) if dy else ay
-                box = (cx - 0.5 * w, cy - 0.5 * h, cx + 0.5 * w, cy + 0.5 * h)
-                if box[0] < rx0 or box[2] > rx1 or box[1] < ry0 or box[3] > ry1:
-                    continue
-                grown = (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
-                if _overlaps(grown, placed):
-                    continue
-                found = (box, k > 0)
-                break
-            if found:
-                break
-        if found is None:
+    for i in range(n):
+        anchor = (float(a[i, 0]), float(a[i, 1]))
+        if choice[i] is None:
             out.append(Placement(None, False, anchor))
         else:
-            placed.append(found[0])
-            out.append(Placement(found[0], found[1], anchor))
+            c = cands[i][choice[i]]
+            out.append(Placement(tuple(float(v) for v in c.box), c.leader is not None, anchor))
     return out
 
 

@@ -122,6 +122,9 @@ class Drawing:
         Text printed under the picture (``--caption``, plus template dimensions).
     show_legend : bool
         False leaves the legend out (``--no-legend``); the notes stay.
+    about : list of str
+        The troopers the figure is about (the Line of Fire's two ends, the attack's
+        troopers; a plain plan: all): the layout lint wants each wholly in the frame.
     """
 
     title: str
@@ -136,6 +139,7 @@ class Drawing:
     camera: dict = field(default_factory=dict)
     caption: str = ""
     show_legend: bool = True
+    about: list[str] = field(default_factory=list)
 
     def actor(self, name: str) -> ActorSpec:
         """The actor called ``name`` (KeyError otherwise)."""

@@ -17,6 +17,7 @@ from vtkmodules.vtkRenderingCore import (
 )
 
 from . import palette as pal
+from .figure_layout import world_records
 from .labels import place_labels
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
 from .model import Drawing
@@ -293,7 +294,9 @@ def trooper_boxes(actors, matrix: np.ndarray, size) -> list[tuple]:
     return out
 
 
-def place_world_labels(plotter, labels, matrix: np.ndarray, size, region, obstacles=()):
+def place_world_labels(
+    plotter, labels, matrix: np.ndarray, size, region, obstacles=(), drawing=None
+):
     """Place world-anchored labels in the image without overlaps (:mod:`viewer.labels`).
 
     Parameters
@@ -304,6 +307,8 @@ def place_world_labels(plotter, labels, matrix: np.ndarray, size, region, obstac
     region : (x0, x1, y0, y1) float, px (rows down)
     obstacles : sequence of (x0, y0, x1, y1) float, px
         Boxes no label may cover (:func:`trooper_boxes`).
+    drawing : Drawing or None
+        Its deciding ray and patch are kept clear too.
 
     Returns
     -------
@@ -324,7 +329,10 @@ def place_world_labels(plotter, labels, matrix: np.ndarray, size, region, obstac
     margin = 2 * max(1, round(2 * size_scale(size)))
     sizes = [np.add(text_px(probe.prop, lab.text), 2 * margin) for lab in labels]
     plotter.remove_actor("lp", render=False)
-    placements = place_labels(np.column_stack([col, row]), sizes, region, obstacles=obstacles)
+    _, rays, patches = world_records(drawing, matrix, size) if drawing is not None else ((), [], [])
+    placements = place_labels(
+        np.column_stack([col, row]), sizes, region, obstacles=[*obstacles, *patches], rays=rays
+    )
     # anchors outside the picture (cropped away) are not "dropped": they are not in it
     x0, x1, y0, y1 = region
     missing = [

@@ -32,7 +32,8 @@ from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path as MplPath
 
 from . import palette as pal
-from .frame import fit_text, wrap_px
+from .figure_layout import label_costs, world_records
+from .frame import fit_text, font_px, wrap_px
 from .labels import place_labels, unplaced_note
 from .layers.scenery import scenery_legend
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
@@ -112,6 +113,33 @@ def _fit_limits(bounds, box_px) -> tuple[tuple[float, float], tuple[float, float
     s = max(bw / pw, bh / ph)
     cx, cy = 0.5 * float(lo[0] + hi[0]), 0.5 * float(lo[1] + hi[1])
     return (cx - 0.5 * pw * s, cx + 0.5 * pw * s), (cy - 0.5 * ph * s, cy + 0.5 * ph * s)
+
+
+def _trooper_boxes_mm(drawing: Drawing) -> dict[str, tuple]:
+    """Each trooper's drawn base (and hull) as an (x0, y0, x1, y1) box in mm."""
+    out = {}
+    for a in drawing.actors:
+        tid = a.meta.get("trooper")
+        if tid is not None and a.name == f"trooper:{tid}" and a.mesh.n_points:
+            p = np.asarray(a.mesh.points, dtype=float)[:, :2]
+            out[str(tid)] = (*p.min(axis=0), *p.max(axis=0))
+    return out
+
+
+def _whole_troopers(bounds: np.ndarray, boxes) -> tuple[np.ndarray, np.ndarray]:
+    """``bounds`` ((2, 2) mm) grown to take in whole every trooper box it cuts."""
+    lo, hi = bounds[0].copy(), bounds[1].copy()
+    for _ in range(3):  # growing may cut another: a few rounds
+        grew = False
+        for b in boxes:
+            cut = b[0] < hi[0] and lo[0] < b[2] and b[1] < hi[1] and lo[1] < b[3]
+            inside = lo[0] <= b[0] and b[2] <= hi[0] and lo[1] <= b[1] and b[3] <= hi[1]
+            if cut and not inside:
+                lo, hi = np.minimum(lo, b[:2]), np.maximum(hi, b[2:])
+                grew = True
+        if not grew:
+            break
+    return lo, hi
 
 
 def _draw_scenery(ax, scene, z) -> list:
@@ -227,20 +255,54 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     fpx = lambda px: _pt(px, dpi)  # noqa: E731 - pixel size -> points
 
     # caption band at the bottom, wrapped to the page width
-    cap_font = max(7.0, 16 * k)
+    cap_font = font_px("caption", size)
     cap_lines = (
         wrap_px(renderer, drawing.caption, cap_font, 0.96 * W, dpi) if drawing.caption else []
     )
     cap_h = (len(cap_lines) * 1.3 * cap_font + 0.01 * H) if cap_lines else 0.0
     bottom = BOTTOM_MARGIN * H + cap_h
-    left, right, top = 0.03 * W, (1.0 - LEGEND_COLUMN) * W, (1.0 - TITLE_BAND) * H
+    # title band: title and subtitle wrapped to the page (smaller fonts when they need
+    # to, never under 11 px); the band grows with the lines it holds
+    y = 0.012 * H
+    for name, text, px in (
+        ("title", drawing.title, font_px("title", size)),
+        ("subtitle", drawing.subtitle, font_px("subtitle", size)),
+    ):
+        if not text:
+            continue
+        px, lines = fit_text(renderer, text, px, 0.97 * W, dpi)
+        for i, line in enumerate(lines):
+            fig.text(0.015, 1 - y / H, line, fontsize=fpx(px), color=pal.TEXT, va="top",
+                     ha="left", gid=name if i == 0 else f"{name}-{i}")  # fmt: skip
+            y += 1.2 * px
+    band = max(TITLE_BAND * H, y + 0.01 * H)  # px under the page's top edge
+
+    left, right, top = 0.03 * W, (1.0 - LEGEND_COLUMN) * W, H - band
+    # the picture's frame takes the fitted part's shape, centred in the room left; a
+    # trooper the fitted part cuts is taken in whole
+    bases = _trooper_boxes_mm(drawing)
+    lo, hi = _whole_troopers(np.asarray(drawing.bounds, dtype=float)[:, :2], bases.values())
+    bw, bh = max(float(hi[0] - lo[0]), 1.0), max(float(hi[1] - lo[1]), 1.0)
+    sc = max(bw / (right - left), bh / (top - bottom))
+    pw, ph = bw / sc, bh / sc
+    left, bottom = left + 0.5 * ((right - left) - pw), bottom + 0.5 * ((top - bottom) - ph)
+    right, top = left + pw, bottom + ph
     ax = fig.add_axes((left / W, bottom / H, (right - left) / W, (top - bottom) / H))
     ax.set_axis_off()
-    xlim, ylim = _fit_limits(drawing.bounds, (right - left, top - bottom))
+    xlim, ylim = _fit_limits(np.array([lo, hi]), (right - left, top - bottom))
     zoom = float(getattr(drawing, "camera", {}).get("zoom") or 1.0)
     if zoom != 1.0:  # --zoom: 1/zoom of the extent, centred on the subject (else as is)
         cx, cy = 0.5 * sum(xlim), 0.5 * sum(ylim)
         sx, sy = (drawing.camera.get("subject") or (cx, cy))[:2]
+        # never so far that a trooper the figure is about is cut: zoom less
+        about = [bases[t] for t in drawing.about if t in bases]
+        hw, hh = 0.5 * (xlim[1] - xlim[0]) / zoom, 0.5 * (ylim[1] - ylim[0]) / zoom
+        need = max(
+            [1.0]
+            + [max(abs(b[0] - sx), abs(b[2] - sx)) / hw for b in about]
+            + [max(abs(b[1] - sy), abs(b[3] - sy)) / hh for b in about]
+        )
+        zoom = max(1.0, zoom / need) if zoom > 1.0 else zoom
         xlim = tuple(sx + (v - cx) / zoom for v in xlim)
         ylim = tuple(sy + (v - cy) / zoom for v in ylim)
     ax.set_xlim(*xlim)
@@ -256,7 +318,7 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
 
     # labels: placed in pixels (rows down), drawn in figure fractions
     notes = list(drawing.notes)
-    label_font = max(8.0, 18 * k)
+    label_font = font_px("label", size)
     texts, sizes, anchors = [], [], []
     for i, lab in enumerate(drawing.labels):
         t = fig.text(0, 0, lab.text, fontsize=fpx(label_font), color=lab.color, gid=f"label-{i}",
@@ -267,14 +329,15 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         x, y = ax.transData.transform((lab.point[0], lab.point[1]))
         anchors.append((x, H - y))
         texts.append(t)
-    region = (0.015 * W, (1.0 - LEGEND_COLUMN) * W, TITLE_BAND * H, H - bottom + 0.5 * cap_h * 0)
-    boxes = []  # the troopers' bases: no label covers one
-    for a in drawing.actors:
-        tid = a.meta.get("trooper")
-        if tid is not None and a.name == f"trooper:{tid}" and a.mesh.n_points:
-            p = ax.transData.transform(np.asarray(a.mesh.points, dtype=float)[:, :2])
-            boxes.append((p[:, 0].min(), H - p[:, 1].max(), p[:, 0].max(), H - p[:, 1].min()))
-    places = place_labels(anchors, sizes, region, obstacles=boxes)
+    region = (0.015 * W, (1.0 - LEGEND_COLUMN) * W, band, H - BOTTOM_MARGIN * H - cap_h)
+    # no label covers a trooper's base or the deciding ray; other rays and scenery cost
+    matrix = _plan_matrix(ax, W, H)
+    troopers, rays, _ = world_records(drawing, matrix, size)
+    soft, scenery = label_costs(drawing, matrix, size)
+    places = place_labels(
+        anchors, sizes, region, obstacles=list(troopers.values()), rays=rays,
+        soft_rays=soft, scenery=scenery,
+    )  # fmt: skip
     for t, pl in zip(texts, places, strict=True):
         if not pl.placed:
             t.remove()
@@ -298,24 +361,9 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         notes.append(note)
     fig.geom3d_notes = notes  # type: ignore[attr-defined]  # the notes the page shows
 
-    # title band
-    # title band: title and subtitle wrapped to the page (smaller fonts when they need to)
-    y = 0.012 * H
-    for name, text, px in (
-        ("title", drawing.title, max(8, 30 * k)),
-        ("subtitle", drawing.subtitle, max(7, 18 * k)),
-    ):
-        if not text:
-            continue
-        px, lines = fit_text(renderer, text, px, 0.97 * W, dpi)
-        for i, line in enumerate(lines):
-            fig.text(0.015, 1 - y / H, line, fontsize=fpx(px), color=pal.TEXT, va="top",
-                     ha="left", gid=name if i == 0 else f"{name}-{i}")  # fmt: skip
-            y += 1.2 * px
-
     # legend column: legend box, then the notes
     x0 = 1.0 - (LEGEND_COLUMN - 0.02) - 0.01
-    y_top = 1.0 - TITLE_BAND
+    y_top = 1.0 - band / H
     legend_rows = []
     if drawing.show_legend:
         png_rows = {e.label for e in scenery_legend(scene)}
@@ -324,18 +372,21 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
         legend_rows = sides + list(scen_legend) + rest
     if legend_rows:
         lw = fpx(max(1.5, 3 * k))
+        lpx = font_px("legend", size)
+        # rows wrapped to the column (handle, gaps and frame take about 4.5 em)
+        room = max((LEGEND_COLUMN - 0.03) * W - 4.5 * lpx, 9.0 * lpx)
         leg = fig.legend(
             [_legend_handle(e.face, e.color, lw) for e in legend_rows],
-            [e.label for e in legend_rows],
+            ["\n".join(wrap_px(renderer, e.label, lpx, room, dpi)) for e in legend_rows],
             loc="upper left", bbox_to_anchor=(x0, y_top), bbox_transform=fig.transFigure,
-            fontsize=fpx(max(7.0, 15 * k)), frameon=True, fancybox=False,
+            fontsize=fpx(font_px("legend", size)), frameon=True, fancybox=False,
             edgecolor=pal.TEXT, borderaxespad=0.0, handlelength=2.0,
         )  # fmt: skip
         leg.set_gid("legend")
         leg.get_frame().set_linewidth(0.8)
         y_top = 1.0 - (H - leg.get_window_extent(renderer).y0) / H - 0.02
     if notes:
-        nf = max(7.0, 15 * k)
+        nf = font_px("notes", size)
         lines = wrap_px(renderer, "\n".join(notes), nf, (LEGEND_COLUMN - 0.03) * W, dpi)
         for i, line in enumerate(lines):  # one text per line: each line's box is known
             fig.text(x0, y_top - i * 1.25 * nf / H, line, fontsize=fpx(nf), color=pal.TEXT,
@@ -379,7 +430,11 @@ def plan_pixels(fig: Figure, matrix: np.ndarray | None = None) -> tuple[np.ndarr
     if matrix is not None:
         return image, matrix
     h, w = image.shape[:2]
-    ax = fig.axes[0]
+    return image, _plan_matrix(fig.axes[0], w, h)
+
+
+def _plan_matrix(ax, w: float, h: float) -> np.ndarray:
+    """World (mm) -> clip coordinates of a plan's axes on a ``w`` x ``h`` px page."""
     (x0, y0), (x1, _), (_, y1) = ax.transData.transform([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)])
     a, c, b, d = x1 - x0, x0, y1 - y0, y0
     m = np.zeros((4, 4))
@@ -387,7 +442,7 @@ def plan_pixels(fig: Figure, matrix: np.ndarray | None = None) -> tuple[np.ndarr
     m[1, 1], m[1, 3] = 2 * b / h, 2 * d / h - 1
     m[2, 2] = -1e-3
     m[3, 3] = 1.0
-    return image, m
+    return m
 
 
 def raster_pdf_bytes(image: np.ndarray, dpi: int | None = None) -> bytes:

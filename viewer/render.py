@@ -38,11 +38,19 @@ from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing
 from .exposure import render_exposure  # the exposure map (geom3d exposure), via this plugin
 from .figure2d import projected_figure
+from .figure_layout import figure_layout, world_records
 from .gl2ps import svg_bytes as _svg_bytes
 from .html import html_bytes
 from .layout import LEGEND_COLUMN, TITLE_BAND
+from .layout_lint import Layout, TextBox
 from .model import Drawing
-from .overlay import add_overlay, add_placed_labels, place_world_labels, trooper_boxes
+from .overlay import (
+    add_overlay,
+    add_placed_labels,
+    label_font_size,
+    place_world_labels,
+    trooper_boxes,
+)
 from .plan import (
     figure_bytes,
     plan_figure,
@@ -85,6 +93,9 @@ class RenderResult:
     matrix : (4, 4) float array
         World (mm) -> clip coordinates of the camera that made the image.
     drawing : Drawing
+    layout : viewer.layout_lint.Layout or None
+        The figure's layout records (text boxes, troopers, deciding ray and patch in page
+        pixels) for :func:`viewer.layout_lint.lint`; None for an HTML page.
     """
 
     path: Path | None
@@ -93,6 +104,7 @@ class RenderResult:
     image: np.ndarray
     matrix: np.ndarray
     drawing: Drawing
+    layout: Layout | None = None
 
     def world_to_pixel(self, points) -> np.ndarray:
         """Project world points (mm) to image pixel coordinates.
@@ -246,18 +258,20 @@ def render(
     if kind in ("side", "eye"):  # 2D drawings: one matplotlib figure for every format
         fig, matrix, drawing = projected_figure(scene, drawing, size, dpi)
         image, _ = plan_pixels(fig, matrix)
+        layout = figure_layout(fig, drawing, matrix)
         if path is not None:
             data = _png_bytes(image, dpi) if ext == ".png" else figure_bytes(fig, ext[1:])
             atomic_write(path, data)
-        return RenderResult(path, size, view, image, matrix, drawing)
+        return RenderResult(path, size, view, image, matrix, drawing, layout)
     if kind == "top" and ext in (".svg", ".pdf", ".png", None):  # vector plan (viewer.plan)
         fig = plan_figure(scene, drawing, size, dpi)
         drawing = replace(drawing, notes=list(fig.geom3d_notes))
         image, matrix = plan_pixels(fig)
+        layout = figure_layout(fig, drawing, matrix)
         if path is not None:
             data = _png_bytes(image, dpi) if ext == ".png" else figure_bytes(fig, ext[1:])
             atomic_write(path, data)
-        return RenderResult(path, size, view, image, matrix, drawing)
+        return RenderResult(path, size, view, image, matrix, drawing, layout)
     pv.OFF_SCREEN = True
     pl = make_plotter(size)
     try:
@@ -273,12 +287,13 @@ def render(
         region = (0.015 * w, (1.0 - LEGEND_COLUMN) * w, TITLE_BAND * h, h)
         boxes = trooper_boxes(drawing.actors, matrix, size)
         placements, note = place_world_labels(
-            pl, drawing.labels, matrix, size, region, obstacles=boxes
+            pl, drawing.labels, matrix, size, region, obstacles=boxes, drawing=drawing
         )
         if note:
             drawing.notes.append(note)
         add_overlay(pl, drawing, size, legend_column=True)
         add_placed_labels(pl, drawing.labels, placements, size)
+        layout = _vtk_layout(drawing, placements, matrix, size, region)
         pl.render()
         image = np.asarray(pl.screenshot(None, return_img=True))[:, :, :3].copy()
         if path is not None and ext == ".svg":
@@ -291,7 +306,27 @@ def render(
         elif ext == ".pdf":  # a 3D view: its pixels on a PDF page
             data = raster_pdf_bytes(image, dpi)
         atomic_write(path, data)
-    return RenderResult(path, size, view, image, matrix, drawing)
+    return RenderResult(path, size, view, image, matrix, drawing, layout)
+
+
+def _vtk_layout(drawing, placements, matrix, size, region) -> Layout:
+    """Layout records of a VTK view: its placed labels, troopers, deciding ray, patch.
+
+    The title band, legend and notes of these views are laid out by :mod:`viewer.overlay`
+    in their own margins and are not recorded.
+    """
+    x0, x1, y0, y1 = region
+    font = 2.0 * label_font_size(size)  # add_text draws at twice the size it is given
+    texts = [
+        TextBox(f"label-{i}", lab.text, p.box, font)
+        for i, (lab, p) in enumerate(zip(drawing.labels, placements, strict=True))
+        if p.placed
+    ]
+    lay = Layout(size, (x0, y0, x1, y1), texts, about=list(drawing.about))
+    lay.troopers, lay.rays, lay.patches = world_records(drawing, matrix, size)
+    lay.leaders = [(p.leader_end(), p.anchor) for p in placements if p.placed and p.leader]
+    lay.notes = list(drawing.notes)
+    return lay
 
 
 def _png_bytes(image: np.ndarray, dpi: int | None) -> bytes:

@@ -5,9 +5,11 @@ The window shows the scene in 3D with its LoF matrix summary and the scenario's 
 toggle the layers (scenery, silhouettes, templates, rays, annotations); a right click on
 a trooper (``p`` with the mouse over it also works) shows its Line of Fire to every other
 trooper, as in a ``from:ID`` diagram, and the side panel then lists that trooper's
-Line of Fire instead of the matrix summary (one list at a time). The scale bar is a
-screen overlay (VTK's legend scale), so it stays on screen when the camera turns; the
-side panel keeps :data:`PANEL_MARGIN_PX` from the window's edges.
+Line of Fire instead of the matrix summary (one list at a time). A ball above each
+trooper drags it elsewhere (:mod:`viewer.drag`): its Line of Fire is shown when it
+lands. The scale bar is a screen overlay (VTK's legend scale), so it stays on screen
+when the camera turns; the side panel keeps :data:`PANEL_MARGIN_PX` from the window's
+edges.
 
 All drawing decisions live in :mod:`viewer.compose` and :mod:`viewer.layers`; this module
 only adds actors to a plotter (:mod:`viewer.plotter`), wires the widgets and keeps the
@@ -82,6 +84,8 @@ class ViewerState:
         #: The side panel's lines now shown (after wrapping), and its text actors.
         self.panel_lines: list[str] = []
         self._panel_names: list[str] = []
+        #: The trooper handles (viewer.drag.TrooperDrag) of a window; None off-screen.
+        self.drag = None
 
     def show_panel(self, notes: list[str]) -> None:
         """Replace the side panel's text with ``notes`` (wrapped to the panel's width).
@@ -332,8 +336,12 @@ def build_viewer(scene, *, off_screen: bool = False, size=WINDOW_SIZE, lof_doc=N
         pl.enable_mesh_picking(
             callback=state.on_pick, use_actor=True, show=False, show_message=False
         )
+        from .drag import TrooperDrag
+
+        state.drag = TrooperDrag(state)
         pl.add_text(
-            "right-click a trooper: its Line of Fire to all others",
+            "right-click a trooper: its Line of Fire to all others; "
+            "drag a trooper's ball to move it",
             position=(round(0.015 * size[0]), round(0.87 * size[1])),
             font_size=9,
             color=pal.TEXT,

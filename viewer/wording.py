@@ -1,9 +1,10 @@
 """Ruleset-aware words and units of a diagram's text.
 
 A figure speaks the scenario's language: lengths in the file's units (a 40k file in
-inches gets inches, never millimetres), and only the terms of its ruleset (40k 7e has no
-Blast Focus, no direct/impact modes and no secondary targets: its templates hit the
-models under them in plan, and only the target unit's models count as hits).
+inches gets inches, never millimetres), and only the terms of its ruleset, as its data
+file's capabilities say (40k 7e has no Blast Focus, no direct/impact modes and no
+secondary targets: its templates hit the models under them in plan, and only the target
+unit's models count as hits).
 
 All text helpers here return plain strings; the PNG, SVG and PDF draw the same strings.
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 from geom3d.core.units import LENGTH_UNITS
 
-__all__ = ["area", "hits_text", "is_infinity", "length", "length_unit", "number"]
+__all__ = ["area", "has_blast_focus", "hits_text", "length", "length_unit", "number"]
 
 
-def is_infinity(scene) -> bool:
-    """True for Infinity (Blast Focus, modes, roles, dodge), False for 40k 7e."""
-    return str(scene.ruleset.name).lower().startswith("infinity")
+def has_blast_focus(scene) -> bool:
+    """Whether the scene's ruleset speaks of 3D templates with a Blast Focus, modes and
+    roles (Infinity), or of templates that hit what they cover in plan (40k 7e): its data
+    file's ``capabilities.blast_focus``, never its name."""
+    return bool(scene.scenario.ruleset.capabilities.blast_focus)
 
 
 def length_unit(scene) -> str:

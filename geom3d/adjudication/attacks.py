@@ -16,8 +16,13 @@ between targets). Keys left out take the attack's own values.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from geom3d.scenario import AttackSpec
 from geom3d.scene.outcomes import AttackResult, PlacementSpec
+
+if TYPE_CHECKING:
+    from geom3d.scene.scene import Scene
 
 __all__ = ["effective_burst", "placement_specs", "resolve_attack", "weapon_dict"]
 
@@ -60,17 +65,21 @@ def effective_burst(attack: AttackSpec) -> int:
     return attack.burst
 
 
-def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
+def resolve_attack(
+    scene: Scene, attack_id: str, *, odds: bool = False, stats: Any = None
+) -> AttackResult:
     """Resolve one attack of ``scene``.
 
     Parameters
     ----------
     scene : geom3d.scene.scene.Scene
     attack_id : str
-    **kwargs
-        Passed to the ruleset's resolver (e.g. ``stats`` for benchmarks; ``odds=True``:
-        add the exact odds of every affected trooper, SPEC 12.4, see
+    odds : bool
+        Add the exact odds of every affected trooper (SPEC 12.4, see
         :meth:`geom3d.rules.base.StandardRuleset.resolve_attack`).
+    stats : optional
+        The ruleset's counters, for benchmarks (Infinity:
+        ``geom3d.placement.blast_focus.FocusStats``).
 
     Returns
     -------
@@ -87,7 +96,7 @@ def resolve_attack(scene, attack_id: str, **kwargs) -> AttackResult:
     problem = scene.attack(attack_id).problem
     if problem is not None:
         raise problem
-    return scene.ruleset.resolve_attack(scene, attack_id, **kwargs)
+    return scene.ruleset.resolve_attack(scene, attack_id, odds=odds, stats=stats)
 
 
 def weapon_dict(attack: AttackSpec) -> dict:

@@ -38,10 +38,9 @@ from geom3d.adjudication.portable import (
     result_from_plain,
     visibility_from_plain,
 )
-from geom3d.adjudication.routepath import RoutePath, scan_windows
+from geom3d.adjudication.routepath import route_path, scan_windows
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError
-from geom3d.core.forked import fork_usable, forked_map
 from geom3d.core.tolerances import (
     ARC_EPS_MM,
     CONTACT_EPS_MM,
@@ -49,9 +48,11 @@ from geom3d.core.tolerances import (
     PROOF_MIN_PAIRS,
 )
 from geom3d.core.validation import xyz
+from geom3d.execution.shared import fork_usable, shared_map
+from geom3d.scene.ahead import settle_background
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.results import LofResult, RouteResult, RouteWindow
-from geom3d.scene.scene import Scene, Trooper, settle_background
+from geom3d.scene.scene import Scene, Trooper
 from geom3d.scene.vehicles import engine_for
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 
@@ -184,7 +185,7 @@ def _forked_pairs(scene, todo, ways, parts, areas, children, uses, progress):
             progress(upto[n_done], upto[-1])
 
     static: dict[tuple[str, str], LofResult] = {}
-    got = forked_map(item, len(todo), children=children, chunk=PAIRS_PER_TASK, progress=report)
+    got = shared_map(item, len(todo), children=children, chunk=PAIRS_PER_TASK, progress=report)
     for i, (plain, results, part) in enumerate(got):
         key = todo[i]
         vis = visibility_from_plain(plain, functools.partial(_searched_area, scene, key))
@@ -269,7 +270,7 @@ def _route_lof(scene: Scene, a: Trooper, b: Trooper, stats) -> LofResult:
     same fraction of their routes; windows are measured along the first mover's route
     (the other's when the first has a one-point route)."""
     movers = [t for t in (a, b) if t.route is not None]
-    paths = {t.id: RoutePath.of(t.route) for t in movers}
+    paths = {t.id: route_path(scene, t) for t in movers}  # following the ground (13.1)
     total = max(p.length for p in paths.values())
     # the windows' route: the first mover's, unless it stands still (a one-point route)
     main = movers[0] if paths[movers[0].id].length > 0 or len(movers) == 1 else movers[1]
@@ -366,7 +367,7 @@ def lof_matrix(
 
     With ``processes`` (a command's choice: it forks the process), the pairs are shared
     by this thread and ``threads - 1`` forked copies of the process instead
-    (:mod:`geom3d.core.forked`: no GIL between them), where that is safe: on Linux, from
+    (:mod:`geom3d.execution.shared`: no GIL between them), where that is safe: on Linux, from
     the main thread, and with no vehicle (whose per-pair BVH a child may not build).
     Same results; a witness whose area was not measured measures it, when first read, by
     searching its pair again.
@@ -463,7 +464,7 @@ def lof_matrix(
 
 def _route_pairs(scene, pairs, static, children, stats, progress, done, total) -> int:
     """The ordered pairs with a route, into ``static``, shared with ``children`` forked
-    workers (:func:`geom3d.core.forked.forked_map`; each unordered pair in one process:
+    workers (:func:`geom3d.execution.shared.shared_map`; each unordered pair in one process:
     its two directions share the route positions' visibility, ``_ROUTE_VIS``). The
     results come back pickled, their witnesses' areas measured in the worker. Returns
     ``done`` counted on."""
@@ -484,7 +485,7 @@ def _route_pairs(scene, pairs, static, children, stats, progress, done, total) -
         if progress is not None:
             progress(upto[n_done], total)
 
-    for results, part in forked_map(work, len(todo), children=children, chunk=1, progress=report):
+    for results, part in shared_map(work, len(todo), children=children, chunk=1, progress=report):
         static.update(results)
         if stats is not None:
             stats.add(part)

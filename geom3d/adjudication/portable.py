@@ -1,5 +1,5 @@
 """Line of Fire answers as plain tuples, to travel from a forked worker to its parent
-(:func:`geom3d.core.forked.forked_map`, used by :func:`.lof.lof_matrix`).
+(:func:`geom3d.execution.shared.shared_map`, used by :func:`.lof.lof_matrix`).
 
 A :class:`~geom3d.visibility.PatchWitness` measures its visible area when first read,
 with the ray engine it closes over; pickled as it is, it would measure it in the worker

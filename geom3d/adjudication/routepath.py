@@ -8,20 +8,28 @@ of travel, each window edge bisected until the yes end and the no end are at mos
 ``ROUTE_REFINE_MM`` apart. The yes end is reported, so both ends of a window lie on the
 route and have the answer yes. Only a window (or a gap between two windows) shorter than
 the 1 mm step can fall between two samples unseen.
+
+Routes follow the ground (SPEC 13.1): between two route points given as ``[x, y]`` (both
+dropped onto the table), every position a command uses (windows, ``fire_at``) stands by
+the 12.2 rule at that position (:func:`route_path`), not at a height interpolated between
+the points, so a runner crossing a ridge goes over it. A stretch with an explicit ``z`` at
+either end keeps the straight line between its points.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from geom3d.core.errors import InputError
 from geom3d.core.tolerances import ROUTE_REFINE_MM, ROUTE_WINDOW_STEP_MM
 
-__all__ = ["RoutePath", "resolve_fire_at", "scan_windows"]
+__all__ = ["RoutePath", "resolve_fire_at", "route_path", "scan_windows"]
 
 
 @dataclass(frozen=True)
@@ -34,17 +42,30 @@ class RoutePath:
         The route's vertices (base centres), ``k >= 1``.
     cum : (k,) float64, mm
         Arc length from the start to each vertex.
+    ground : callable((x, y)) -> z, optional
+        Where a base standing at ``(x, y)`` rests (SPEC 12.2), for stretches that follow
+        the ground.
+    follows : (k - 1,) tuple of bool
+        Which stretches follow the ground (both their ends were dropped); the others are
+        straight lines.
     """
 
     points: np.ndarray
     cum: np.ndarray
+    ground: Callable[[float, float], float] | None = field(default=None, compare=False)
+    follows: tuple[bool, ...] = ()
 
     @classmethod
-    def of(cls, route) -> RoutePath:
-        """From a trooper's ``route`` ((k, 3) sequence, mm)."""
+    def of(cls, route, ground=None, dropped=None) -> RoutePath:
+        """From a trooper's ``route`` ((k, 3) sequence, mm); ``ground`` and ``dropped``
+        ((k,) bool: the points given ``[x, y]``) make the stretches between two dropped
+        points follow the ground."""
         pts = np.array(route, dtype=np.float64).reshape(-1, 3)
         seg = np.linalg.norm(np.diff(pts, axis=0), axis=1) if len(pts) > 1 else np.zeros(0)
-        return cls(pts, np.concatenate([[0.0], np.cumsum(seg)]))
+        follows: tuple[bool, ...] = ()
+        if ground is not None and dropped is not None and len(dropped) == len(pts):
+            follows = tuple(bool(a and b) for a, b in itertools.pairwise(dropped))
+        return cls(pts, np.concatenate([[0.0], np.cumsum(seg)]), ground, follows)
 
     @property
     def length(self) -> float:
@@ -63,7 +84,39 @@ class RoutePath:
         i = int(np.searchsorted(cum, s, side="right") - 1)
         seg_len = cum[i + 1] - cum[i]
         f = 0.0 if seg_len == 0 else (s - cum[i]) / seg_len
-        return pts[i] + f * (pts[i + 1] - pts[i]), i
+        p = pts[i] + f * (pts[i + 1] - pts[i])
+        if self.ground is not None and i < len(self.follows) and self.follows[i] and 0 < f:
+            p = np.array([p[0], p[1], self.ground(float(p[0]), float(p[1]))])
+        return p, i
+
+
+def route_path(scene, trooper) -> RoutePath:
+    """``trooper``'s route on ``scene``, standing by SPEC 12.2 at every position of a
+    stretch between two dropped points (the trooper's own base radius; each position
+    dropped once, then remembered with the scene's surface)."""
+    dropped = getattr(trooper, "route_dropped", None)
+    if not dropped or not any(dropped):
+        return RoutePath.of(trooper.route)
+    return RoutePath.of(trooper.route, _ground_of(scene, trooper.radius), dropped)
+
+
+def _ground_of(scene, radius: float) -> Callable[[float, float], float]:
+    memo = _GROUND_MEMO.setdefault(scene.surface, {})
+    surface = scene.surface
+
+    def ground(x: float, y: float) -> float:
+        key = (x, y, radius)
+        z = memo.get(key)
+        if z is None:
+            z = memo[key] = float(surface.rest([[x, y]], [radius])[0][0])
+        return z
+
+    return ground
+
+
+#: Per standing surface (kept alive with it): resting heights already found, by position
+#: and radius (a window's bisection asks the same positions from both ends of a pair).
+_GROUND_MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def scan_windows(holds: Callable[[float], bool], total: float) -> list[tuple[float, float]]:

@@ -68,17 +68,57 @@ class _PlainArgsDispatcher(_CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
+#: Whether a kernel cache write has failed in this process (the warning is said once).
+_CACHE_WRITE_FAILED: list[str] = []
+
+
+def cache_write_failed(exc: OSError) -> None:
+    """A compiled kernel could not be written to the cache (a full disk, a read-only or
+    vanished folder): one warning on stderr, and the command goes on with the kernel it
+    just compiled (uncached: the next run compiles it again). Never an error: a full
+    disk under the cache must not cost the answer (SPEC 13.4)."""
+    if not _CACHE_WRITE_FAILED:
+        why = exc.strerror or str(exc)
+        _CACHE_WRITE_FAILED.append(why)
+        logging.getLogger("geom3d").warning(
+            printable(
+                f"geom3d: warning: cannot write the compiled-kernel cache in "
+                f"{os.environ.get('NUMBA_CACHE_DIR', '?')} ({why}); running uncached"
+            )
+        )
+
+
+def _guard_cache(disp) -> None:
+    """Make a cached dispatcher's cache writes fail soft (:func:`cache_write_failed`).
+    numba writes a kernel's cache entry lazily, right after compiling it on first call,
+    from ``Cache.save_overload``; an ``OSError`` there would otherwise end the call."""
+    cache = getattr(disp, "_cache", None)
+    save = getattr(cache, "save_overload", None)
+    if save is None:
+        return
+
+    def save_overload(sig, data):
+        try:
+            save(sig, data)
+        except OSError as exc:
+            cache_write_failed(exc)
+
+    cache.save_overload = save_overload  # type: ignore[union-attr]  # (None returned above)
+
+
 if TYPE_CHECKING:  # the type checker sees numba's decorator: the same signatures
     njit = _numba_njit
 else:
 
     def njit(func=None, **options):
         """``numba.njit`` for geom3d's kernels (:class:`_PlainArgsDispatcher`): the same
-        options, ``@njit`` or ``@njit(cache=True, ...)``."""
+        options, ``@njit`` or ``@njit(cache=True, ...)``; a failed cache write is a
+        warning, never an error (:func:`cache_write_failed`)."""
 
         def wrap(f):
             disp = _numba_njit(**options)(f)
             disp.__class__ = _PlainArgsDispatcher
+            _guard_cache(disp)
             return disp
 
         return wrap if func is None else wrap(func)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -12,14 +13,30 @@ from pathlib import Path
 
 from geom3d.check.globbing import safe_glob
 from geom3d.core.errors import UsageError
+from geom3d.core.inputfile import InputFileProblem, read_regular
 from geom3d.core.output import safe_text
+from geom3d.core.tolerances import MAX_SCENARIO_BYTES
 
-__all__ = ["SCENARIO_SUFFIXES", "ScenarioFile", "declares_scenario", "expand_paths"]
+__all__ = [
+    "SCENARIO_KEYS",
+    "SCENARIO_SUFFIXES",
+    "ScenarioFile",
+    "declares_scenario",
+    "expand_paths",
+    "looks_like_scenario",
+]
 
 #: Bytes read from a file found in a folder to see whether it declares a scenario format.
 _SNIFF_BYTES = 65536
 #: ``format: geom3d/...`` as a top-level YAML key or a JSON member.
 _FORMAT_RE = re.compile(rb"""(?m)(^format[ \t]*:[ \t]*["']?geom3d/|"format"\s*:\s*"geom3d/)""")
+
+#: ``troopers:`` or ``scenery:`` as a top-level YAML key (at the start of a line).
+_SCENARIO_KEY_RE = re.compile(rb"""(?m)^["']?(troopers|scenery)["']?[ \t]*:""")
+#: ``"troopers":`` or ``"scenery":`` anywhere: a JSON file that does not parse.
+_JSON_KEY_RE = re.compile(rb""""(troopers|scenery)"\s*:""")
+#: The top-level keys that make a file look like a scenario, with or without a format.
+SCENARIO_KEYS = frozenset({"troopers", "scenery"})
 
 #: File name endings a folder is searched for.
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
@@ -79,6 +96,30 @@ def declares_scenario(p: Path) -> bool:
     return bool(_FORMAT_RE.search(head))
 
 
+def looks_like_scenario(p: Path) -> bool:
+    """Does a file that declares no scenario format still look like one: a top-level
+    ``troopers`` or ``scenery`` key (SPEC 13.4)? Such a file is taken and fails to load
+    (a misspelt or missing ``format:`` line), rather than being skipped in silence.
+    A JSON object is read whole (up to MAX_SCENARIO_BYTES) so that only its own members
+    count: an earlier report that lists attack results with ``troopers`` inside does not.
+    """
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return True
+    body = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not body.startswith(b"{"):
+        return bool(_SCENARIO_KEY_RE.search(head))
+    if not _JSON_KEY_RE.search(head) and len(head) < _SNIFF_BYTES:
+        return False
+    try:
+        data = json.loads(read_regular(p, MAX_SCENARIO_BYTES))
+    except (InputFileProblem, OSError, ValueError, RecursionError):
+        return bool(_JSON_KEY_RE.search(head))  # broken JSON with those keys: a scenario
+    return isinstance(data, dict) and bool(SCENARIO_KEYS & set(data))
+
+
 def _excluded(disp: str, patterns: list[str]) -> bool:
     name = disp.rsplit("/", 1)[-1]
     return any(fnmatchcase(disp, p) or fnmatchcase(name, p) for p in patterns)
@@ -110,7 +151,10 @@ def expand_paths(
     notes : list, optional
         Receives one line per file found in a folder or by a glob that was skipped
         because it declares no scenario format (``format: geom3d/1``): a CI config or an
-        earlier run's report is not a scenario. Files named one by one are always taken.
+        earlier run's report is not a scenario. A file with a top-level ``troopers`` or
+        ``scenery`` key is taken even without a valid format (:func:`looks_like_scenario`):
+        its load error counts in the totals and fails the run. Files named one by one
+        are always taken.
 
     Returns
     -------
@@ -135,7 +179,7 @@ def expand_paths(
         disp = _display(str(p))
         if _excluded(disp, globs):
             return
-        if not named and not declares_scenario(p):
+        if not named and not declares_scenario(p) and not looks_like_scenario(p):
             skipped.setdefault(real, disp)
             return
         if real not in found or disp < found[real]:

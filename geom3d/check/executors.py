@@ -1,25 +1,22 @@
-"""Where the checks run: in-process, a local process pool, or a Dask cluster.
+"""Where the checks run: in-process, a local pool of worker processes, or a Dask cluster.
 
+- ``workers=None`` (``--workers auto``, the default): in this process when the batch is
+  small (fewer than :data:`AUTO_POOL_FROM` scenarios: a pool's start-up and its
+  workers' own scenery caches cost more than they save, measured by
+  ``benchmarks/bench_batch.py``), else one worker process per CPU. The choice is said
+  in the summary.
 - ``workers=1``: in this process, one scenario after the other.
-- ``workers=N`` (N >= 2): a pool of N worker processes (:mod:`.pool`): a scenario past the
-  time limit is stopped by killing its worker, a dead worker costs only the scenario it
-  held, an interrupted batch leaves no process behind.
-- ``workers=None`` (the default): one worker process, growing into one process per
-  CPU only when the batch turns out to be long: after :data:`AUTO_INPROCESS_S` seconds,
-  if the scenarios left are estimated to take more than :data:`AUTO_POOL_PAYS_S` seconds
-  (worker start-up costs about a second each and every worker builds its own scenery
-  caches, so more workers only pay for long batches). Scenarios never run in this
-  process, so the time limit is always a hard one.
+- ``workers=N`` (N >= 2): a pool of N worker processes (:mod:`.pool`, on
+  :mod:`geom3d.execution.pool`): a scenario past the time limit is stopped by killing its
+  worker, a dead worker's scenario is redone once and then reported, an interrupted batch
+  leaves no process behind.
 - ``scheduler="tcp://HOST:PORT"``: an existing Dask cluster (:mod:`.cluster`).
 
 Time limit (``timeout``, seconds per scenario, None for none): in a pool, a hard limit
-(the worker is killed); the clock starts when the scenario is handed to a worker, so a
-fresh worker's start-up (a second or two) counts against its first scenario.
-In-process (``workers=1`` only), a SIGALRM
-timer interrupts the scenario: this stops Python code and blocking system calls (a FIFO,
-a slow disk), but one long call into native code (a ray cast) runs to its end first, and
-it is only available in the main thread of the process (elsewhere no limit applies
-in-process). Use ``--workers 2`` or more when a hard limit matters.
+(the worker is killed), counted from the scenario's own start: workers are warm before
+they take one. In-process, a SIGALRM timer interrupts the scenario: this stops Python
+code and blocking system calls (a FIFO, a slow disk), but one long call into native code
+(a ray cast) runs to its end first, and it is only available in the main thread.
 
 Worker processes are long-lived, so the per-process caches of parsed meshes (by content
 hash) and of merged scenery + BVH (by content digest) make a table shared by many
@@ -38,7 +35,7 @@ from collections.abc import Callable, Sequence
 
 from geom3d.check.cluster import check_address, run_dask
 from geom3d.check.discover import ScenarioFile
-from geom3d.check.pool import Terminated, run_pool, timeout_message
+from geom3d.check.pool import Terminated, run_check_pool, timeout_message
 from geom3d.check.record import (
     BatchResult,
     TerminationRequested,
@@ -47,10 +44,10 @@ from geom3d.check.record import (
     error_record,
 )
 from geom3d.core.errors import UsageError
+from geom3d.execution.policy import choose_workers
 
 __all__ = [
-    "AUTO_INPROCESS_S",
-    "AUTO_POOL_PAYS_S",
+    "AUTO_POOL_FROM",
     "BatchInterrupted",
     "OnResult",
     "Terminated",
@@ -61,11 +58,10 @@ __all__ = [
 #: ``on_result(index, record)``: called as each scenario finishes (completion order).
 OnResult = Callable[[int, dict], None]
 
-#: Default mode: seconds spent in-process before a pool is considered.
-AUTO_INPROCESS_S = 3.0
-#: Default mode: a pool is started only when the scenarios left are estimated to take
-#: longer than this in-process (s).
-AUTO_POOL_PAYS_S = 4.0
+#: ``--workers auto``: the fewest scenarios for which a pool of worker processes beat one
+#: process (``benchmarks/bench_batch.py`` on 2 cores: small files sharing a table, and
+#: heavy ones); below it the batch runs in this process.
+AUTO_POOL_FROM = 16
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -152,25 +148,6 @@ class _Run:
         for i in indices:
             self.finish(i, _check_in_process(self.files[i], timeout))
 
-    def auto(self, timeout: float | None, cpus: int) -> int:
-        """The default mode; returns the most processes used.
-
-        Every scenario runs in a worker process (so ``timeout`` is a hard limit, even
-        for one long call into native code); one worker at first, one per CPU once the
-        batch has run :data:`AUTO_INPROCESS_S` and what is left looks longer than
-        :data:`AUTO_POOL_PAYS_S`."""
-        n = len(self.files)
-        grown = False
-
-        def grow(done: int, spent: float, work: float) -> int:
-            nonlocal grown  # estimated from the scenarios' own times (no start-up)
-            left = n - done
-            if not grown and done and left >= 2 and spent >= AUTO_INPROCESS_S:
-                grown = work / done * left > AUTO_POOL_PAYS_S
-            return cpus if grown else 1
-
-        return run_pool(self.files, range(n), max(1, min(cpus, n)), timeout, self.finish, grow=grow)
-
     def filled(self, why: str) -> list[dict]:
         return [
             r if r is not None else error_record(f.display, f"not finished: {why}")
@@ -194,8 +171,9 @@ def run_batch(
     ----------
     files : sequence of ScenarioFile, or of str (taken as paths, in the order given)
     workers : int, optional
-        Local processes; 1 runs in-process; default: start in-process and grow into one
-        process per CPU for long batches. Never more than there are scenarios.
+        Local processes; 1 runs in-process; default (None, ``--workers auto``): in-process
+        below :data:`AUTO_POOL_FROM` scenarios, else one process per CPU. Never more than
+        there are scenarios.
     scheduler : str, optional
         Dask scheduler address; the batch runs on that cluster.
     on_result : callable(index, record), optional
@@ -232,24 +210,20 @@ def run_batch(
         )
     run = _Run(files, on_result or (lambda i, r: None), strict, allow_warnings)
     t0 = time.perf_counter()
-    executor, n = "in-process", 1
+    executor, n, choice = "in-process", 1, "in-process"
     try:
         if scheduler is not None:
-            executor = "dask"
+            executor, choice = "dask", f"Dask cluster at {scheduler}"
             n = run_dask(files, scheduler, timeout, run.finish)
-        elif workers is None:
-            cpus = os.cpu_count() or 1
-            k = run.auto(timeout, cpus) if files else 0
-            executor, n = ("processes", k) if k else ("in-process", 1)
         else:
-            if workers < 1:
-                raise UsageError(f"--workers: must be at least 1 (got {workers})")
-            n = max(1, min(workers, len(files)))
+            n, choice = choose_workers(workers, len(files), pool_pays_from=AUTO_POOL_FROM)
+            choice = choice.replace("item(s)", "scenarios").replace("items", "scenarios")
             if n == 1:
                 run.local(range(len(files)), timeout)
             else:
                 executor = "processes"
-                run_pool(files, range(len(files)), n, timeout, run.finish)
+                report = run_check_pool(files, n, timeout, run.finish)
+                n = max(1, report.most)
     except KeyboardInterrupt as exc:
         name = "SIGTERM" if isinstance(exc, TerminationRequested) else "SIGINT"
         result = BatchResult(
@@ -260,5 +234,8 @@ def run_batch(
             scheduler,
             interrupted=name,
         )
+        result.choice = choice
         raise BatchInterrupted(result, name) from None
-    return BatchResult(run.filled("no result"), time.perf_counter() - t0, executor, n, scheduler)
+    result = BatchResult(run.filled("no result"), time.perf_counter() - t0, executor, n, scheduler)
+    result.choice = choice
+    return result

@@ -1,6 +1,7 @@
 """The checks of one scenario's ``expect`` block: one check per asked field.
 
-- ``lof[A->B].lof`` / ``.visible`` / ``.in_arc`` / ``.reason`` for an ``expect.lof`` entry;
+- ``lof[A->B].lof`` / ``.visible`` / ``.in_arc`` / ``.reason`` for an ``expect.lof`` entry
+  (a second entry about the same pair is ``lof[A->B]#2``, so each has its own name);
 - ``attacks.ID.FIELD`` for an ``expect.attacks`` entry: ``affected`` compares as a set of
   ids, ``excluded`` as a set of ids or of ``{id, reason}`` pairs (a pair without
   ``reason`` matches the id alone), ``troopers`` per trooper and field
@@ -19,6 +20,9 @@ Tolerance expectations: wherever a number is expected, a mapping ``{min: X}``,
 ``visible_area_mm2: {min: 20}``. A malformed one (unknown combination, a bound that is
 not a finite number, ``min > max``, ``tol < 0``) makes that check an ``error``.
 
+A mismatch inside a mapping carries ``difference``: only the fields that differ
+(:func:`field_differences`), which the reports print instead of the whole actual object.
+
 A check is a dict ``{check, status, expected, actual}`` (``status`` pass | fail) or
 ``{check, status: "error", message[, expected]}`` when it could not be evaluated.
 """
@@ -34,6 +38,7 @@ from typing import Any
 
 from geom3d.adjudication.attacks import resolve_attack
 from geom3d.adjudication.lof import line_of_fire
+from geom3d.check.lines import duplicate_suffix
 from geom3d.core.errors import Geom3dError
 from geom3d.core.tolerances import CHECK_NUMBER_TOL
 
@@ -43,6 +48,7 @@ __all__ = [
     "check_attacks",
     "check_excluded",
     "check_lof",
+    "field_differences",
     "plain",
     "same",
     "set_difference",
@@ -123,6 +129,37 @@ def same(expected, actual) -> bool:
     return expected == actual
 
 
+def field_differences(expected, actual, where: str = "") -> list[str]:
+    """What differs between an expected value and the actual one, field by field:
+    ``["p_hit: expected 0.48, got 0.512", "role: missing (expected \"target\")"]``. Only
+    the fields the expectation writes and that do not hold are named (a mapping's other
+    fields, a 1,500-character ledger beside them, are never shown); lists of the same
+    length are compared item by item (``placements[1].x``).
+    """
+    if is_tolerance(expected) or same(expected, actual):
+        return []
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out = []
+        for k, v in expected.items():
+            name = f"{where}.{k}" if where else str(k)
+            if k not in actual:
+                out.append(f"{name}: missing (expected {show(v)})")
+            else:
+                out += field_differences(v, actual[k], name)
+        return out
+    if (
+        isinstance(expected, list | tuple)
+        and isinstance(actual, list | tuple)
+        and len(expected) == len(actual)
+    ):
+        return [
+            d
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            for d in field_differences(e, a, f"{where}[{i}]")
+        ]
+    return [f"{where or 'value'}: expected {show(expected)}, got {show(actual)}"]
+
+
 def plain(v):
     """A JSON-safe copy (tuples -> lists, sets -> sorted lists, odd scalars -> str)."""
     if isinstance(v, dict):
@@ -194,6 +231,9 @@ class Checks:
         }
         if not ok and detail is not None:
             item["difference"] = detail()
+        elif not ok and isinstance(expected, dict) and not is_tolerance(expected):
+            # inside a mapping: only the fields that differ, never the whole actual object
+            item["difference"] = "; ".join(field_differences(expected, actual))
         self.items.append(item)
 
     def error(self, name: str, message: str, expected=_MISSING) -> None:
@@ -288,8 +328,10 @@ def check_excluded(checks: Checks, name: str, expected, actual) -> None:
 
 def check_lof(scene, checks: Checks) -> None:
     """Every ``expect.lof`` entry of ``scene``'s scenario."""
+    seen: dict[str, int] = {}
     for e in scene.scenario.expect_lof:
-        base = f"lof[{e.from_id}->{e.to_id}]"
+        # a second entry about the same pair is ``lof[a->b]#2``: its own name and line
+        base = duplicate_suffix(seen, f"lof[{e.from_id}->{e.to_id}]")
         values = {
             "lof": e.lof,
             "visible": e.visible,

@@ -31,7 +31,13 @@ from fnmatch import fnmatchcase
 
 from geom3d.api import build_scene
 from geom3d.check.expectations import Checks, check_attacks, check_lof
-from geom3d.check.lines import error_line, expectation_lines, line_of
+from geom3d.check.lines import (
+    error_line,
+    expectation_lines,
+    field_line,
+    line_of,
+    message_lines,
+)
 from geom3d.core.errors import Geom3dError
 from geom3d.core.messages import record_messages
 from geom3d.scenario import load_scenario
@@ -57,7 +63,9 @@ __all__ = [
     "error_record",
     "exit_code",
     "is_note",
+    "notes_only",
     "warning_text",
+    "warnings_only",
 ]
 
 STATUSES = ("pass", "fail", "error", "skip")
@@ -96,9 +104,22 @@ def _timing(**kw) -> dict:
     return base
 
 
-def error_record(display: str, message: str, **extra) -> dict:
-    """A record for a scenario that could not be checked at all."""
-    rec = {
+def error_record(display: str, message: str, *, elapsed: float | None = None, **extra) -> dict:
+    """A record for a scenario that could not be checked at all.
+
+    Parameters
+    ----------
+    display : str
+        The scenario's path as shown.
+    message : str
+        Why it could not be checked.
+    elapsed : float, optional
+        Seconds the scenario ran before it was given up (a time-out, a dead worker): its
+        ``timing.total_seconds``, so the row shows how long it really took (default 0).
+    **extra
+        More fields of the record (``stage``, ``line``, ``traceback``, ``timing``).
+    """
+    rec: dict = {
         "path": display,
         "status": "error",
         "checks": 0,
@@ -109,6 +130,8 @@ def error_record(display: str, message: str, **extra) -> dict:
         "timing": _timing(),
     }
     rec.update(extra)
+    if elapsed is not None:
+        rec["timing"] = {**rec["timing"], "total_seconds": float(elapsed)}
     return rec
 
 
@@ -136,8 +159,11 @@ def check_scenario(path: str, display: str | None = None, on_stage=None) -> dict
         ``path``, ``status`` (pass | fail | error | skip), ``checks`` (count),
         ``mismatches`` ([{check, expected, actual}]), ``results`` (every check with its
         status, expected and actual), ``error`` (message or None), ``warnings`` (the
-        scene's warnings), ``notes`` (its notes: facts, never a ``--strict`` failure;
-        SPEC 12.2), ``timing``: ``parse_seconds`` (reading the scenario file),
+        scene's warnings and notes: a note is ``{severity: note, message}``, a fact,
+        never a ``--strict`` failure and never counted as a warning; SPEC 12.2),
+        ``warnings_at`` (the line of the trooper or piece each one is about, or None),
+        ``line`` (an ``error`` record's: where the load error is, when known), ``timing``:
+        ``parse_seconds`` (reading the scenario file),
         ``mesh_seconds`` + ``bvh_seconds`` = ``load_seconds`` (0 when the scenery came
         from the cache), ``build_seconds`` (the whole scene: cache lookup, load, dropping
         troopers onto surfaces, sanity warnings), ``compute_seconds`` (the checks),
@@ -186,7 +212,9 @@ def _check_scenario(path: str, display: str, stage) -> dict:
         scene = build_scene(scenario)
     except Geom3dError as exc:
         now = time.perf_counter()
-        line = error_line(str(exc))
+        line = error_line(str(exc))  # a YAML syntax error names its line
+        if line is None:  # a field path (``troopers[1].position: ...``): where it is
+            line = field_line(path, str(exc))
         return error_record(
             display,
             _relabel(str(exc), path, display),
@@ -230,6 +258,7 @@ def _check_scenario(path: str, display: str, stage) -> dict:
         "results": results,
         "error": _relabel(error, path, display) if error else None,
         "warnings": record_messages(scene.warnings),
+        "warnings_at": message_lines(path, scene.warnings),
         "accept_warnings": list(scenario.accept_warnings),
         "scan_report": scene.scan_report(),
         "timing": _timing(
@@ -280,6 +309,8 @@ class BatchResult:
     scheduler: str | None = None
     interrupted: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: how the batch ran and why (``auto: in-process (3 scenarios, ...)``)
+    choice: str = ""
 
     def counts(self) -> dict[str, int]:
         """Number of scenarios per status (every status present)."""
@@ -298,6 +329,17 @@ def warning_text(w) -> str:
 def is_note(w) -> bool:
     """A fact rather than a likely mistake (``severity: note``, SPEC 12.2): never fails."""
     return isinstance(w, dict) and w.get("severity") == "note"
+
+
+def warnings_only(rec: dict) -> list:
+    """A record's scene warnings without its notes: what the totals, the ``warn`` column
+    and ``summary.warnings`` count (a note is a fact, never a warning; SPEC 13.4)."""
+    return [w for w in rec.get("warnings") or () if not is_note(w)]
+
+
+def notes_only(rec: dict) -> list:
+    """A record's notes (``severity: note``), listed apart from its warnings."""
+    return [w for w in rec.get("warnings") or () if is_note(w)]
 
 
 def accepted_by(w, patterns) -> str | None:

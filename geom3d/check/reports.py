@@ -22,12 +22,20 @@ import os
 import xml.etree.ElementTree as ET
 from io import StringIO
 
-from geom3d.check.expectations import show
-from geom3d.check.record import BatchResult, exit_code, is_note, warning_text
+from geom3d.check.expectations import is_tolerance, show
+from geom3d.check.record import (
+    BatchResult,
+    exit_code,
+    is_note,
+    notes_only,
+    warning_text,
+    warnings_only,
+)
 from geom3d.core.output import safe_text
 
 __all__ = [
     "REPORT_FORMAT",
+    "executor_text",
     "github_lines",
     "json_report",
     "junit_report",
@@ -54,6 +62,7 @@ def _sorted_keys(obj):
 def json_report(result: BatchResult) -> dict:
     """The ``--json`` document (keys sorted; run-dependent data under ``timing``)."""
     recs = result.records
+    n_notes = sum(len(notes_only(r)) for r in recs)
     return _sorted_keys(
         {
             "format": REPORT_FORMAT,
@@ -63,7 +72,8 @@ def json_report(result: BatchResult) -> dict:
                 **result.counts(),
                 "checks": sum(r["checks"] for r in recs),
                 "mismatches": sum(len(r["mismatches"]) for r in recs),
-                "warnings": sum(len(r["warnings"]) for r in recs),
+                "warnings": sum(len(warnings_only(r)) for r in recs),
+                **({"notes": n_notes} if n_notes else {}),  # counted apart
                 "exit_code": exit_code(result),
                 **({"interrupted": result.interrupted} if result.interrupted else {}),
             },
@@ -86,6 +96,8 @@ def json_report(result: BatchResult) -> dict:
 def _failure_text(r: dict) -> str:
     if r["status"] == "fail":
         diff = r.get("difference")
+        if diff and isinstance(r["expected"], dict) and not is_tolerance(r["expected"]):
+            return diff  # only the fields that differ, not the whole actual mapping
         got = f"expected {show(r['expected'])}, got {show(r['actual'])}"
         return f"{diff} ({got})" if diff else got
     return r.get("message", "")
@@ -233,15 +245,18 @@ def _accepted(rec: dict) -> dict[str, str]:
     return {a["warning"]: a["pattern"] for a in rec.get("accepted_warnings", ())}
 
 
-def warning_lines(rec: dict) -> list[str]:
+def warning_lines(rec: dict, *, warnings: bool = True, notes: bool = True) -> list[str]:
     """One line per scene warning: ``PATH: warning: TEXT`` (``note:`` for a note, SPEC
-    12.2), `` (accepted: PATTERN)`` after one a pattern accepted."""
+    12.2), `` (accepted: PATTERN)`` after one a pattern accepted; only the warnings with
+    ``notes=False``, only the notes with ``warnings=False``."""
     path = safe_text(rec["path"])
     taken = _accepted(rec)
     out = []
     for w in rec["warnings"]:
         text = warning_text(w)
         kind = "note" if is_note(w) else "warning"
+        if not (notes if kind == "note" else warnings):
+            continue
         tail = f" (accepted: {safe_text(taken[text])})" if text in taken else ""
         out.append(f"{path}: {kind}: {safe_text(text)}{tail}")
     return out
@@ -258,8 +273,9 @@ def _gh_prop(text: str) -> str:
 def github_lines(result: BatchResult) -> list[str]:
     """GitHub Actions workflow annotations: ``::error`` for every problem (with ``line=``
     where the expectation, or the load error, names one), ``::warning`` for every scene
-    warning (``::error`` under ``--strict``; ``::notice`` for a note or an accepted
-    warning)."""
+    warning (``::error`` under ``--strict``; ``::notice`` for an accepted warning), titled
+    ``scene warning``; ``::notice`` titled ``scene note`` for a note. A warning or note
+    about a trooper or piece carries the line of its entry."""
     lines = []
     for rec in result.records:
         f = _gh_prop(rec["path"])
@@ -270,10 +286,16 @@ def github_lines(result: BatchResult) -> list[str]:
             lines.append(f"::error file={f}{at},title=geom3d check::{_gh_data(f'{what}: {msg}')}")
         level = "error" if rec.get("strict_failure") else "warning"
         taken = _accepted(rec)
-        for w in rec["warnings"]:
+        lines_at = list(rec.get("warnings_at") or ())
+        for k, w in enumerate(rec["warnings"]):
             text = warning_text(w)
-            lvl = "notice" if is_note(w) or text in taken else level
-            lines.append(f"::{lvl} file={f},title=scene warning::{_gh_data(text)}")
+            wline = lines_at[k] if k < len(lines_at) else None
+            at = f",line={wline}" if wline else ""
+            if is_note(w):
+                lvl, title = "notice", "scene note"
+            else:
+                lvl, title = ("notice" if text in taken else level), "scene warning"
+            lines.append(f"::{lvl} file={f}{at},title={title}::{_gh_data(text)}")
     return lines
 
 
@@ -330,7 +352,7 @@ def summary_text(result: BatchResult, *, width: int = 120, color: bool = False) 
             Text(r["status"], style=style[r["status"]]),
             str(r["checks"]),
             str(sum(1 for x in r["results"] if x["status"] != "pass")),
-            str(len(r["warnings"])),
+            str(len(warnings_only(r))),
             f"{r['timing']['total_seconds']:.2f}",
             Text(safe_text(_note(r))),
         )
@@ -346,7 +368,8 @@ def summary_text(result: BatchResult, *, width: int = 120, color: bool = False) 
         con.print(f"({len(recs) - len(show_recs)} passing scenarios not listed; see --json)")
     for title, lines in (
         ("Problems:", [line for r in recs for line in problem_lines(r)]),
-        ("Warnings:", [line for r in recs for line in warning_lines(r)]),
+        ("Warnings:", [line for r in recs for line in warning_lines(r, notes=False)]),
+        ("Notes:", [line for r in recs for line in warning_lines(r, warnings=False)]),
     ):
         if lines:
             con.print(title, highlight=False)
@@ -360,24 +383,37 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
+def executor_text(result: BatchResult) -> str:
+    """Where the batch ran, in words: ``in-process``, ``1 worker process``, ``2 worker
+    processes``, ``in-process, then 2 worker processes``, ``3 Dask workers at ADDR``."""
+    procs = _plural(result.workers, "worker process", "worker processes")
+    if result.executor == "processes":
+        return procs
+    if result.executor == "mixed":
+        return f"in-process, then {procs}"
+    if result.executor == "dask":
+        dask = _plural(result.workers, "Dask worker")
+        return f"{dask} at {safe_text(result.scheduler or '')}"
+    return str(result.executor)
+
+
 def totals_line(result: BatchResult) -> str:
+    """The last line of the summary: counts per status, checks, mismatches, warnings
+    (notes apart: never counted as warnings), the wall time and where it ran."""
     c = result.counts()
     recs = result.records
     n_checks = sum(r["checks"] for r in recs)
     n_bad = sum(len(r["mismatches"]) for r in recs)
-    n_warn = sum(len(r["warnings"]) for r in recs)
+    n_warn = sum(len(warnings_only(r)) for r in recs)
+    n_note = sum(len(notes_only(r)) for r in recs)
     n_ok = sum(len(r.get("accepted_warnings", ())) for r in recs)
     accepted = f" ({n_ok} accepted)" if n_ok else ""
-    where = {
-        "in-process": "in-process",
-        "processes": f"{result.workers} worker processes",
-        "mixed": f"in-process, then {result.workers} worker processes",
-        "dask": f"{result.workers} Dask workers at {safe_text(result.scheduler or '')}",
-    }[result.executor]
+    where = executor_text(result)
     stopped = f"; interrupted ({result.interrupted})" if result.interrupted else ""
     return (
         f"{_plural(len(recs), 'scenario')}: {c['pass']} pass, {c['fail']} fail, "
         f"{c['error']} error, {c['skip']} skip; {_plural(n_checks, 'check')}, "
-        f"{_plural(n_bad, 'mismatch', 'mismatches')}, {_plural(n_warn, 'warning')}{accepted}; "
+        f"{_plural(n_bad, 'mismatch', 'mismatches')}, {_plural(n_warn, 'warning')}{accepted}"
+        f"{', ' + _plural(n_note, 'note') if n_note else ''}; "
         f"{result.wall_seconds:.2f} s ({where}){stopped}"
     )

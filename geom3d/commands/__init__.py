@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "check",
     "survey",
     "exposure",
+    "serve",
     "doctor",
 )
 

@@ -72,6 +72,29 @@ def add_quiet(
     add_verbose(parser)
 
 
+def _workers_value(text: str) -> int | None:
+    """``--workers`` value: ``auto`` -> None, else a whole number (the command checks that
+    it is at least 1, with its own one-line error)."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        why = f"expected 'auto' or a whole number (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(why) from None
+
+
+def add_workers(parser: argparse.ArgumentParser, auto_means: str) -> None:
+    """``--workers auto|N`` (SPEC 13.4); ``auto_means``: what ``auto`` does here."""
+    parser.add_argument(
+        "--workers",
+        type=_workers_value,
+        default=None,
+        metavar="auto|N",
+        help=f"worker processes; 1 runs in this process; auto {auto_means} (default: auto)",
+    )
+
+
 def add_verbose(parser: argparse.ArgumentParser) -> None:
     """``-v``: print the scene's notes too (SPEC 12.2)."""
     parser.add_argument(
@@ -144,22 +167,34 @@ def load_for_command(
     proofs_for: Callable[[Scenario], bool] | None = None,
     *,
     quiet: bool = False,
+    refuse: Callable[[Scenario], None] | None = None,
 ) -> Scene:
     """The scene of scenario file ``path``; ``proofs_for(scenario) -> bool`` says whether
-    to read the blocking proofs' map while the BVH is built (a Line of Fire matrix).
+    to read the blocking proofs' map while the BVH is built (a Line of Fire matrix);
+    ``refuse(scenario)`` raises when the command would cost more than its caps allow
+    (called as soon as the scenario is read, before kernels or meshes are loaded).
 
     Compiled kernels are made ready first
     (:func:`geom3d.commands._prepare.prepare_kernels`), with a notice on stderr the first
     time on a machine; the scenario is read before, so bad input fails at once."""
+    from geom3d.core.memory import building
+    from geom3d.scenario.load import load_scenario
+
+    with building("reading the scenario"):
+        scenario = load_scenario(path)  # bad input answered before the engine loads
     from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.runtime import settle_heap
-    from geom3d.scenario import load_scenario
 
-    scenario = load_scenario(path)
-    prepare_kernels(quiet=quiet)
+    if refuse is not None:
+        refuse(scenario)
+    with building("loading the compiled kernels"):
+        prepare_kernels(quiet=quiet)
     settle_heap()  # the imports live to the end: the load's collections walk only the load
-    scene = build_scene(scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario))
+    with building("building the scene (meshes, solids, BVH)"):
+        scene = build_scene(
+            scenario, prefetch_proofs=proofs_for is not None and proofs_for(scenario)
+        )
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     return scene
 

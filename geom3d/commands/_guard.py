@@ -6,7 +6,7 @@ files it reads: the scenario files, every mesh they reference, and every externa
 of a glTF/GLB mesh (the ``.bin`` next to it). :func:`referenced_files` lists them and
 :func:`refuse_overwrite` compares.
 
-An output *is* an input when writing it (:func:`geom3d.output.atomic_write`: a temporary
+An output *is* an input when writing it (:func:`geom3d.core.output.atomic_write`: a temporary
 file renamed over the name) would replace the input's content or its name: the output's
 name in its folder (folder links resolved) is the input's name or the file its links end
 at, or the output's name is another hard link of the input's file. A symbolic link at the

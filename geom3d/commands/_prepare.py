@@ -126,6 +126,7 @@ def prepare_kernels(*, quiet: bool = False, announce: bool = True) -> int:
         return 0
     from geom3d.core.output import atomic_write
     from geom3d.core.progress import Progress, progress_mode
+    from geom3d.execution.child import die_with_parent
 
     if announce and not quiet:
         print(
@@ -144,6 +145,7 @@ def prepare_kernels(*, quiet: bool = False, announce: bool = True) -> int:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
         )
     except OSError:
         state["child"] = None

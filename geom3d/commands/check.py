@@ -21,7 +21,7 @@ import sys
 import threading
 from pathlib import Path
 
-from geom3d.commands._common import subparser
+from geom3d.commands._common import add_workers, subparser
 from geom3d.core.errors import UsageError
 from geom3d.core.output import check_writable, safe_text
 
@@ -133,13 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "goes on; a hard limit (the worker is stopped), best-effort only with --workers 1 "
         f"(in this process) (default: {DEFAULT_TIMEOUT_S:g})",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes; 1 runs in this process (default: start with one worker "
-        "process and grow to one per CPU when the batch turns out long)",
+    add_workers(
+        parser,
+        "runs in this process below 16 scenarios (a pool costs more than it saves there), "
+        "else one process per CPU (default: auto)",
     )
     parser.add_argument(
         "--scheduler",
@@ -263,7 +260,9 @@ class _Tally:
 def _on_sigterm(signum, frame):
     from geom3d.check.pool import Terminated
     from geom3d.check.record import TERMINATION
+    from geom3d.execution.signals import arm_deadline
 
+    arm_deadline(143)  # the reports are written well within it (SPEC 13.4: 2 s)
     TERMINATION.set()
     raise Terminated("SIGTERM")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from geom3d.commands._common import RENDERER_GROUP, progress_for, warn_scene
+from geom3d.commands._common import RENDERER_GROUP, add_workers, progress_for, warn_scene
 from geom3d.core.errors import UsageError
 from geom3d.core.units import LENGTH_UNITS
 
@@ -74,13 +74,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         metavar="DIR",
         help="folder for exposure.json and the maps, created if missing (default: geom3d-exposure)",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes; 1 runs in this process (default: one per CPU)",
-    )
+    add_workers(p, "runs in this process for a few chunks of cells, else one process per CPU")
     p.add_argument(
         "--scheduler",
         "--dask",
@@ -148,6 +142,13 @@ def summary_lines(doc: dict, units: str) -> list[str]:
         f"  safe (seen by no observer): {c['safe']} spots, {doc['safe_share']:.1%}",
     ]
     lines += [f"    seen by {o}: {m} spots ({m / n:.1%})" for o, m in per.items()]
+    enc = doc.get("enclosed") or {}
+    if enc.get("spots"):
+        by = ", ".join(f"{name!r} {m}" for name, m in enc["pieces"].items())
+        lines.append(
+            f"  note: {enc['spots']} spots enclosed (inside a solid or a sealed cavity, "
+            f"not standable, not on the map): {by}"
+        )
     lines.append(
         f"  time: {t['total_s']:.1f} s ({c['pairs']} spot x observer pairs, "
         f"{c['pairs_decided_without_rays']} decided without rays, {t['pairs_per_s']:.0f} "
@@ -158,7 +159,10 @@ def summary_lines(doc: dict, units: str) -> list[str]:
 
 def run(args) -> int:
     """Run ``geom3d exposure`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
@@ -172,7 +176,7 @@ def run(args) -> int:
     out = Path(args.out)
     _check_out(out, Path(args.scenario))
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)
+    scene = build_scene(scenario, prefetch_proofs=True)
     settle_heap()
     warn_scene(scene, args)
     units = scene.scenario.units

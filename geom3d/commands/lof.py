@@ -16,14 +16,29 @@ from geom3d.commands._common import (
     warn_scene,
     write_stdout,
 )
-from geom3d.core.errors import UsageError
+from geom3d.core.errors import InputError, UsageError
 from geom3d.core.tolerances import PROOF_MIN_PAIRS
 
 if TYPE_CHECKING:
     from geom3d.scenario import Scenario
     from geom3d.scene.scene import Scene
 
-__all__ = ["add_parser", "all_pairs", "run"]
+__all__ = [
+    "LOF_BYTES_PER_PAIR",
+    "LOF_MAX_PAIRS",
+    "add_parser",
+    "all_pairs",
+    "check_lof_pairs",
+    "run",
+]
+
+#: Most ordered pairs one ``geom3d lof`` answers (SPEC 13.4; ``survey`` caps its pairs
+#: the same way, ``SURVEY_MAX_PAIRS``): about 1,000 troopers. The answer holds every pair,
+#: about ``LOF_BYTES_PER_PAIR`` bytes of JSON each (measured: 20 troopers, 380 pairs,
+#: 123 kB), so the cap keeps it near 300 MB, under what geom3d reads back as a report
+#: (``MAX_REPORT_BYTES``); 50,000 troopers (2.5e9 pairs) were accepted before.
+LOF_MAX_PAIRS: int = 1_000_000
+LOF_BYTES_PER_PAIR: int = 320
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -90,6 +105,24 @@ def _matrix_pairs(scenario: Scenario, args: argparse.Namespace) -> int:
     return all_pairs(scenario)
 
 
+def check_lof_pairs(scenario: Scenario, args: argparse.Namespace) -> None:
+    """:class:`InputError` when ``geom3d lof`` would answer more than ``LOF_MAX_PAIRS``
+    ordered pairs (like ``survey``'s ``SURVEY_MAX_PAIRS``): one line with the pairs, the
+    answer's size and the options that lift it (``--from`` / ``--to`` choose fewer)."""
+    n = len(scenario.troopers)
+    if args.from_id is not None and args.to_id is not None:
+        return
+    pairs = n - 1 if (args.from_id is not None or args.to_id is not None) else n * (n - 1)
+    if pairs <= LOF_MAX_PAIRS:
+        return
+    gib = pairs * LOF_BYTES_PER_PAIR / (1 << 30)
+    raise InputError(
+        f"{n:,} troopers make {pairs:,} ordered pairs, more than the {LOF_MAX_PAIRS:,} one "
+        f"lof may answer (about {gib:,.1f} GiB of JSON); choose fewer pairs with --from A "
+        "and/or --to B"
+    )
+
+
 def _pairs(scene: Scene, args: argparse.Namespace) -> list[tuple[str, str]]:
     ids = list(scene.troopers)
     for who in (args.from_id, args.to_id):
@@ -109,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         args.scenario,
         lambda scn: _matrix_pairs(scn, args) >= PROOF_MIN_PAIRS,
         quiet=args.quiet,
+        refuse=lambda scn: check_lof_pairs(scn, args),
     )
     warn_scene(scene, args)
     pairs = _pairs(scene, args)

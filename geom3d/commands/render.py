@@ -16,6 +16,7 @@ from geom3d.commands._common import (
     warn_scene,
 )
 from geom3d.core.errors import UsageError
+from geom3d.core.output import safe_text
 from geom3d.core.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 __all__ = ["add_parser", "parse_size", "run"]
@@ -169,20 +170,36 @@ def run(args: argparse.Namespace) -> int:
     """Write the diagram; print its path unless ``--quiet``."""
     if args.odds and not args.attack:
         raise UsageError("--odds needs --attack ID (the odds of that attack's troopers)")
-    render_mod = renderer()
+    scene = load_for_command(args.scenario, quiet=args.quiet)  # bad input first, at once
     if args.out is not None:  # never over the scenario, its meshes or their glTF buffers
         from geom3d.commands._guard import referenced_files, refuse_overwrite
 
         refuse_overwrite({"--out": args.out}, referenced_files(args.scenario))
-    scene = load_for_command(args.scenario, quiet=args.quiet)
+    render_mod = renderer()
     warn_scene(scene, args)
-    path = render_mod.render_to_file(
+    size = parse_size(args.size)
+    from geom3d.commands._isolate import run_isolated
+
+    # VTK's native code may crash (it segfaulted under ``ulimit -v``): it draws in a child,
+    # whose death is one error line here (SPEC 13.4); the file is written atomically there
+    path = run_isolated(
+        lambda: _draw(render_mod, scene, args, size),
+        f"drawing the {safe_text(str(args.view))} view of {safe_text(str(args.scenario))}",
+    )
+    if not args.quiet:
+        print(path)
+    return EXIT_OK
+
+
+def _draw(render_mod, scene, args: argparse.Namespace, size: tuple[int, int]):
+    """The renderer's ``render_to_file`` with the command's options: the path written."""
+    return render_mod.render_to_file(
         scene,
         args.out,
         view=args.view,
         attack=args.attack,
         lof=args.lof,
-        size=parse_size(args.size),
+        size=size,
         dpi=args.dpi,
         azimuth=args.azimuth,
         elevation=args.elevation,
@@ -194,6 +211,3 @@ def run(args: argparse.Namespace) -> int:
         annotate=args.annotate,
         **({"odds": True} if args.odds else {}),
     )
-    if not args.quiet:
-        print(path)
-    return EXIT_OK

@@ -13,14 +13,17 @@ an ETA) goes to stderr, only on a terminal and without ``--quiet``.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from geom3d.commands._common import RENDERER_GROUP, add_verbose, progress_for, warn_scene
+from geom3d.commands._common import (
+    RENDERER_GROUP,
+    add_verbose,
+    add_workers,
+    progress_for,
+    warn_scene,
+)
 from geom3d.core.errors import UsageError
 from geom3d.core.tolerances import SURVEY_DEFAULT_LANES as DEFAULT_LANES
 from geom3d.core.units import LENGTH_UNITS
@@ -75,13 +78,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="folder for survey.json and the heat maps, created if missing "
         "(default: geom3d-survey)",
     )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes; 1 runs in this process (default: one per CPU)",
-    )
+    add_workers(p, "runs in this process for a few chunks of pairs, else one process per CPU")
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -145,28 +142,6 @@ def _check_out(out: Path, scenario: str, compare: str | None) -> None:
         inputs.append((Path(compare), "the --compare report"))
         allowed.append((out / "survey.json", compare))
     refuse_overwrite(outputs, inputs, allowed=allowed)
-
-
-class _Terminated(KeyboardInterrupt):
-    """Raised by the SIGTERM handler while the survey runs: unwinds like Ctrl-C, so the
-    worker processes and the fork server are stopped on the way out."""
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts():
-    """SIGTERM raises :class:`_Terminated` in the main thread while the block runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise _Terminated
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
 
 
 def _fmt(mm: float, units: str, nd: int = 1) -> str:
@@ -233,11 +208,15 @@ def summary_lines(res: SurveyResult, scenario: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``geom3d survey`` (exit 0; bad input raises a Geom3dError: exit 2)."""
-    from geom3d.api import load_scene
+    from geom3d.scenario.load import load_scenario
+
+    scenario = load_scenario(args.scenario)  # bad input answered before the engine loads
+    from geom3d.api import build_scene
     from geom3d.commands._prepare import prepare_kernels
     from geom3d.core.output import atomic_write, dumps_json
     from geom3d.core.runtime import settle_heap
     from geom3d.core.scheduler_address import check_address
+    from geom3d.execution.signals import exit_code, signal_name
     from geom3d.survey.compare import compare_surveys, load_survey
     from geom3d.survey.document import run_survey
 
@@ -251,14 +230,14 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out(out, args.scenario, args.compare)
     prepare_kernels(quiet=args.quiet)
-    scene = load_scene(args.scenario, prefetch_proofs=True)  # the survey proves: read ahead
+    scene = build_scene(scenario, prefetch_proofs=True)  # the survey proves: read ahead
     settle_heap()  # the scene and the imports live to the end: out of the collector's walks
     warn_scene(scene, args)
     k = LENGTH_UNITS[scene.scenario.units]
     spacing = DEFAULT_SPACING_MM if args.spacing is None else args.spacing * k
     render, why = _renderer()
     try:
-        with _sigterm_interrupts(), progress_for(args, "survey") as bar:
+        with progress_for(args, "survey") as bar:
             res = run_survey(
                 scene,
                 probe=args.probe,
@@ -268,12 +247,12 @@ def run(args: argparse.Namespace) -> int:
                 lanes_count=args.lanes,
                 progress=lambda done, total: bar(done, total),
             )
-    except _Terminated:  # the workers are stopped (survey.pairs); nothing was written
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the workers are stopped
         print(
-            "geom3d: interrupted (SIGTERM): the survey was stopped; nothing written",
+            f"geom3d: interrupted ({signal_name(exc)}): the survey was stopped; nothing written",
             file=sys.stderr,
         )
-        return 143
+        return exit_code(exc)
     files = {"survey.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
         files.update(render(scene, res.document))

@@ -35,8 +35,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Open the viewer window on the scenario's scene."""
+    scene = load_for_command(args.scenario, quiet=args.quiet)  # bad input first, at once
     render_mod = renderer()
-    scene = load_for_command(args.scenario, quiet=args.quiet)
     warn_scene(scene, args)
     render_mod.open_viewer(scene)
     return EXIT_OK

@@ -16,7 +16,9 @@ from typing import NoReturn
 __all__ = [
     "HUGE_PAGES_ENV",
     "exit_process",
+    "native_threads_started",
     "no_huge_pages",
+    "note_native_threads",
     "prctl",
     "same_code_in_workers",
     "settle_heap",
@@ -62,6 +64,21 @@ def prctl(option: int, arg: int) -> bool:
         return False
 
 
+_NATIVE = {"threads": False}
+
+
+def note_native_threads() -> None:
+    """Record that this process started native worker threads (Embree's task scheduler
+    builds a BVH on them). A process forked after that must not build a BVH (the threads
+    are not in the copy), so the execution layer spawns its workers instead."""
+    _NATIVE["threads"] = True
+
+
+def native_threads_started() -> bool:
+    """Has :func:`note_native_threads` been called in this process?"""
+    return _NATIVE["threads"]
+
+
 def settle_heap() -> None:
     """Take everything alive now out of the cyclic garbage collector's full passes.
 
@@ -98,7 +115,7 @@ def same_code_in_workers() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *(p for p in parts if p != root)])
 
 
-def exit_process(code: int) -> NoReturn:
+def exit_process(code: int, *, interrupted: bool = False) -> NoReturn:
     """End the process of a finished command, without tearing its heap down.
 
     After a Line of Fire matrix the interpreter's own teardown (every object freed one by
@@ -108,10 +125,12 @@ def exit_process(code: int) -> NoReturn:
     handlers run (temporary folders, worker pools and clusters shut down, logging
     flushed), standard output and error are flushed, and the process ends there
     (``os._exit``). When a thread that a normal exit would wait for is still running,
-    the exit is a normal one (``sys.exit``).
+    the exit is a normal one (``sys.exit``), unless the command was ``interrupted``.
     """
     main = threading.main_thread()
-    if any(t is not main and not t.daemon for t in threading.enumerate()):
+    # an interrupted command ends now (SPEC 13.4: within 2 s), whatever a thread of work
+    # started ahead (kernels, proof map) is still doing
+    if not interrupted and any(t is not main and not t.daemon for t in threading.enumerate()):
         sys.exit(code)
     try:
         atexit._run_exitfuncs()

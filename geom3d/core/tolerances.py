@@ -31,6 +31,16 @@ ROUTE_STEP_MM: float = 10.0
 #: Fire or a template test; a real move is a few hundred mm).
 MAX_ROUTE_POINTS: int = 10_000
 MAX_ROUTE_TRAVEL_MM: float = 1_000_000.0
+#: Scenario limit on the Line of Fire work routes cost (SPEC 13.4): the sum over the
+#: troopers with a route of its travel (mm) times the other troopers, each of which it is
+#: scanned against every ``ROUTE_WINDOW_STEP_MM``. Measured (issue 44): one route scan
+#: costs about ``ROUTE_SCAN_S_PER_MM_TROOPER`` per mm of route per other trooper (1.1 to
+#: 1.3 ms on a loaded 2-core machine, routes of 0.5 and 2 m past a row of walls, 1 and 4
+#: other troopers), so the cap is about two minutes of scanning: a real move of 300 mm
+#: past 300 troopers, or a 10 m route past 10. A 1 km route within the two limits above
+#: ran 600 s and 3 GB without an answer.
+MAX_ROUTE_MM_TROOPERS: float = 100_000.0
+ROUTE_SCAN_S_PER_MM_TROOPER: float = 1.2e-3
 ROUTE_REFINE_MM: float = 0.5
 #: Line of Fire windows along a route (SPEC 12.5: "1 mm resolution") are found from a
 #: sample every ``ROUTE_WINDOW_STEP_MM`` of travel, each edge then bisected to
@@ -278,6 +288,11 @@ MAX_BURST: int = 20
 #: Largest scenario file read (bytes).
 MAX_SCENARIO_BYTES: int = 8 << 20
 
+#: Longest id (characters) of a trooper, scenery piece, attack or zone (SPEC 13.4): ids
+#: are labels in tables and figures, and a 50,000-character id stalled ``render`` for
+#: 300 s while FreeType laid it out.
+MAX_ID_CHARS: int = 200
+
 #: Most nodes (mappings, lists, scalars) a scenario may hold once YAML aliases are
 #: expanded: an "alias bomb" of a few hundred bytes expands to billions.
 MAX_SCENARIO_NODES: int = 1_000_000
@@ -443,7 +458,7 @@ SURFACE_BOX_PAD_MM: float = 1e-4
 #: An eye point is skipped as hidden behind one occluding trooper only when its view of
 #: the whole target crosses that trooper's axial plane at least this far (mm) inside the
 #: cylinder: every segment then runs at least twice this far through the trooper, far
-#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`.visibility.hidden_eyes`).
+#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`geom3d.visibility.cast.hidden_eyes`).
 HIDDEN_MARGIN_MM: float = 1e-2
 
 #: Closed convex blocking pieces (:mod:`geom3d.visibility.convex`): a scenery element of

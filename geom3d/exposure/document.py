@@ -25,12 +25,20 @@ import numpy as np
 
 from geom3d.adjudication.lof import _occluders
 from geom3d.core.errors import InputError
+from geom3d.core.memory import building, refuse_if_too_big
 from geom3d.core.output import round_point, round_value
 from geom3d.exposure.cells import Probe, ProbeGrid, probe_for, standing_cells
 from geom3d.exposure.decide import PROBE_ID, observers_for, screen
 from geom3d.exposure.jobs import ExposureJob, visible_tasks
 from geom3d.scene.scene import Scene
 from geom3d.scene.vehicles import blocking_mesh, engine_for
+
+#: Exposure map memory per cell x observer (bytes), for refusing a map that cannot fit
+#: before it is made (SPEC 13.4): measured with tracemalloc (numpy included) over
+#: ``run_exposure`` on the demo table, 6 observers: 9.0 MB for 915 cells at 40 mm and
+#: 22.8 MB for 2,366 cells at 25 mm, 1,600 to 1,650 B each (the screen, the tasks, the
+#: answers and the document's cells).
+EXPOSURE_BYTES_PER_PAIR: int = 1700
 
 __all__ = ["ExposureResult", "exposure", "run_exposure"]
 
@@ -114,11 +122,19 @@ def run_exposure(
     if not obs:
         raise InputError(f"--observers: {observers!r} names no trooper")
     pr = probe_for(scene, probe)
-    grid = standing_cells(scene, pr, spacing_mm)
+    with building("placing the exposure map's cells"):
+        grid = standing_cells(scene, pr, spacing_mm)
     cells = grid.positions
+    n_pairs = len(cells) * len(obs)
+    refuse_if_too_big(  # before the (cells x observers) arrays are made
+        n_pairs * EXPOSURE_BYTES_PER_PAIR,
+        f"{len(cells):,} cells x {len(obs):,} observers",
+        f"use a coarser --spacing (now {spacing_mm:g} mm) or fewer --observers",
+    )
     t_grid = time.perf_counter() - t0
     t1 = time.perf_counter()
-    maybe = screen(scene, obs, pr, cells, ignore_arcs)
+    with building(f"screening {len(cells):,} cells x {len(obs):,} observers"):
+        maybe = screen(scene, obs, pr, cells, ignore_arcs)
     ci, oj = np.nonzero(maybe)
     tasks = np.column_stack([ci, oj]).astype(np.int64)
     t_screen = time.perf_counter() - t1
@@ -166,6 +182,10 @@ def run_exposure(
             for i in range(n)
         ],
         "safe_share": round_value(safe / n if n else 0.0, _SHARE_DECIMALS),
+        "enclosed": {
+            "spots": len(grid.enclosed),
+            "pieces": {name: count for name, count in grid.enclosed_by},
+        },
         "counts": {
             "cells": n,
             "safe": safe,

@@ -13,7 +13,6 @@ the same for any number of workers and on Dask.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,9 +20,10 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
-from geom3d.raycast import RayEngine
+from geom3d.execution.policy import choose_workers, cpu_count
+from geom3d.raycast import make_engine
 from geom3d.survey.pairs import scenery_tools
-from geom3d.survey.runners import Tasks, run_dask, run_pool
+from geom3d.survey.runners import POOL_PAYS_FROM, Tasks, run_chunks
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
 from geom3d.visibility.cast import SEARCH_COUNTERS
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
@@ -111,7 +111,7 @@ class ExposureJob:
         observer_mesh=None,
         solids: ConvexSolids = NO_SOLIDS,
     ) -> ExposureJob:
-        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.Cylinder`;
+        """Build a job; ``observers`` is a list of :class:`~geom3d.bodies.cylinder.Cylinder`;
         ``meshes`` / ``observer_mesh``: see the class (default: the scenery for all)."""
         v = np.ascontiguousarray(vertices, dtype=np.float64)
         f = np.ascontiguousarray(faces, dtype=np.int64)
@@ -186,7 +186,7 @@ def _setup(job: ExposureJob, engine=None, prover=None, hull_engines=None) -> tup
         _WORKER.clear()
         eng, prv = scenery_tools(job, engine, prover)
         if hull_engines is None:
-            hull_engines = [RayEngine(v, f) for v, f in job.meshes]
+            hull_engines = [make_engine(v, f) for v, f in job.meshes]
         got = (eng, prv, tuple(hull_engines))
         _WORKER[job.key] = got
     return got
@@ -224,16 +224,13 @@ _JOB: list = []  # the pool worker's job (set by the initializer)
 
 
 def _init_pool(job: ExposureJob) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _JOB[:] = [job]
     _setup(job)
 
 
-def _pool_task(start: int, stop: int):
+def _pool_task(chunk: tuple[int, int], stage):
     job = _JOB[0]
-    return start, *_run_chunk(job, _setup(job), start, stop)
+    return chunk[0], *_run_chunk(job, _setup(job), *chunk)
 
 
 def _dask_task(job: ExposureJob, start: int, stop: int):
@@ -242,8 +239,7 @@ def _dask_task(job: ExposureJob, start: int, stop: int):
 
 #: The exposure map's worker tasks (:mod:`geom3d.survey.runners`).
 _TASKS = Tasks(
-    module="geom3d.exposure.jobs",
-    init_pool=_init_pool,
+    setup=_init_pool,
     pool_task=_pool_task,
     dask_task=_dask_task,
     what="exposure",
@@ -286,25 +282,19 @@ def visible_tasks(
             "counters": {c: int(v) for c, v in zip(COUNTERS, cnt, strict=True)},
         }
 
-    if scheduler is not None:
-        k = run_dask(_TASKS, job, chunk_bounds(n, 8), scheduler, out, cnt, cb)
-        return out, info("dask", k)
-    k = workers if workers is not None else (os.cpu_count() or 1)
-    if k < 1:
-        raise UsageError(f"--workers: must be at least 1 (got {k})")
-    chunks = chunk_bounds(n, k)
-    k = max(1, min(k, len(chunks)))
-    if k == 1:
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers: must be at least 1 (got {workers})")
+    chunks = chunk_bounds(n, 8 if scheduler is not None else (workers or cpu_count()))
+    k, _ = choose_workers(workers, len(chunks), pool_pays_from=POOL_PAYS_FROM)
+
+    def local():
         state = _setup(job, engine, prover, hull_engines)
-        try:
-            done = 0
-            for s, e in chunks:
-                out[s:e], c = _run_chunk(job, state, s, e)
-                cnt += c
-                done += e - s
-                cb(done, n)
-        finally:
-            _WORKER.clear()  # do not keep the caller's BVH and prover alive
-        return out, info("in-process", 1)
-    run_pool(_TASKS, job, chunks, k, out, cnt, cb)
-    return out, info("processes", k)
+        return lambda s, e: _run_chunk(job, state, s, e)
+
+    try:
+        executor, k = run_chunks(
+            _TASKS, job, chunks, k, out, cnt, cb, local=local, scheduler=scheduler
+        )
+    finally:
+        _WORKER.clear()  # do not keep the caller's BVH and prover alive
+    return out, info(executor, k)

@@ -33,7 +33,7 @@ from geom3d.core.tolerances import (
     STAND_INSET_MM,
     SURFACE_INSET_MM,
 )
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.templates import TemplateVolume, sample_inside, touch_witness
 from geom3d.visibility import (
     ApparentView,

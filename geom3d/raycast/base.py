@@ -18,17 +18,48 @@ internally (Embree: float32, recentred) stays inside the backend.
 A backend is a subclass constructed as ``Backend(vertices, faces)`` (``(n, 3)`` float mm,
 ``(m, 3)`` int, ``m`` may be zero: every segment is then clear) and registered with one
 line in :data:`geom3d.raycast.BACKENDS`.
+
+The compiled path. Line of Fire's search runs a whole direction of a pair in one compiled
+call that casts its own rays (:mod:`geom3d.visibility._search_compiled`). A backend takes
+part in it by supplying two things, by name:
+
+* :meth:`RayBackend.compiled_scene`: a :class:`CompiledScene` record (its native scene
+  handle, recentring offset, packet width, ray epsilon), one argument of the kernels;
+* :attr:`RayBackend.kernel_casts`: the dotted name of a module of compiled (numba)
+  functions named as :data:`KERNEL_CASTS` says, which cast into that scene.
+
+The kernels are compiled against one such module,
+:data:`geom3d.raycast.compiled.KERNEL_CASTS_MODULE` (today Embree's,
+:mod:`geom3d.raycast._embree_kernels`); :func:`geom3d.raycast.compiled.lent_scene` hands
+a backend's record to them only when its ``kernel_casts`` is that module. Every
+other backend (``kernel_casts`` None, the default, or another module) is queried through
+:meth:`RayBackend.occluded_segments` in numpy batches by the same search steps in Python
+(:class:`geom3d.visibility.cast.ClearToTarget`), with the same answers.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["CompiledScene", "RayBackend"]
+__all__ = ["KERNEL_CASTS", "CompiledScene", "RayBackend"]
+
+#: What a backend's :attr:`RayBackend.kernel_casts` module supplies to the compiled
+#: search, by name (numba functions, inlined into the kernels; ``f`` a packet's float32
+#: buffer, ``u`` its uint32 view):
+#:
+#: * ``packet_buffer() -> (f, u, valid, lane)``: the buffers of one packet of rays (and
+#:   an int64 slot per lane for the caller);
+#: * ``packet_ray(f, u, m, width, ox, oy, oz, ex, ey, ez, offset, ray_eps) -> bool``:
+#:   write segment ``o -> e`` as ray ``m`` of the packet (trimmed by ``ray_eps`` at both
+#:   ends, in the scene's frame: minus ``offset``); False when it is too short to cast;
+#: * ``packet_cast(address, f, valid, m, width) -> None``: cast the packet's first ``m``
+#:   rays into the scene at ``address``; ray ``j`` is then blocked when
+#:   ``f[8 * width + j] < 0``.
+KERNEL_CASTS = ("packet_buffer", "packet_ray", "packet_cast")
 
 
 class CompiledScene(NamedTuple):
@@ -39,7 +70,8 @@ class CompiledScene(NamedTuple):
     Attributes
     ----------
     address : int
-        The Embree ``RTCScene`` address, for :func:`geom3d.raycast._embree_kernels.packet_cast`.
+        The backend's native scene handle, read only by its own ``packet_cast`` (see
+        :data:`KERNEL_CASTS`; Embree: the ``RTCScene`` address).
     offset : (3,) float64, mm
         The recentring offset: a point ``p`` is ``p - offset`` in the scene.
     width : int
@@ -67,6 +99,11 @@ class RayBackend(ABC):
 
     n_triangles: int
     rays_cast: int
+
+    #: Dotted name of the module of compiled casts (:data:`KERNEL_CASTS`) into the scene
+    #: :meth:`compiled_scene` lends; None: the backend is queried through
+    #: :meth:`occluded_segments` only.
+    kernel_casts: ClassVar[str | None] = None
 
     @abstractmethod
     def __init__(self, vertices: ArrayLike, faces: ArrayLike) -> None:

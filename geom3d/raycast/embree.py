@@ -22,9 +22,10 @@ from embreex.mesh_construction import TriangleMesh
 
 from geom3d.bodies.kernels import point_bounds, prepare_segments
 from geom3d.core.errors import InputError
-from geom3d.core.forked import in_child
+from geom3d.core.runtime import note_native_threads
 from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.core.validation import as_faces, as_points
+from geom3d.execution.child import in_child
 from geom3d.raycast import _embree_capi
 from geom3d.raycast.base import CompiledScene, RayBackend
 
@@ -49,6 +50,10 @@ class EmbreeEngine(RayBackend):
     handed to Embree, for benchmarks.
     """
 
+    #: The compiled search casts into :meth:`compiled_scene` with these (see
+    #: :data:`geom3d.raycast.base.KERNEL_CASTS`).
+    kernel_casts = "geom3d.raycast._embree_kernels"
+
     def __init__(self, vertices, faces) -> None:
         v = as_points(vertices, "vertices")
         f = as_faces(faces, "faces", len(v))
@@ -67,6 +72,7 @@ class EmbreeEngine(RayBackend):
         if len(f) and in_child():  # its task scheduler's worker threads were not forked
             raise RuntimeError("no BVH is built in a forked worker (its parent builds it)")
         if len(f):
+            note_native_threads()
             lib = _embree_capi.load()
             if lib is not None:  # recentred straight into Embree's own buffer
                 self._cscene = _embree_capi.CScene(lib, v, f, self._offset)

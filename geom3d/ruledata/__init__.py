@@ -13,21 +13,53 @@ import copy
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 import yaml
 
 from geom3d.core.errors import ScenarioError
 from geom3d.core.tolerances import MAX_BODY_MM
 
-__all__ = ["RULESETS", "RulesetData", "load_ruleset"]
+__all__ = ["CAPABILITIES", "RULESETS", "Capabilities", "RulesetData", "load_ruleset"]
 
 #: Ruleset names a scenario may declare, mapped to their data files: every
 #: ``ruledata/<name>.yaml`` is one (so a new ruleset's data needs no registration here).
+#: A value may also be an absolute path (a variant's data kept outside the package).
 RULESETS: dict[str, str] = {
     entry.name.removesuffix(".yaml"): entry.name
     for entry in sorted(resources.files("geom3d.ruledata").iterdir(), key=lambda e: e.name)
     if entry.name.endswith(".yaml")
 }
+
+
+#: The capabilities every data file declares under ``capabilities`` (true or false each).
+CAPABILITIES = ("rolls", "reactions", "vehicles", "blast_focus")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a ruleset's rules have (the data file's ``capabilities``): what the scenario
+    parser accepts and the diagrams draw. Code asks these, never the ruleset's name.
+
+    Attributes
+    ----------
+    rolls : bool
+        Roll data (troopers' ``stats``, ``reaction``, ``reaction_mod``; attacks'
+        ``weapon``) and exact odds (SPEC 12.4).
+    reactions : bool
+        Attacks may be AROs (``aro``), Intuitive Attacks (``intuitive``) and fire from a
+        point of a route (``fire_at``).
+    vehicles : bool
+        Troopers may be vehicles (``vehicle``: hull, facings, Armour Values).
+    blast_focus : bool
+        Templates are 3D volumes with a Blast Focus, direct/impact modes and a main
+        target; false: they hit what they cover in plan (the diagrams' wording).
+    """
+
+    rolls: bool
+    reactions: bool
+    vehicles: bool
+    blast_focus: bool
 
 
 @dataclass(frozen=True)
@@ -46,6 +78,8 @@ class RulesetData:
     line_of_fire : dict[str, float]
         ``patch_mm`` (side of the minimum visible patch, mm) and ``arc_deg`` (the front
         arc, degrees: 180 or 360), read by the ruleset's Line of Fire policy.
+    capabilities : Capabilities
+        What the rules have (not overridable: it describes the rules' code).
     """
 
     name: str
@@ -54,11 +88,16 @@ class RulesetData:
     templates: dict
     template_sources: dict
     line_of_fire: dict
+    capabilities: Capabilities
 
 
 @cache
 def _raw(name: str) -> dict:
-    text = resources.files("geom3d.ruledata").joinpath(RULESETS[name]).read_text("utf-8")
+    where = RULESETS[name]
+    if Path(where).is_absolute():
+        text = Path(where).read_text("utf-8")
+    else:
+        text = resources.files("geom3d.ruledata").joinpath(where).read_text("utf-8")
     return yaml.safe_load(text)
 
 
@@ -83,7 +122,7 @@ def load_ruleset(
     Parameters
     ----------
     name : str
-        ``infinity`` or ``wh40k-7e``.
+        A key of :data:`RULESETS` (``infinity``, ``wh40k-7e``).
     overrides : dict, optional
         Same structure as the data file; merged key by key.
     file : str, optional
@@ -134,7 +173,19 @@ def load_ruleset(
         templates=dict(data.get("templates", {})),
         template_sources=dict(data.get("template_sources", {})),
         line_of_fire=_line_of_fire(name, data.get("line_of_fire")),
+        capabilities=_capabilities(name, data.get("capabilities")),
     )
+
+
+def _capabilities(name: str, spec) -> Capabilities:
+    """The data file's ``capabilities`` section, checked (a broken data file is a bug)."""
+    if not isinstance(spec, dict) or set(spec) != set(CAPABILITIES):
+        raise ValueError(
+            f"ruledata {RULESETS[name]}: capabilities needs exactly {', '.join(CAPABILITIES)}"
+        )
+    if not all(isinstance(v, bool) for v in spec.values()):
+        raise ValueError(f"ruledata {RULESETS[name]}: capabilities are true or false")
+    return Capabilities(**spec)
 
 
 def _line_of_fire(name: str, spec) -> dict[str, float]:

@@ -380,6 +380,6 @@ class Wh40k7eRuleset(StandardRuleset):
     Line of Fire (``geom3d lof``) uses the standard engine with the data file's policy.
     """
 
-    def adjudicate(self, scene, attack, specs, **kwargs):
-        """Resolve a 40k 7e attack (:func:`resolve`; resolver options are ignored)."""
-        return resolve(scene, attack, specs, **kwargs)
+    def adjudicate(self, scene, attack, specs, *, stats=None):
+        """Resolve a 40k 7e attack (:func:`resolve`; it keeps no ``stats``)."""
+        return resolve(scene, attack, specs)

@@ -22,11 +22,7 @@ from geom3d.scenario.plain import parse_cover, plain_fields
 from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst
 from geom3d.scenario.shapes import resolve_template
 
-__all__ = ["ARO_RULESET", "PLACEMENT_KEYS", "parse_attacks"]
-
-#: The ruleset whose attacks may be AROs (``aro: true``; ruling A3, SPEC 12.6) and
-#: Intuitive Attacks (``intuitive: true``).
-ARO_RULESET = "infinity"
+__all__ = ["PLACEMENT_KEYS", "parse_attacks"]
 
 #: Keys a ``placements[j]`` mapping may give.
 PLACEMENT_KEYS: tuple[str, ...] = (
@@ -76,7 +72,7 @@ def _placement(p: dict, trooper_ids: set[str], ctx: ParseContext, pw: str) -> di
     return out
 
 
-def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: str):
+def _fire_at(v, attacker: TrooperSpec, ruleset: RulesetData, ctx: ParseContext, path: str):
     """``attacks[i].fire_at``: None, an arc length in mm, ``{"index": i}`` or ``"best"``.
 
     The attacker needs a route. An arc length lies between 0 and the route's length as
@@ -84,8 +80,8 @@ def _fire_at(v, attacker: TrooperSpec, ruleset: str, ctx: ParseContext, path: st
     shorter); an index names one of the route's points."""
     if v is None:
         return None
-    if ruleset != "infinity":
-        raise ctx.error(f"Infinity only (the ruleset is {ruleset})", path)
+    if not ruleset.capabilities.reactions:
+        raise ctx.error(f"Infinity only (the ruleset is {ruleset.name})", path)
     route = attacker.route
     if route is None:
         raise ctx.error(f"the attacker {attacker.id!r} has no route to fire from", path)
@@ -150,13 +146,14 @@ def _self_target(a, placements, ctx: ParseContext, where: str) -> ScenarioError 
     )
 
 
-def _aro_problem(a, burst: int, ruleset: str, ctx: ParseContext, where: str):
+def _aro_problem(a, burst: int, ruleset: RulesetData, ctx: ParseContext, where: str):
     """``aro``/``aro_burst`` errors of one attack (ruling A3, SPEC 12.6): a rule may lower
     the Burst in ARO, never raise it above the weapon's; ARO is Infinity's (40k has no
     reactive template fire). Returned, not raised: they reject only this attack (13.3)."""
-    if a.aro and ruleset != ARO_RULESET:
+    if a.aro and not ruleset.capabilities.reactions:
         return ctx.error(
-            f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset!r} has no ARO",
+            f"aro: true is Infinity's (Automatic Reaction Order); ruleset {ruleset.name!r} "
+            "has no ARO",
             f"{where}.aro",
         )
     if a.aro_burst is None:
@@ -224,7 +221,7 @@ def parse_attacks(
             raise UnknownIdError(
                 f"unknown unit {a.target_unit!r}", file=ctx.file, path=f"{where}.target_unit"
             )
-        plain = plain_fields(a, ruleset.name, trooper_ids, ctx, where)
+        plain = plain_fields(a, ruleset, trooper_ids, ctx, where)
         if plain:
             tname, tspec = None, {}
         else:
@@ -238,10 +235,8 @@ def parse_attacks(
         weapon = parse_weapon(a.weapon, ctx, f"{where}.weapon", harmless=a.harmless)
         burst = weapon_burst(a, weapon, ctx, where)
         # errors confined to this attack (13.3): the file's other attacks still resolve
-        own = _aro_problem(a, burst, ruleset.name, ctx, where) or _speculative_problem(
-            a, ctx, where
-        )
-        if a.intuitive and (ruleset.name != ARO_RULESET or a.mode != "direct"):
+        own = _aro_problem(a, burst, ruleset, ctx, where) or _speculative_problem(a, ctx, where)
+        if a.intuitive and (not ruleset.capabilities.reactions or a.mode != "direct"):
             raise ctx.error(
                 "intuitive: true is an Infinity Intuitive Attack, made with a direct "
                 f"template (got ruleset {ruleset.name!r}, mode {a.mode!r})",
@@ -273,9 +268,7 @@ def parse_attacks(
                 weapon=weapon,
                 problem=own or _self_target(a, placements, ctx, where),
                 intuitive=a.intuitive,
-                fire_at=_fire_at(
-                    a.fire_at, by_id[a.attacker], ruleset.name, ctx, f"{where}.fire_at"
-                ),
+                fire_at=_fire_at(a.fire_at, by_id[a.attacker], ruleset, ctx, f"{where}.fire_at"),
                 cover=parse_cover(
                     a.cover, a.target or a.main_target, trooper_ids, ctx, f"{where}.cover"
                 ),

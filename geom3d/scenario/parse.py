@@ -1,9 +1,10 @@
-"""Read a scenario file and validate it section by section into a :class:`Scenario`.
+"""Validate a scenario section by section into a :class:`Scenario`.
 
-:func:`load_scenario` reads YAML or JSON; :func:`parse_scenario` validates an already
-parsed mapping: the raw schema (:mod:`geom3d.scenario.schema`) first, then one function
-per section (table, scenery, troopers, attacks, expect), each converting lengths to mm
-and checking references.
+:func:`parse_model` takes a scenario whose raw schema holds (:mod:`geom3d.scenario.load`
+reads the file and checks the schema, :mod:`geom3d.scenario.schema`, before this module
+and the geometry it needs are imported): one function per section (table, scenery,
+troopers, attacks, expect), each converting lengths to mm and checking references.
+:func:`load_scenario` and :func:`parse_scenario` are :mod:`geom3d.scenario.load`'s.
 """
 
 from __future__ import annotations
@@ -13,23 +14,23 @@ import math
 import os
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from geom3d.core.errors import ScenarioError, UnknownIdError
+from geom3d.core.errors import UnknownIdError
 from geom3d.core.inputfile import InputFileProblem, stat_regular
 from geom3d.core.tolerances import (
     MAX_BODY_MM,
     MAX_MESH_BYTES,
+    MAX_ROUTE_MM_TROOPERS,
     MAX_ROUTE_POINTS,
     MAX_ROUTE_TRAVEL_MM,
     MAX_SILHOUETTE_MM,
     MIN_BODY_MM,
+    ROUTE_SCAN_S_PER_MM_TROOPER,
     ROUTE_STEP_MM,
 )
 from geom3d.core.validation import xyz
 from geom3d.ruledata import RulesetData, load_ruleset
 from geom3d.scenario.attack import parse_attacks
-from geom3d.scenario.context import ParseContext, check_finite, first_error
+from geom3d.scenario.context import ParseContext
 from geom3d.scenario.model import (
     LOF_EXPECT_KEYS,
     AttackSpec,
@@ -38,60 +39,30 @@ from geom3d.scenario.model import (
     SceneryItem,
     TrooperSpec,
 )
-from geom3d.scenario.reader import read_scenario_data
 from geom3d.scenario.rolls import (
     check_infinity_only,
     parse_reaction,
     parse_reaction_mod,
     parse_stats,
 )
-from geom3d.scenario.schema import FORMAT, STATES, ScenarioModel
+from geom3d.scenario.schema import STATES, ScenarioModel
 from geom3d.scenario.shapes import check_overridden, check_override_types, scale_overrides
 from geom3d.scenario.terrain_zones import parse_terrain_zones
 from geom3d.scenario.vehicles import parse_vehicle
 
-__all__ = ["load_scenario", "parse_scenario"]
+__all__ = ["parse_model"]
 
 
-def load_scenario(path: str | os.PathLike[str]) -> Scenario:
-    """Read and validate a scenario file (YAML or JSON).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-
-    Raises
-    ------
-    ScenarioError
-        With file and field path, for every problem SPEC section 10 lists.
-    """
-    p = Path(path)
-    name = str(path)
-    data = read_scenario_data(p)
-    return parse_scenario(data, file=name, base_dir=p.resolve().parent, path=p)
-
-
-def parse_scenario(
-    data: object,
+def parse_model(
+    raw: ScenarioModel,
     *,
     file: str = "<scenario>",
     base_dir: str | os.PathLike[str] | None = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Scenario:
-    """Validate an already-parsed scenario mapping. See :func:`load_scenario`."""
-    if not isinstance(data, dict):
-        raise ScenarioError(
-            f"expected a mapping at the top level, got {type(data).__name__}", file=file
-        )
-    check_finite(data, "", file)
-    if "format" in data and data["format"] != FORMAT:
-        raise ScenarioError(
-            f"unsupported format {data['format']!r} (expected {FORMAT!r})", file=file, path="format"
-        )
-    try:
-        raw = ScenarioModel.model_validate(data)
-    except ValidationError as err:
-        raise first_error(err, file) from None
+    """The :class:`Scenario` of a scenario whose schema holds
+    (:func:`geom3d.scenario.schema.check_schema`): every section checked, lengths in mm,
+    references resolved. :func:`geom3d.scenario.load.parse_scenario` calls it."""
     ctx = ParseContext(file, raw.units, Path(base_dir) if base_dir is not None else Path.cwd())
     over = check_override_types(raw.ruleset_overrides, ctx)
     ruleset = load_ruleset(raw.ruleset, scale_overrides(over, ctx.k), file=file)
@@ -151,6 +122,28 @@ def _route(points: list, ctx: ParseContext, where: str) -> tuple:
             where,
         )
     return route
+
+
+def _route_work(troopers: list[TrooperSpec], ctx: ParseContext) -> None:
+    """Refuse routes whose Line of Fire scans would cost more than
+    ``MAX_ROUTE_MM_TROOPERS`` (mm of route x other troopers, summed over the routes),
+    naming the route that passes the cap."""
+    others = len(troopers) - 1
+    total = 0.0
+    for i, t in enumerate(troopers):
+        if t.route is None or others < 1:
+            continue
+        travel = sum(math.dist(a[:2], b[:2]) for a, b in itertools.pairwise(t.route))
+        total += travel * others
+        if total > MAX_ROUTE_MM_TROOPERS:
+            minutes = total * ROUTE_SCAN_S_PER_MM_TROOPER / 60
+            raise ctx.error(
+                f"{travel / 1000:,.1f} m of travel x {others:,} other troopers makes the "
+                f"routes {total / 1000:,.0f} m x troopers of Line of Fire scans (about "
+                f"{minutes:,.0f} min), more than the {MAX_ROUTE_MM_TROOPERS / 1000:,.0f} a "
+                "scenario may have; shorten the route or check it with fewer troopers",
+                f"troopers[{i}].route",
+            )
 
 
 def _active(raw: ScenarioModel, troopers: list[TrooperSpec], ctx: ParseContext) -> tuple:
@@ -296,7 +289,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
     route = _route(t.route, ctx, f"{where}.route") if t.route else None
     check_infinity_only(t, ("stats", "reaction", "reaction_mod"), ruleset, ctx, where)
     vehicle = (
-        parse_vehicle(t, ctx.units, ruleset.name, ctx, where, _mesh_path)
+        parse_vehicle(t, ctx.units, ruleset.name, ctx, where, _mesh_path, ruleset.capabilities)
         if t.vehicle is not None
         else None
     )
@@ -323,6 +316,7 @@ def _trooper(t, i: int, ruleset: RulesetData, ctx: ParseContext) -> TrooperSpec:
 def _troopers(raw: ScenarioModel, ruleset: RulesetData, ctx: ParseContext) -> list[TrooperSpec]:
     """``troopers``, then their ``engaged_with`` references."""
     troopers = [_trooper(t, i, ruleset, ctx) for i, t in enumerate(raw.troopers)]
+    _route_work(troopers, ctx)
     ids = {t.id for t in troopers}
     for i, t in enumerate(troopers):
         for j, other in enumerate(t.engaged_with):

@@ -14,6 +14,7 @@ partial, ...}`` overrides the Partial Cover the geometry decides, per target.
 from __future__ import annotations
 
 from geom3d.core.errors import UnknownIdError
+from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
 from geom3d.scenario.model import PLAIN_MODE
 
@@ -37,7 +38,9 @@ TEMPLATE_ONLY_KEYS: tuple[str, ...] = (
 )
 
 
-def plain_fields(a, ruleset: str, trooper_ids: set[str], ctx: ParseContext, where: str) -> dict:
+def plain_fields(
+    a, ruleset: RulesetData, trooper_ids: set[str], ctx: ParseContext, where: str
+) -> dict:
     """The :class:`~geom3d.scenario.model.AttackSpec` fields that tell a plain attack from
     a template one: ``mode``, ``template_name``, ``template``, ``main_target``, ``target``.
 
@@ -57,10 +60,10 @@ def plain_fields(a, ruleset: str, trooper_ids: set[str], ctx: ParseContext, wher
                 f"{where}.target",
             )
         return {}
-    if ruleset != "infinity":
+    if not ruleset.capabilities.rolls:  # a plain attack is a roll (Infinity's, SPEC 13.2)
         raise ctx.error(
-            f"a plain BS attack (no template) is Infinity's (SPEC 13.2); ruleset {ruleset!r} "
-            "needs a template",
+            f"a plain BS attack (no template) is Infinity's (SPEC 13.2); ruleset "
+            f"{ruleset.name!r} needs a template",
             f"{where}.template",
         )
     if a.target is None:

@@ -206,8 +206,8 @@ def parse_reaction_mod(raw, ctx: ParseContext, path: str) -> int:
 
 def check_infinity_only(raw, keys: tuple[str, ...], ruleset, ctx: ParseContext, where: str) -> None:
     """Roll data are Infinity's (SPEC 12.4): an error at the first such key given in a
-    scenario of another ruleset."""
-    if ruleset.name == "infinity":
+    scenario whose ruleset has no rolls (``capabilities.rolls``)."""
+    if ruleset.capabilities.rolls:
         return
     for key in keys:
         if getattr(raw, key) is not None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, field_validator
 
-from geom3d.core.tolerances import MAX_BURST, MAX_SCALE, MIN_SCALE
+from geom3d.core.errors import ScenarioError
+from geom3d.core.tolerances import MAX_BURST, MAX_ID_CHARS, MAX_SCALE, MIN_SCALE
 from geom3d.core.units import MeshUnit, ScenarioUnit
+from geom3d.scenario.context import check_finite, first_error
 
-__all__ = ["FORMAT", "STATES", "ScenarioModel"]
+__all__ = ["FORMAT", "STATES", "ScenarioModel", "check_schema"]
 
 #: The one scenario format this version reads.
 FORMAT = "geom3d/1"
@@ -38,6 +40,15 @@ def _xy_or_xyz(v: list) -> list:
         raise ValueError("expected [x, y] or [x, y, z]")
     return v
 
+
+def _short_id(v: str) -> str:
+    if len(v) > MAX_ID_CHARS:
+        raise ValueError(f"{len(v):,} characters, more than the {MAX_ID_CHARS} an id may have")
+    return v
+
+
+#: An id (trooper, scenery piece, attack, zone): at most ``MAX_ID_CHARS`` characters.
+Id = Annotated[str, AfterValidator(_short_id)]
 
 #: A point: ``[x, y]`` (dropped onto the surface / z = 0) or ``[x, y, z]``.
 Point = Annotated[list[Num], AfterValidator(_xy_or_xyz)]
@@ -81,7 +92,7 @@ class _Box(_Model):
 
 
 class _Scenery(_Model):
-    id: str
+    id: Id
     box: _Box | None = None
     mesh: str | None = None
     mesh_units: MeshUnit | None = None
@@ -159,7 +170,7 @@ class _Vehicle(_Model):
 
 
 class _Trooper(_Model):
-    id: str
+    id: Id
     side: str
     position: Point
     facing_deg: Num = 0.0
@@ -184,7 +195,7 @@ class _Trooper(_Model):
 
 
 class _Attack(_Model):
-    id: str
+    id: Id
     attacker: str
     template: str | dict[str, Any] | None = None  # None: a plain BS attack (SPEC 13.2)
     target: str | None = None  # a plain attack's target (SPEC 13.2)
@@ -243,7 +254,7 @@ class _Expect(_Model):
 
 
 class _Zone(_Model):
-    id: str
+    id: Id
     rect: list[Num]
 
     @field_validator("rect")
@@ -255,7 +266,7 @@ class _Zone(_Model):
 
 
 class _TerrainZone(_Model):
-    id: str
+    id: Id
     kind: str
     rect: list[Num] | None = None
     polygon: list[list[Num]] | None = None
@@ -279,3 +290,30 @@ class ScenarioModel(_Model):
     active: list[str] = []  # Infinity: the active troopers of the order (ARO)
     accept_warnings: list[str] = []  # geom3d check --strict: warnings expected here
     terrain_zones: list[_TerrainZone] = []  # Infinity Special Terrain zones (SPEC 12.6)
+
+
+def check_schema(data: object, file: str) -> ScenarioModel:
+    """The raw schema of a parsed scenario mapping: a mapping at the top level, finite
+    numbers, the format, then every key known and of its type (units among the known).
+
+    It needs pydantic and geom3d's light floor only, so a schema error is reported
+    before any engine module (numba, trimesh, scipy, Embree) loads (SPEC 12.3).
+
+    Raises
+    ------
+    ScenarioError
+        The first problem, with the file and the field path.
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            f"expected a mapping at the top level, got {type(data).__name__}", file=file
+        )
+    check_finite(data, "", file)
+    if "format" in data and data["format"] != FORMAT:
+        raise ScenarioError(
+            f"unsupported format {data['format']!r} (expected {FORMAT!r})", file=file, path="format"
+        )
+    try:
+        return ScenarioModel.model_validate(data)
+    except ValidationError as err:
+        raise first_error(err, file) from None

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from geom3d.core.tolerances import MAX_ARMOUR, MAX_BODY_MM, MIN_ARMOUR, MIN_BODY_MM
 from geom3d.core.validation import xyz
+from geom3d.ruledata import Capabilities
 from geom3d.scenario.context import ParseContext
 
 __all__ = ["VehicleSpec", "parse_vehicle"]
@@ -62,7 +63,13 @@ class VehicleSpec:
 
 
 def parse_vehicle(
-    raw, units: str, ruleset_name: str, ctx: ParseContext, where: str, mesh_path: Callable
+    raw,
+    units: str,
+    ruleset_name: str,
+    ctx: ParseContext,
+    where: str,
+    mesh_path: Callable,
+    capabilities: Capabilities,
 ) -> VehicleSpec:
     """One trooper's ``vehicle`` (``raw``: the trooper's schema model).
 
@@ -71,13 +78,13 @@ def parse_vehicle(
     Raises
     ------
     ScenarioError
-        Another ruleset than 40k, neither or both of ``box``/``mesh``, mesh options
-        without a mesh, a barrel that is not ``[x, y, z]``, a barrel with a silhouette,
-        an Armour Value out of range.
+        A ruleset without vehicles (``capabilities.vehicles``), neither or both of
+        ``box``/``mesh``, mesh options without a mesh, a barrel that is not
+        ``[x, y, z]``, a barrel with a silhouette, an Armour Value out of range.
     """
     v = raw.vehicle
     here = f"{where}.vehicle"
-    if ruleset_name != "wh40k-7e":
+    if not capabilities.vehicles:
         raise ctx.error(
             f"vehicles are a Warhammer 40k rule (ruleset wh40k-7e); this is {ruleset_name!r}",
             here,

@@ -17,16 +17,18 @@ listed in :data:`geom3d.ruledata.RULESETS`, and one line in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from geom3d.core.tolerances import SURVEY_DEFAULT_LANES
 from geom3d.ruledata import RulesetData
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
     from geom3d.scenario import AttackSpec
     from geom3d.scene.outcomes import AttackResult, PlacementSpec
     from geom3d.scene.results import LofResult
+    from geom3d.visibility.cast import VisibilityStats
 
 
 #: The scene a ruleset is asked about (a :class:`geom3d.scene.scene.Scene`). Typed loosely
@@ -116,22 +118,45 @@ class Ruleset(ABC):
 
     # ------------------------------------------------------------------ questions
     @abstractmethod
-    def line_of_fire(self, scene: SceneRef, from_id: str, to_id: str, **kwargs: Any) -> LofResult:
+    def line_of_fire(
+        self, scene: SceneRef, from_id: str, to_id: str, *, stats: VisibilityStats | None = None
+    ) -> LofResult:
         """Line of Fire from ``from_id`` to ``to_id`` in ``scene`` (a ``LofResult``)."""
 
     @abstractmethod
     def lof_matrix(
-        self, scene: SceneRef, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+        self,
+        scene: SceneRef,
+        pairs: Iterable[tuple[str, str]] | None = None,
+        *,
+        stats: VisibilityStats | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        threads: int | None = None,
+        areas: bool = False,
+        processes: bool = False,
     ) -> list[LofResult]:
-        """Line of Fire for ``pairs`` (default: all ordered pairs), a list of ``LofResult``."""
+        """Line of Fire for ``pairs`` (default: all ordered pairs), a list of ``LofResult``
+        (the options: :func:`geom3d.adjudication.lof.lof_matrix`)."""
 
     @abstractmethod
-    def resolve_attack(self, scene: SceneRef, attack_id: str, **kwargs: Any) -> AttackResult:
+    def resolve_attack(
+        self, scene: SceneRef, attack_id: str, *, odds: bool = False, stats: Any = None
+    ) -> AttackResult:
         """Resolve the attack ``attack_id`` of ``scene`` (an ``AttackResult``): the one
         dispatcher every attack goes through (``Scene.resolve_attack`` and
         :func:`geom3d.adjudication.attacks.resolve_attack` call it)."""
 
-    def survey(self, scene: SceneRef, **kwargs: Any) -> dict[str, Any]:
+    def survey(
+        self,
+        scene: SceneRef,
+        *,
+        probe: int = 2,
+        spacing_mm: float = 50.0,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        lanes_count: int = SURVEY_DEFAULT_LANES,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
         """Survey the whole table of ``scene`` (SPEC 11.6; :func:`geom3d.survey.survey`).
 
         Rulesets using the standard visibility core get it from

@@ -14,10 +14,8 @@ import functools
 import hashlib
 import logging
 import math
-import threading
 from collections import OrderedDict
-from collections.abc import Iterable
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,32 +24,34 @@ from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import UnknownIdError, printable
-from geom3d.core.messages import Message, note, severity_of, warning
-from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
+from geom3d.core.messages import Message, severity_of, warning
+from geom3d.core.tolerances import (
+    CONTACT_EPS_MM,
+    ENGAGED_CONTACT_MM,
+    FAR_OFF_TABLE_MM,
+    SURVEY_DEFAULT_LANES,
+)
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
-from geom3d.raycast import RayEngine
+from geom3d.raycast import make_engine, selected_backend
 from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
+from geom3d.scene import ahead
 from geom3d.scene.interface import Ruleset
+from geom3d.scene.reach import enclosed_warnings
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
-from geom3d.scene.standing import (
-    SLOPE_WARN_FRACTION,
-    Surface,
-    embedded_reasons,
-    overlap_message,
-)
+from geom3d.scene.standing import Surface, embedded_reasons, footing_messages
 from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
 from geom3d.scene.vehicles import local_hull, place_vehicle
-from geom3d.visibility import InteriorMap, Prover, warm_kernels
+from geom3d.visibility import Prover
 from geom3d.visibility.convex import ConvexSolids
-from geom3d.visibility.ground import GroundBlocks
-from geom3d.visibility.interior_cache import build_interior, interior_key, read_interior
+from geom3d.visibility.interior_cache import build_interior
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
     from geom3d.scene.outcomes import AttackResult
     from geom3d.scene.results import LofResult
+    from geom3d.visibility.cast import VisibilityStats
 
 __all__ = ["Scene", "SceneryMesh", "Trooper"]
 
@@ -62,15 +62,6 @@ _SCENERY_CACHE: OrderedDict[str, BuiltScenery] = OrderedDict()
 _SCENERY_CACHE_SIZE = 4
 
 
-_PROVER_LOCK = threading.Lock()
-
-#: Whether this process has started loading the matrix's kernels (:func:`_warm_ahead`).
-_WARM = {"started": False}
-#: The threads of work started ahead (:func:`_start_background`), for
-#: :func:`settle_background`.
-_BACKGROUND: list[threading.Thread] = []
-_BACKGROUND_LOCK = threading.Lock()
-
 log = logging.getLogger(__name__)
 
 
@@ -79,108 +70,8 @@ def clear_scene_cache() -> None:
     _SCENERY_CACHE.clear()
 
 
-def _proof_map_entry(built: BuiltScenery) -> tuple[str, InteriorMap | None]:
-    """The proof map's cache key for ``built``, and the map when the disk cache has it."""
-    b = built.blocking
-    c = built.pieces[0].closing if built.has_table_mesh else None
-    table = [built.has_table_mesh, c and c.method, c and c.skipped_edges]
-    key = interior_key(b.vertices, b.faces, b.element, extra=repr(table))
-    return key, read_interior(key, b.vertices, b.faces)
-
-
-def _read_proof_map(built: BuiltScenery) -> None:
-    """Start :func:`_proof_map_entry` in a daemon thread (``built.proof_map``, a Future),
-    unless the prover is made or the read is under way. Hashing and reading release the
-    GIL, so it runs beside the BVH build and the rest of the scene's set-up."""
-    if built.prover is not None or built.proof_map is not None:
-        return
-    fut: Future[tuple[str, InteriorMap | None]] = Future()
-
-    def run() -> None:
-        fut.set_running_or_notify_cancel()
-        try:
-            key, interior = _proof_map_entry(built)
-        except BaseException as exc:  # handed to whoever reads the map
-            fut.set_exception(exc)
-            return
-        # what the matrix's first pairs would make next, made here while the main thread
-        # is still busy (and before a fork: once for every worker, geom3d.core.forked)
-        if interior is not None and interior.certifies():
-            built.ground = _quietly(GroundBlocks.from_map, interior)
-        fut.set_result((key, interior))
-        _quietly(_convex_of, built)
-
-    built.proof_map = fut
-    _start_background(run, "geom3d-proof-map")
-
-
-def _convex_of(built: BuiltScenery) -> ConvexSolids:
-    """``built``'s convex pieces, made once (:attr:`Scene.convex_solids`)."""
-    with _PROVER_LOCK:
-        if built.convex is None:
-            b = built.blocking
-            built.convex = ConvexSolids.from_mesh(b.vertices, b.faces, b.element)
-        return built.convex
-
-
-def _quietly(make, *args):
-    """``make(*args)``, or None when it fails (it is then made, and its error raised,
-    where it is first needed)."""
-    try:
-        return make(*args)
-    except Exception:
-        log.debug("geom3d: making %s ahead failed", make.__qualname__, exc_info=True)
-        return None
-
-
-def _warm_ahead() -> None:
-    """Load the compiled kernels of a Line of Fire matrix
-    (:func:`geom3d.visibility.warm_kernels`) in a daemon thread, once per process.
-
-    Started before the scene reads its meshes: loading them from numba's cache (~0.08 s
-    of CPU) then runs while the meshes are read, hashed and merged on one core, instead
-    of beside the BVH build, which takes both. But after the scenery's key is hashed:
-    that reads each file in 1 MB pieces, each waiting to get the GIL back, which the
-    loading holds for milliseconds at a time (a 50 MB table's key took 0.1 s instead of
-    0.035 s beside it).
-    """
-    with _PROVER_LOCK:
-        if _WARM["started"]:
-            return
-        _WARM["started"] = True
-    _start_background(_warm_quietly, "geom3d-warm-kernels")
-
-
-def _start_background(target, name: str) -> None:
-    """Start a daemon thread of the scene's work ahead, known to :func:`settle_background`."""
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    with _BACKGROUND_LOCK:
-        _BACKGROUND[:] = [t for t in _BACKGROUND if t.is_alive()]
-        _BACKGROUND.append(thread)
-    thread.start()
-
-
-def settle_background() -> None:
-    """Wait for the work started ahead (kernels loading, the proof map's read and what
-    is made from it) to end: before a fork (:mod:`geom3d.core.forked`) no other thread
-    of geom3d's may hold a lock (numba's compiler lock, the scenery's), which a forked
-    copy would find held forever."""
-    with _BACKGROUND_LOCK:
-        pending = list(_BACKGROUND)
-    for thread in pending:
-        if thread.is_alive() and thread is not threading.current_thread():
-            thread.join()
-
-
-def _warm_quietly() -> None:
-    try:
-        warm_kernels()
-    except Exception:  # only a head start: the matrix loads (and reports) them itself
-        log.debug("geom3d: loading the Line of Fire kernels ahead failed", exc_info=True)
-
-
 def _scenery_key(scn: Scenario) -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(f"{selected_backend()}\n".encode())  # each backend its own engines
     items = ([scn.table_item] if scn.table_item is not None else []) + list(scn.scenery)
     for it in items:
         src = (
@@ -239,7 +130,7 @@ class Scene:
         The triangles that block Line of Fire (``scenery.subset(blocking_mask)``).
     closing_mask : (scenery.n_triangles,) bool
         Faces added by closing open scans and the table into solids (SPEC 11.1).
-    engine : RayEngine
+    engine : RayBackend
         BVH over ``blocking`` (closing faces included).
     mesh_reports : list of (element id, MeshReport)
     pieces : list of geom3d.scene.scenery.PieceReport
@@ -263,17 +154,17 @@ class Scene:
         self.visibility_cache: dict[tuple[str, str], tuple[Any, ...]] = {}
         self.warnings: list[str] = []
         self.load_stats = LoadStats()
-        key = _scenery_key(scenario)  # before the kernels load ahead (see _warm_ahead)
+        key = _scenery_key(scenario)  # before the kernels load ahead (see ahead.warm_ahead)
         if prefetch_proofs:
-            _warm_ahead()
+            ahead.warm_ahead()
         if key in _SCENERY_CACHE:
             _SCENERY_CACHE.move_to_end(key)
             self.load_stats.cache_hit = True
             built = _SCENERY_CACHE[key]
             if prefetch_proofs:
-                _read_proof_map(built)
+                ahead.read_proof_map(built)
         else:
-            start = _read_proof_map if prefetch_proofs else None
+            start = ahead.read_proof_map if prefetch_proofs else None
             built = build_scenery(scenario, self.load_stats, on_blocking=start)
             _SCENERY_CACHE[key] = built
             while len(_SCENERY_CACHE) > _SCENERY_CACHE_SIZE:
@@ -312,24 +203,13 @@ class Scene:
         }
         specs = tuple(self._as_body(t) for t in scenario.troopers)
         drop_xy = [t for t in specs if len(t.position) == 2]
-        z_drop, variation, overlaps = self.surface.footing(
+        z_drop, variation, overlaps, support = self.surface.footing(
             [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
         )
         z_of = {t.id: float(z) for t, z in zip(drop_xy, z_drop, strict=True)}
-        for t, z, over in zip(drop_xy, z_drop, overlaps, strict=True):
-            if over is not None:
-                self.warnings.append(warning(overlap_message(t.id, float(z), over)))
-        for t, z, var in zip(drop_xy, z_drop, variation, strict=True):
+        for t, z, var, over, sup in zip(drop_xy, z_drop, variation, overlaps, support, strict=True):
             r = self._base_radius(t)
-            if var > SLOPE_WARN_FRACTION * r:
-                self.warnings.append(
-                    note(
-                        f"trooper {t.id!r} stands on uneven ground: the surface under its "
-                        f"base varies by {var:.1f} mm, more than half its base radius "
-                        f"({r:g} mm); placed on the highest point connected to its centre, "
-                        f"z = {z:.1f} mm"
-                    )
-                )
+            self.warnings += footing_messages(t.id, float(z), r, float(var), over, sup)
         engaged = {t.id: set(t.engaged_with) for t in specs}
         for t in specs:
             for o in t.engaged_with:
@@ -372,6 +252,7 @@ class Scene:
             states=t.states,
             engaged_with=engaged,
             route=route,
+            route_dropped=None if t.route is None else tuple(len(p) == 2 for p in t.route),
             unit=t.unit,
             dropped=len(t.position) == 2,
             vehicle=None
@@ -423,7 +304,7 @@ class Scene:
         keep = ~zone[self.scenery.element]
         sub = self.scenery.subset(keep)
         return Surface(
-            RayEngine(sub.vertices, sub.faces),
+            make_engine(sub.vertices, sub.faces),
             sub.vertices,
             sub.faces,
             ~self.closing_mask[keep],
@@ -456,6 +337,8 @@ class Scene:
             ts, self.engine, self.blocking, closing, self._built.solid_of_element
         )
         in_zone = self._in_blocking_zone(ts)
+        alone = [t for t, why in zip(ts, reasons, strict=True) if not why and t.id not in in_zone]
+        self.warnings += [warning(w) for w in enclosed_warnings(self, alone)]  # SPEC 13.1
         for t, why in zip(ts, reasons, strict=True):
             if why and not t.is_marker and t.id not in in_zone:
                 self.warnings.append(
@@ -488,14 +371,14 @@ class Scene:
         """Blocking proofs over this scene's blocking mesh (built on first use, then
         shared by every scene on the same cached scenery)."""
         built = self._built
-        with _PROVER_LOCK:
+        with ahead.PROVER_LOCK:
             if built.prover is None:
                 b = built.blocking
                 if built.proof_map is not None:  # read in the background (prefetch_proofs)
                     pending, built.proof_map = built.proof_map, None  # an error raises once
                     key, interior = pending.result()
                 else:
-                    key, interior = _proof_map_entry(built)
+                    key, interior = ahead._proof_map_entry(built)
                 if interior is None:  # not cached: build it (and store it)
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
@@ -508,7 +391,7 @@ class Scene:
         """The closed convex pieces of this scene's blocking mesh, one per scenery
         element that is one (:mod:`geom3d.visibility.convex`; made on first use, then
         shared by every scene on the same cached scenery)."""
-        return _convex_of(self._built)
+        return ahead.convex_of(self._built)
 
     @property
     def prover_if_built(self) -> Prover | None:
@@ -541,26 +424,63 @@ class Scene:
             f"unknown attack {attack_id!r} (known: {known})", file=self.scenario.name
         )
 
-    def line_of_fire(self, a: str, b: str, **kwargs: Any) -> LofResult:
+    def line_of_fire(self, a: str, b: str, *, stats: VisibilityStats | None = None) -> LofResult:
         """Line of Fire from ``a`` to ``b``, by the ruleset
-        (:func:`geom3d.adjudication.lof.line_of_fire`)."""
-        return self.ruleset.line_of_fire(self, a, b, **kwargs)
+        (:func:`geom3d.adjudication.lof.line_of_fire`: ``stats`` counts the work)."""
+        return self.ruleset.line_of_fire(self, a, b, stats=stats)
 
     def lof_matrix(
-        self, pairs: Iterable[tuple[str, str]] | None = None, **kwargs: Any
+        self,
+        pairs: Iterable[tuple[str, str]] | None = None,
+        *,
+        stats: VisibilityStats | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        threads: int | None = None,
+        areas: bool = False,
+        processes: bool = False,
     ) -> list[LofResult]:
-        """Line of Fire for all ordered pairs, by the ruleset
-        (:func:`geom3d.adjudication.lof.lof_matrix`)."""
-        return self.ruleset.lof_matrix(self, pairs, **kwargs)
+        """Line of Fire for all ordered pairs (or ``pairs``), by the ruleset
+        (:func:`geom3d.adjudication.lof.lof_matrix`, which documents the options)."""
+        return self.ruleset.lof_matrix(
+            self,
+            pairs,
+            stats=stats,
+            progress=progress,
+            threads=threads,
+            areas=areas,
+            processes=processes,
+        )
 
-    def resolve_attack(self, attack_id: str, **kwargs: Any) -> AttackResult:
+    def resolve_attack(
+        self, attack_id: str, *, odds: bool = False, stats: Any = None
+    ) -> AttackResult:
         """Resolve one attack, by the ruleset
-        (:func:`geom3d.adjudication.attacks.resolve_attack`)."""
-        return self.ruleset.resolve_attack(self, attack_id, **kwargs)
+        (:func:`geom3d.adjudication.attacks.resolve_attack`): ``odds`` adds the exact
+        odds (SPEC 12.4); ``stats`` collects the ruleset's counters (Infinity:
+        ``geom3d.placement.blast_focus.FocusStats``)."""
+        return self.ruleset.resolve_attack(self, attack_id, odds=odds, stats=stats)
 
-    def survey(self, **kwargs: Any) -> dict[str, Any]:
-        """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6)."""
-        return self.ruleset.survey(self, **kwargs)
+    def survey(
+        self,
+        *,
+        probe: int = 2,
+        spacing_mm: float = 50.0,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        lanes_count: int = SURVEY_DEFAULT_LANES,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Survey the whole table, by the ruleset (:func:`geom3d.survey.survey`, SPEC 11.6,
+        which documents the options)."""
+        return self.ruleset.survey(
+            self,
+            probe=probe,
+            spacing_mm=spacing_mm,
+            workers=workers,
+            scheduler=scheduler,
+            lanes_count=lanes_count,
+            progress=progress,
+        )
 
     def summary(self) -> dict[str, Any]:
         """Plain-data description of the scene (for ``geom3d demo`` and reports)."""

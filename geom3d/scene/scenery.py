@@ -50,7 +50,8 @@ from geom3d.mesh.closing import ClosingReport, close_table
 from geom3d.mesh.closing_cache import cached_closing, closing_key
 from geom3d.mesh.digest import array_digest
 from geom3d.mesh.winding import close_winding
-from geom3d.raycast import RayBackend, RayEngine
+from geom3d.raycast import make_engine
+from geom3d.raycast.base import RayBackend
 from geom3d.scenario import Scenario, SceneryItem
 from geom3d.scene.piece_messages import closing_message, piece_lines, plausibility_messages
 
@@ -166,6 +167,8 @@ class BuiltScenery:
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
     #: scene started it in the background while the BVH was built (see ``build_scenery``).
     proof_map: Future[tuple[str, InteriorMap | None]] | None = None
+    #: Reachable free space per probe size (:func:`geom3d.scene.reach.reach_map`).
+    reach: dict[tuple[float, float], Any] = field(default_factory=dict)
 
 
 def transform(vertices: np.ndarray, item: SceneryItem) -> np.ndarray:
@@ -208,7 +211,7 @@ class _Ground:
     """Height of the ground (table mesh, z = 0 elsewhere / without one) under points."""
 
     def __init__(self, v: np.ndarray | None, f: np.ndarray | None) -> None:
-        self.engine = RayEngine(v, f) if v is not None and f is not None and len(f) else None
+        self.engine = make_engine(v, f) if v is not None and f is not None and len(f) else None
 
     def __call__(self, xy: np.ndarray) -> np.ndarray:
         xy = np.asarray(xy, np.float64).reshape(-1, 2)
@@ -240,7 +243,7 @@ def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground, grid: bool = False
     gx = np.linspace(lo[0], hi[0], n)
     gy = np.linspace(lo[1], hi[1], n)
     g = np.stack(np.meshgrid(gx, gy, indexing="ij"), axis=-1).reshape(-1, 2)
-    eng = RayEngine(v, f)
+    eng = make_engine(v, f)
     zb, zt = eng.bounds[0, 2] - 1.0, eng.bounds[1, 2] + 1.0
     dist, tri = eng.first_hit(
         np.column_stack([g, np.full(len(g), zb)]), np.column_stack([g, np.full(len(g), zt)])
@@ -319,7 +322,7 @@ def _floating_message(k: int, item: SceneryItem, parts, ground: _Ground, rep) ->
                 of.append(p[1] + off)
                 off += len(p[0])
         ov_all, of_all = np.concatenate(ov), np.concatenate(of)
-        others = RayEngine(ov_all, of_all)
+        others = make_engine(ov_all, of_all)
         top = low + tol
         o = np.column_stack([pts, top])
         e = np.column_stack([pts, top - (gap + tol + 1.0)])
@@ -339,7 +342,7 @@ def _floating_message(k: int, item: SceneryItem, parts, ground: _Ground, rep) ->
             lo, hi = v.min(axis=0) - tol, v.max(axis=0) + tol
             near = ov_all[np.all((ov_all >= lo) & (ov_all <= hi), axis=1)]
             reach = tol + _TOUCH_SLACK_MM  # rays are float32: exactly 1 mm still touches
-            if _near(others, v, reach) or _near(RayEngine(v, f), near, reach):
+            if _near(others, v, reach) or _near(make_engine(v, f), near, reach):
                 return None
     g = float(np.min(gap))
     if g <= tol:
@@ -473,9 +476,9 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
     )
     if on_blocking is not None:
         on_blocking(built)
-    built.engine = RayEngine(built.blocking.vertices, built.blocking.faces)
+    built.engine = make_engine(built.blocking.vertices, built.blocking.faces)
     same = blocking_mask.all()
-    built.all_engine = built.engine if same else RayEngine(mesh.vertices, mesh.faces)
+    built.all_engine = built.engine if same else make_engine(mesh.vertices, mesh.faces)
     stats.bvh_seconds += time.perf_counter() - t0
     return built
 

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from geom3d.bodies.kernels import disc_tops
+from geom3d.core.messages import note, warning
 from geom3d.core.tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
@@ -41,17 +42,23 @@ from geom3d.core.tolerances import (
     STAND_RIM_MM,
 )
 from geom3d.mesh.topology import used_vertices
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
 
 __all__ = [
+    "PERCH_SHARE",
     "SLOPE_WARN_FRACTION",
     "Surface",
     "disc_samples",
     "embedded_reasons",
+    "footing_messages",
     "overlap_message",
 ]
 
+
+#: A base whose connected support covers less than this share of its area is perched
+#: (SPEC 13.1: under half; a warning names the trooper, the piece and the share).
+PERCH_SHARE: float = 0.5
 
 #: Step (mm) past a crossing before the parity probe continues.
 _PARITY_STEP_MM = 1e-3
@@ -186,10 +193,10 @@ class Surface:
 
         :meth:`footing` without the overlaps.
         """
-        z, var, _ = self.footing(centres, radii)
+        z, var, _, _ = self.footing(centres, radii)
         return z, var
 
-    def footing(self, centres, radii) -> tuple[np.ndarray, np.ndarray, list]:
+    def footing(self, centres, radii) -> tuple[np.ndarray, np.ndarray, list, list]:
         """Where base discs rest: the highest ground connected to the centre's support.
 
         The probes of each disc (:func:`disc_samples`) are joined into connected ground
@@ -213,6 +220,10 @@ class Surface:
             the resting height inside the disc but is not connected to its footing: the
             element met there (when the surface knows its elements), how far it reaches
             into the disc from the rim, and its height above the resting height.
+        support : list of (share, element name or None) or None
+            Per disc (None where nothing lies under it): the share of the base's area
+            (its inner probes, evenly spread) over ground connected to its footing, and
+            the element under its centre (SPEC 13.1: under half is *perched*).
         """
         c = np.asarray(centres, np.float64).reshape(-1, 2)
         r = np.asarray(radii, np.float64).reshape(-1)
@@ -220,8 +231,9 @@ class Surface:
         z = np.zeros(k)
         var = np.zeros(k)
         over: list = [None] * k
+        support: list = [None] * k
         if not k or self.engine.n_triangles == 0:
-            return z, var, over
+            return z, var, over, support
         # the highest vertex of the pieces' own faces over each disc, every disc in one
         # pass over the vertices (a million on a scanned table)
         vtops = np.full(k, -np.inf)
@@ -252,9 +264,16 @@ class Surface:
             z[rows[has]] = zc[has]
             both = has & np.isfinite(lo)
             var[rows[both]] = np.maximum(zc[both] - lo[both], 0.0)
+            inner = _inner_count(float(rad), len(off))
             for n_row, row in enumerate(rows):
                 if not has[n_row]:
                     continue
+                share = float(np.count_nonzero(con[n_row, :inner])) / max(inner, 1)
+                centre_tri = int(tri[n_row, foot.centre])
+                under = None
+                if self.element is not None and centre_tri >= 0:
+                    under = self.names[int(self.element[centre_tri])]
+                support[row] = (share, under)
                 high = (
                     ~con[n_row]
                     & ~np.isnan(h[n_row])
@@ -263,19 +282,68 @@ class Surface:
                 if not high.any():
                     continue
                 idx = np.flatnonzero(high)
-                inner = idx[int(np.argmin(foot.radial[idx]))]
+                first = idx[int(np.argmin(foot.radial[idx]))]
                 name = None
-                if self.element is not None and tri[n_row, inner] >= 0:
-                    name = self.names[int(self.element[tri[n_row, inner]])]
-                depth = float(rad - foot.radial[inner])
+                if self.element is not None and tri[n_row, first] >= 0:
+                    name = self.names[int(self.element[tri[n_row, first]])]
+                depth = float(rad - foot.radial[first])
                 over[row] = (name, depth, float(np.max(h[n_row, idx]) - zc[n_row]))
-        return z, var, over
+        return z, var, over, support
 
     def _footing_for(self, radius: float) -> Footing:
         f = self._footings.get(radius)
         if f is None:
             f = self._footings[radius] = Footing(disc_samples(radius))
         return f
+
+
+def _inner_count(radius: float, total: int) -> int:
+    """How many of :func:`disc_samples`' ``total`` offsets for ``radius`` are the inner grid
+    (the rest are the rim's, which come last)."""
+    rim = max(8, math.ceil(2 * math.pi * float(radius) / STAND_RIM_MM))
+    return max(total - rim, 1)
+
+
+def footing_messages(trooper_id: str, z: float, radius: float, var: float, over, support):
+    """What the scene says about a dropped trooper's footing (SPEC 12.2, 13.1): a warning
+    when it overlaps scenery it does not stand on, a note when the ground under it is
+    uneven, a warning when it is *perched* (its support covers less than
+    :data:`PERCH_SHARE` of its base: a wall top, a crate's rim).
+
+    Parameters
+    ----------
+    trooper_id : str
+    z, radius, var : float, mm
+        Resting height, base radius, variation of the ground under it.
+    over, support
+        From :meth:`Surface.footing` for this trooper.
+
+    Returns
+    -------
+    list of Message
+    """
+    out = []
+    if over is not None:
+        out.append(warning(overlap_message(trooper_id, z, over)))
+    if var > SLOPE_WARN_FRACTION * radius:
+        out.append(
+            note(
+                f"trooper {trooper_id!r} stands on uneven ground: the surface under its "
+                f"base varies by {var:.1f} mm, more than half its base radius "
+                f"({radius:g} mm); placed on the highest point connected to its centre, "
+                f"z = {z:.1f} mm"
+            )
+        )
+    if support is not None and support[0] < PERCH_SHARE:
+        share, piece = support
+        on = f"on {piece!r}" if piece else "on scenery"
+        out.append(
+            warning(
+                f"trooper {trooper_id!r} is perched {on}: only {share:.0%} of its base is "
+                f"supported (less than half; z = {z:.1f} mm): a model would not stand there"
+            )
+        )
+    return out
 
 
 def _crossing_parity(engine, element, counted, mids: np.ndarray, n_el: int) -> np.ndarray:

@@ -40,6 +40,9 @@ class Trooper:
     engaged_with : tuple of str
         Symmetric: if A lists B, both are engaged with each other.
     route : (k, 3) tuple of tuples, mm, or None
+    route_dropped : (k,) tuple of bool, or None
+        Which route points were given ``[x, y]`` (dropped): a stretch between two of them
+        follows the ground (SPEC 13.1, :func:`geom3d.adjudication.routepath.route_path`).
     unit : str or None
     dropped : bool
         True when z came from drop-to-surface.
@@ -60,6 +63,7 @@ class Trooper:
     unit: str | None = None
     dropped: bool = False
     vehicle: VehicleBody | None = None
+    route_dropped: tuple[bool, ...] | None = None
 
     @functools.cached_property
     def cylinder(self) -> Cylinder:

@@ -38,7 +38,8 @@ from geom3d.core.errors import MeshError
 from geom3d.core.tolerances import GEOM_EPS_MM, MIN_BODY_MM
 from geom3d.mesh import box_mesh, load_mesh
 from geom3d.placement.vehicles import HullPlan
-from geom3d.raycast import RayBackend, RayEngine
+from geom3d.raycast import make_engine
+from geom3d.raycast.base import RayBackend
 from geom3d.scenario.vehicles import VehicleSpec
 
 __all__ = [
@@ -249,6 +250,6 @@ def engine_for(scene, ids) -> RayBackend:
             return cache[key]
     mesh = blocking_mesh(scene, key)
     assert mesh is not None  # some hull is kept
-    engine = RayEngine(*mesh)
+    engine = make_engine(*mesh)
     with _ENGINES_LOCK:
         return _ENGINES[scene].setdefault(key, engine)

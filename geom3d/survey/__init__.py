@@ -5,7 +5,7 @@ Probes (a silhouette, default 2) stand on a grid at every walkable level
 3 x 3 mm rule with arcs ignored and probes not blocking each other, spread over local
 processes or a Dask cluster (:mod:`.pairs`); :mod:`.analysis` turns the answers into sees
 counts, lanes, zone shares, distance bands and health findings; :mod:`.document` writes
-the SPEC 11.6 document; :mod:`.compare` compares two surveys; :mod:`.command` is the
+the SPEC 11.6 document; :mod:`.compare` compares two surveys; :mod:`geom3d.commands.survey` is the
 ``geom3d survey`` subcommand (imported by the CLI only: it loads scenario files).
 
 >>> from geom3d import load_scene

@@ -213,6 +213,16 @@ def _points(xy: np.ndarray, units: str) -> str:
     return f"{shown}{more} {units}"
 
 
+def enclosed_line(grid: ProbeGrid, units: str) -> str:
+    """How many spots were dropped as enclosed (SPEC 13.1), by which pieces, and where."""
+    by = ", ".join(f"{name!r} {n}" for name, n in grid.enclosed_by)
+    return (
+        f"{len(grid.enclosed)} spots enclosed (inside a solid or a sealed cavity, no way in "
+        f"from the open air; not standable): in {by}; at "
+        f"{_points(grid.enclosed[:, :2], units)}"
+    )
+
+
 def health_warnings(scene: Scene, grid: ProbeGrid) -> list[str]:
     """Health findings (see module docstring), in a fixed order."""
     units = scene.scenario.units
@@ -222,6 +232,8 @@ def health_warnings(scene: Scene, grid: ProbeGrid) -> list[str]:
             f"{int(grid.hole.sum())} grid points over holes in the table mesh: "
             f"{_points(grid.grid_xy[grid.hole], units)}"
         )
+    if len(grid.enclosed):
+        out.append(enclosed_line(grid, units))
     bad = grid.no_stand & ~grid.hole
     if bad.any():
         out.append(

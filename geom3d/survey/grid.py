@@ -14,8 +14,10 @@ when
 * it is not inside a closed piece (the first surface straight above faces up, i.e. it is
   seen from inside).
 
-Resting heights at one grid point closer than
-:data:`~geom3d.core.tolerances.SURVEY_LEVEL_MERGE_MM` are one position. ``level`` numbers the
+One level per surface (SPEC 13.1): two spots at one grid point are two levels only when
+solid lies between them (:func:`_one_level_per_surface`); a slope, a step or a scan's
+rough skin gives one position, at the upper spot (the 12.2 height). Spots a probe cannot
+walk into from the open air are dropped (:mod:`geom3d.scene.reach`). ``level`` numbers the
 positions of one grid point from the bottom (0: the lowest place a probe stands there, the
 table or a ground floor; 1: the next one up, a first floor or a roof; ...).
 
@@ -25,7 +27,8 @@ Surfaces are all scenery (blocking or not), as for troopers dropped onto the tab
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,8 +46,9 @@ from geom3d.core.tolerances import (
     UPWARD_NORMAL_MIN_Z,
 )
 from geom3d.mesh import used_vertices
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
+from geom3d.scene.reach import enclosing_pieces, reach_map
 from geom3d.scene.scene import Scene
 
 __all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
@@ -88,6 +92,12 @@ class ProbeGrid:
         The grid point lies over the table mesh's extent but no surface is under it.
     no_stand : (g,) bool
         No probe stands anywhere at the grid point.
+    enclosed : (e, 3) float64, mm
+        Spots dropped because the probe there is not in free space connected to the open
+        air (SPEC 13.1, :mod:`geom3d.scene.reach`): inside a solid or a sealed cavity.
+    enclosed_by : tuple of (str, int)
+        The pieces enclosing them (met first straight above), with their counts, most
+        first.
     """
 
     spacing: float
@@ -97,6 +107,8 @@ class ProbeGrid:
     cell: np.ndarray
     hole: np.ndarray
     no_stand: np.ndarray
+    enclosed: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    enclosed_by: tuple[tuple[str, int], ...] = ()
 
 
 def probe_for(scene: Scene, silhouette: int) -> Probe:
@@ -325,6 +337,42 @@ def _blocked(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.nda
     return out
 
 
+def _one_level_per_surface(
+    gr: _Ground, xy: np.ndarray, pi: np.ndarray, rest: np.ndarray, probe: Probe
+) -> np.ndarray:
+    """Which spots are levels of their own (SPEC 13.1: one level per surface).
+
+    ``pi``/``rest`` are sorted by grid point, then height. Two spots at one grid point are
+    two levels only when solid lies between them: the lower probe fits under the upper
+    one's floor (they are at least the probe's height less ``SURVEY_FOOT_MM`` apart) and
+    a surface crosses the axis between them. Otherwise (a slope, a step, a scan's rough or
+    doubled skin, spots closer than ``SURVEY_LEVEL_MERGE_MM``) they are one level, at the
+    upper spot: the height a trooper dropped there rests at (SPEC 12.2, from above).
+
+    Returns
+    -------
+    (n,) bool
+        The spots kept.
+    """
+    keep = np.ones(len(pi), dtype=bool)
+    if len(pi) < 2:
+        return keep
+    pair = np.flatnonzero(pi[1:] == pi[:-1])  # spot pair[k] and the one just above it
+    if not len(pair):
+        return keep
+    lo, hi = rest[pair], rest[pair + 1]
+    apart = (hi - lo >= probe.height - SURVEY_FOOT_MM) & (hi - lo >= SURVEY_LEVEL_MERGE_MM)
+    between = np.zeros(len(pair), dtype=bool)
+    ask = np.flatnonzero(apart)
+    if len(ask) and gr.engine.n_triangles:
+        p = xy[pi[pair[ask]]]
+        o = np.column_stack([p, lo[ask] + SURVEY_FOOT_MM])
+        e = np.column_stack([p, hi[ask]])
+        between[ask] = gr.engine.occluded(o, e)
+    keep[pair[~(apart & between)]] = False  # merged into the spot above
+    return keep
+
+
 def place_probes(
     scene: Scene, probe: Probe, spacing: float, *, all_pairs: bool = True
 ) -> ProbeGrid:
@@ -366,6 +414,8 @@ def place_probes(
         lo, hi = tv[:, :2].min(axis=0), tv[:, :2].max(axis=0)
         inside = np.all((xy >= lo) & (xy <= hi), axis=1)
         hole = inside & ~any_hit
+    enclosed = np.zeros((0, 3))
+    enclosed_by: tuple[tuple[str, int], ...] = ()
     if len(pi) and eng.n_triangles:
         rest = _rest_heights(gr, xy[pi], pz, probe)
         ok = ~_blocked(gr, xy[pi], rest, probe)
@@ -374,11 +424,17 @@ def place_probes(
         rest = pz
     order = np.lexsort((rest, pi))
     pi, rest = pi[order], rest[order]
-    keep = np.ones(len(pi), dtype=bool)
-    if len(pi):
-        same = (pi[1:] == pi[:-1]) & (np.diff(rest) < SURVEY_LEVEL_MERGE_MM)
-        keep[1:] = ~same
+    keep = _one_level_per_surface(gr, xy, pi, rest, probe)
     pi, rest = pi[keep], rest[keep]
+    if len(pi) and eng.n_triangles:
+        # SPEC 13.1: only where the probe can walk in from the open air
+        spots = np.column_stack([xy[pi], rest])
+        open_air = reach_map(scene, probe.radius, probe.height).reachable(spots)
+        if not open_air.all():
+            enclosed = spots[~open_air]
+            names = Counter(enclosing_pieces(scene, enclosed, probe.height))
+            enclosed_by = tuple(sorted(names.items(), key=lambda kv: (-kv[1], kv[0])))
+        pi, rest = pi[open_air], rest[open_air]
     level = np.zeros(len(pi), dtype=np.int64)
     for k in range(1, len(pi)):
         if pi[k] == pi[k - 1]:
@@ -386,4 +442,14 @@ def place_probes(
     positions = np.column_stack([xy[pi], rest]) if len(pi) else np.zeros((0, 3))
     no_stand = np.ones(g, dtype=bool)
     no_stand[pi] = False
-    return ProbeGrid(float(spacing), xy, positions, level, pi.astype(np.int64), hole, no_stand)
+    return ProbeGrid(
+        float(spacing),
+        xy,
+        positions,
+        level,
+        pi.astype(np.int64),
+        hole,
+        no_stand,
+        enclosed,
+        enclosed_by,
+    )

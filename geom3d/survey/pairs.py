@@ -11,9 +11,9 @@ contiguous chunks; a chunk's answers do not depend on where it ran, so the resul
 same for any number of workers and on Dask.
 
 * ``workers=1``: in-process, on the scene's own BVH and prover;
-* ``workers=N``: a local process pool (``forkserver`` where available, else ``spawn``:
-  safe with Embree's threads); each worker builds the BVH and the prover of the blocking
-  scenery once;
+* ``workers=N``: on Linux, this process and ``N - 1`` forked copies that read its BVH and
+  prover in place; elsewhere (or ``GEOM3D_START_METHOD=spawn``) ``N`` spawned workers
+  that each build the BVH and the prover once (:mod:`geom3d.survey.runners`);
 * ``scheduler=ADDR``: an existing Dask cluster (``distributed``); the job (blocking mesh,
   its solids and probe cylinders) is scattered to every worker once.
 """
@@ -21,7 +21,6 @@ same for any number of workers and on Dask.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,8 +29,9 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
-from geom3d.raycast import RayEngine
-from geom3d.survey.runners import Tasks, run_dask, run_pool
+from geom3d.execution.policy import choose_workers, cpu_count
+from geom3d.raycast import make_engine
+from geom3d.survey.runners import POOL_PAYS_FROM, Tasks, run_chunks
 from geom3d.visibility import InteriorMap, Prover, VisibilityStats, pair_patch
 from geom3d.visibility.cast import SEARCH_COUNTERS
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
@@ -196,7 +196,7 @@ def scenery_tools(job: Any, engine: Any = None, prover: Any = None) -> tuple[Any
     the prover reads the scene's interior map from the disk cache (``map_key``) or builds
     it.
     """
-    eng = engine if engine is not None else RayEngine(job.vertices, job.faces)
+    eng = engine if engine is not None else make_engine(job.vertices, job.faces)
     if not job.proofs:
         return eng, None
     if engine is not None and prover is not None:
@@ -251,15 +251,12 @@ def _run_chunk(state: tuple, start: int, stop: int) -> tuple[np.ndarray, np.ndar
 
 
 def _init_pool(job: PairJob) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _setup(job)
 
 
-def _pool_task(start: int, stop: int) -> tuple[int, np.ndarray, np.ndarray]:
+def _pool_task(chunk: tuple[int, int], stage) -> tuple[int, np.ndarray, np.ndarray]:
     (state,) = _WORKER.values()  # set up by the pool initializer
-    return start, *_run_chunk(state, start, stop)
+    return chunk[0], *_run_chunk(state, *chunk)
 
 
 def _dask_task(job: PairJob, start: int, stop: int) -> tuple[int, np.ndarray, np.ndarray]:
@@ -268,8 +265,7 @@ def _dask_task(job: PairJob, start: int, stop: int) -> tuple[int, np.ndarray, np
 
 #: The survey's worker tasks (:mod:`geom3d.survey.runners`).
 _TASKS = Tasks(
-    module="geom3d.survey.pairs",
-    init_pool=_init_pool,
+    setup=_init_pool,
     pool_task=_pool_task,
     dask_task=_dask_task,
     what="survey",
@@ -298,7 +294,8 @@ def visible_pairs(
         in-process with ``engine`` (a function is called only then); built when absent.
         Unused when ``job`` carries no solids.
     workers : int, optional
-        Local processes (default: ``os.cpu_count()``); 1 runs in-process.
+        Local processes (default: ``auto``, :func:`geom3d.execution.policy.choose_workers`:
+        in-process for a few chunks, else one process per CPU); 1 runs in-process.
     scheduler : str, optional
         Dask scheduler address: run on that cluster instead.
     progress : callable(done, total), optional
@@ -320,26 +317,19 @@ def visible_pairs(
         counters = {k: int(c) for k, c in zip(COUNTERS, cnt, strict=True)}
         return {"executor": executor, "workers": n, "counters": counters}
 
-    if scheduler is not None:
-        chunks = chunk_bounds(n_pairs, 8)
-        n = run_dask(_TASKS, job, chunks, scheduler, out, cnt, cb)
-        return out, info("dask", n)
-    n = workers if workers is not None else (os.cpu_count() or 1)
-    if n < 1:
-        raise UsageError(f"--workers: must be at least 1 (got {n})")
-    chunks = chunk_bounds(n_pairs, n)
-    n = max(1, min(n, len(chunks)))
-    if n == 1:
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers: must be at least 1 (got {workers})")
+    chunks = chunk_bounds(n_pairs, 8 if scheduler is not None else (workers or cpu_count()))
+    n, _ = choose_workers(workers, len(chunks), pool_pays_from=POOL_PAYS_FROM)
+
+    def local():
         state = _setup(job, engine, prover)
-        try:
-            done = 0
-            for s, e in chunks:
-                out[s:e], c = _run_chunk(state, s, e)
-                cnt += c
-                done += e - s
-                cb(done, n_pairs)
-        finally:
-            _WORKER.clear()  # do not keep the caller's BVH and prover alive
-        return out, info("in-process", 1)
-    run_pool(_TASKS, job, chunks, n, out, cnt, cb)
-    return out, info("processes", n)
+        return lambda s, e: _run_chunk(state, s, e)
+
+    try:
+        executor, n = run_chunks(
+            _TASKS, job, chunks, n, out, cnt, cb, local=local, scheduler=scheduler
+        )
+    finally:
+        _WORKER.clear()  # do not keep the caller's BVH and prover alive
+    return out, info(executor, n)

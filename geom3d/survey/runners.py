@@ -1,14 +1,21 @@
-"""Running chunks of a job in worker processes or on a Dask cluster, for the survey's
-pairs (:mod:`geom3d.survey.pairs`) and the exposure map's cells
-(:mod:`geom3d.exposure.jobs`): one implementation of the hardening both need (issue 33):
-workers run the parent's geom3d, a dead worker or a stalled Dask worker is one clear
-error saying what was not computed, and Ctrl-C or SIGTERM stop every worker and the
-fork server.
+"""Chunks of a job (the survey's pairs, :mod:`geom3d.survey.pairs`; the exposure map's
+cells, :mod:`geom3d.exposure.jobs`) on the execution layer (:mod:`geom3d.execution`).
+
+- in this process, on the caller's scene (its BVH and proofs);
+- on Linux, shared with forked copies of this process (:func:`geom3d.execution.shared.
+  shared_map`): they read the parent's BVH and proofs in place, nothing is pickled but the
+  answers, and a failed copy's chunks are computed here;
+- elsewhere (or ``GEOM3D_START_METHOD=spawn``), a pool of spawned workers, each set up
+  once from the pickled job (:func:`geom3d.execution.pool.run_pool`): a dead or stalled
+  worker's chunk is redone once, then the run fails with one line saying what is missing;
+- on a Dask cluster (:func:`geom3d.execution.dask.run_dask`).
+
+Every chunk's answers are the same wherever it ran, so the result does not depend on
+the choice. Ctrl-C and SIGTERM stop every worker on the way out.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,53 +23,44 @@ from typing import Any
 import numpy as np
 
 from geom3d.core.errors import WorkerLost
-from geom3d.core.runtime import same_code_in_workers
-from geom3d.core.scheduler_address import connect
 from geom3d.core.tolerances import SURVEY_STALL_S
-from geom3d.survey._stop import stop_pool
+from geom3d.execution.pool import Lost, Work, run_pool
+from geom3d.execution.shared import fork_usable, shared_map
 
-__all__ = ["Tasks", "run_dask", "run_pool"]
+__all__ = ["POOL_PAYS_FROM", "Tasks", "run_chunks"]
+
+#: ``--workers auto``: the fewest chunks of work for which workers beat one process.
+#: A chunk is 16 to 2,000 questions (:func:`geom3d.survey.pairs.chunk_bounds`); below
+#: this many the job is done here.
+POOL_PAYS_FROM = 4
+
+#: ``chunk(start, stop) -> (answers, counters)``
+Chunk = Callable[[int, int], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
 class Tasks:
-    """What the workers of one kind of job run.
+    """What the workers of one kind of job run (module-level callables).
 
     Attributes
     ----------
-    module : str
-        The module the fork server preloads (it defines the functions below).
-    init_pool : callable
-        ``init_pool(job)``: a pool worker's initializer.
-    pool_task, dask_task : callable
-        ``pool_task(start, stop)`` and ``dask_task(job, start, stop)``, each returning
-        ``(start, answers, counters)`` of one chunk.
+    setup : callable(job)
+        A spawned worker's set-up (its BVH and proofs, from the pickled job).
+    pool_task : callable((start, stop), stage) -> (start, answers, counters)
+        One chunk in a spawned worker, after ``setup``.
+    dask_task : callable(job, start, stop) -> (start, answers, counters)
     what, items : str
         The command and the unit its messages name (``survey``, ``pairs``).
     """
 
-    module: str
-    init_pool: Callable[[Any], None]
-    pool_task: Callable[[int, int], tuple[int, np.ndarray, np.ndarray]]
-    dask_task: Callable[[Any, int, int], tuple[int, np.ndarray, np.ndarray]]
+    setup: Callable[[Any], None]
+    pool_task: Callable[[tuple[int, int], Callable[[str], None]], tuple]
+    dask_task: Callable[[Any, int, int], tuple]
     what: str
     items: str
 
 
-def _mp_context(module: str) -> Any:
-    """The fork server preloading ``module`` where there is one, else spawn."""
-    import multiprocessing as mp
-
-    same_code_in_workers()
-
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload([module])
-        return ctx
-    return mp.get_context("spawn")
-
-
-def run_pool(
+def run_chunks(
     tasks: Tasks,
     job: Any,
     chunks: list[tuple[int, int]],
@@ -70,97 +68,80 @@ def run_pool(
     out: np.ndarray,
     counters: np.ndarray,
     progress: Callable[[int, int], None],
-) -> None:
-    """Run ``chunks`` of ``job`` on ``workers`` local processes into ``out[start:stop]``
-    (their counters added into ``counters``), calling ``progress(done, total)``.
+    *,
+    local: Callable[[], Chunk],
+    scheduler: str | None = None,
+) -> tuple[str, int]:
+    """Fill ``out[start:stop]`` for every chunk (counters added into ``counters``).
+
+    Parameters
+    ----------
+    local : callable() -> chunk function
+        The caller's state, made here (BVH, proofs): used in-process and by forked copies.
+    workers : int
+        Processes in all (1: in this process); ignored with ``scheduler``.
+
+    Returns
+    -------
+    (executor, workers)
+        ``in-process``, ``processes`` or ``dask``, and how many.
 
     Raises
     ------
     WorkerLost
-        A worker died (OOM killer, kill -9): what was not computed is said.
+        A chunk could not be computed (its worker died twice, or the cluster lost it).
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
+    total = len(out)
+    done = [0]
 
-    ex = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=_mp_context(tasks.module),
-        initializer=tasks.init_pool,
-        initargs=(job,),
-    )
-    done = 0
-    try:
-        futs = [ex.submit(tasks.pool_task, s, e) for s, e in chunks]
-        for fut in as_completed(futs):
-            start, vis, cnt = fut.result()
-            out[start : start + len(vis)] = vis
-            counters += cnt
-            done += len(vis)
-            progress(done, len(out))
-    except BrokenProcessPool:  # a worker was killed (OOM killer, kill -9) or crashed
-        stop_pool(ex)
+    def store(start: int, vis: np.ndarray, cnt: np.ndarray) -> None:
+        out[start : start + len(vis)] = vis
+        counters[:] += cnt
+        done[0] += len(vis)
+        progress(done[0], total)
+
+    lost: list[Lost] = []
+    if scheduler is not None:
+        from geom3d.execution.dask import run_dask
+
+        n = run_dask(
+            tasks.dask_task, chunks, scheduler,
+            on_result=lambda i, r, t: store(*r), on_lost=lost.append,
+            stall_s=SURVEY_STALL_S, scatter=job,
+        )  # fmt: skip
+        _raise_lost(tasks, lost, total, done[0], f"the Dask cluster at {scheduler}")
+        return "dask", n
+    workers = max(1, min(workers, len(chunks)))
+    if workers == 1 or fork_usable():
+        run = local()
+        upto = [0]
+        for s, e in chunks:
+            upto.append(upto[-1] + e - s)
+
+        def one(k: int) -> tuple[np.ndarray, np.ndarray]:
+            return run(*chunks[k])
+
+        got = shared_map(
+            one, len(chunks), children=workers - 1, chunk=1,
+            progress=lambda k: progress(upto[k], total),
+        )  # fmt: skip
+        for (s, _), (vis, cnt) in zip(chunks, got, strict=True):
+            out[s : s + len(vis)] = vis
+            counters[:] += cnt
+        return ("in-process", 1) if workers == 1 else ("processes", workers)
+    work = Work(task=tasks.pool_task, setup=tasks.setup, payload=job)
+    report = run_pool(
+        work, chunks, workers=workers, on_result=lambda i, r, t: store(*r),
+        on_lost=lost.append, method="spawn",
+    )  # fmt: skip
+    _raise_lost(tasks, lost, total, done[0], "a worker process")
+    return "processes", max(1, report.most)
+
+
+def _raise_lost(tasks: Tasks, lost: list[Lost], total: int, done: int, where: str) -> None:
+    if lost:
         raise WorkerLost(
-            f"{tasks.what}: a worker process died; {len(out) - done:,} of {len(out):,} "
+            f"{tasks.what}: {where} stopped ({lost[0].why}); {total - done:,} of {total:,} "
             f"{tasks.items} were not computed and nothing was written (run again; "
             "--workers 1 runs in this process)"
-        ) from None
-    except BaseException:  # Ctrl-C, SIGTERM or a failed chunk: stop the workers now
-        stop_pool(ex)
-        raise
-    ex.shutdown(wait=True)
-
-
-def run_dask(
-    tasks: Tasks,
-    job: Any,
-    chunks: list[tuple[int, int]],
-    address: str,
-    out: np.ndarray,
-    counters: np.ndarray,
-    progress: Callable[[int, int], None],
-) -> int:
-    """:func:`run_pool` on the Dask cluster at ``address``; returns its worker count.
-
-    Raises
-    ------
-    WorkerLost
-        No chunk finished for ``SURVEY_STALL_S`` seconds (a stalled worker).
-    """
-    client = connect(address)  # first: a clear usage error when Dask is not installed
-    from distributed import wait
-
-    try:
-        n_workers = len(client.scheduler_info().get("workers", {}))
-        remote = client.scatter(job, broadcast=True)
-        futs = [client.submit(tasks.dask_task, remote, s, e, pure=False) for s, e in chunks]
-        done, pending = 0, set(futs)
-        last = time.monotonic()
-        while pending:
-            finished = {f for f in pending if f.done()}
-            for fut in finished:
-                start, vis, cnt = fut.result()
-                fut.release()
-                out[start : start + len(vis)] = vis
-                counters += cnt
-                done += len(vis)
-                progress(done, len(out))
-            pending -= finished
-            now = time.monotonic()
-            if finished:
-                last = now
-            elif now - last > SURVEY_STALL_S:  # a stalled worker (no nanny) holds a chunk
-                for fut in pending:
-                    fut.cancel()
-                raise WorkerLost(
-                    f"{tasks.what}: the Dask cluster at {address} finished no {tasks.items} "
-                    f"for {SURVEY_STALL_S:g} s (a stalled worker?); {len(out) - done:,} of "
-                    f"{len(out):,} {tasks.items} were not computed and nothing was written"
-                )
-            if pending:
-                try:
-                    wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
-                except Exception:  # the poll's time-out: nothing finished
-                    pass
-    finally:
-        client.close()
-    return n_workers
+        )

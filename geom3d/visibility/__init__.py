@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.visibility.apparent import (
     ApparentView,
     PatchLattice,

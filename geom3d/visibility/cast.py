@@ -23,7 +23,8 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernels import cast_view_rays
 from geom3d.core.tolerances import HIDDEN_MARGIN_MM, SURFACE_BOX_PAD_MM
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
+from geom3d.raycast.compiled import lent_scene
 from geom3d.visibility._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
 from geom3d.visibility._leaf_kernels import NO_TREES
 from geom3d.visibility.apparent import ApparentView
@@ -258,7 +259,7 @@ class ClearToTarget:
         self.stats = stats
         self.proof = proof
         self.flip = flip
-        self._scene = engine.compiled_scene()
+        self._scene = lent_scene(engine)  # None: through engine.occluded_segments
         # the records as plain tuples: typed in C at each call (see ProofTrees)
         self._args = (
             None

@@ -30,7 +30,8 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES, PROOF_EPS_MM
 from geom3d.mesh.primitives import box_mesh
-from geom3d.raycast import RayBackend, RayEngine
+from geom3d.raycast import backend_class
+from geom3d.raycast.base import RayBackend
 from geom3d.visibility.apparent import PatchLattice
 from geom3d.visibility.cast import (
     ClearToTarget,
@@ -237,7 +238,7 @@ def warm_kernels(interior: InteriorMap | None = None, *, search: bool = True) ->
     near.blocks_axis(a, b)
     near.hidden(eye_points(a, b, limit=4), b)
     GroundBlocks.from_map(_toy_map())  # (the profiles' own kernels: with the search)
-    RayEngine.warm()  # the one segment a proof casts first (Prover.pair)
+    backend_class().warm()  # the one segment a proof casts first (Prover.pair)
     if search:
         warm_search(b, occ, PatchLattice(PATCH_MM))  # and the search itself, no eye given
 

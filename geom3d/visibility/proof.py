@@ -42,7 +42,7 @@ from geom3d.core.tolerances import (
     PROOF_WALL_MIN_TILT_DEG,
     SURFACE_BOX_PAD_MM,
 )
-from geom3d.raycast import RayBackend
+from geom3d.raycast.base import RayBackend
 from geom3d.visibility._leaf_kernels import ProofTrees, settled_eyes, settled_packed
 from geom3d.visibility._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
 from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile

@@ -13,8 +13,8 @@ import pytest
 from support import box, make_scene, real_meshes_dir, trooper
 
 from geom3d.adjudication.lof import in_front_arc, pair_visibility
-from geom3d.core import forked
 from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
+from geom3d.execution import shared
 from geom3d.visibility import find_patch
 
 A = trooper("a", [0, 0], facing_deg=0)
@@ -356,8 +356,8 @@ def test_matrix_shared_with_forked_workers_is_the_same(monkeypatch, areas):
     scenery = [box("w1", [10, 120, 50], [100, 60], 20), box("w2", [80, 10, 30], [120, 150])]
     one = make_scene(troopers, scenery).lof_matrix(threads=1, areas=areas)
     forks = []
-    start = forked._start_child
-    monkeypatch.setattr(forked, "_start_child", lambda *a: forks.append(1) or start(*a))
+    start = shared._fork_child
+    monkeypatch.setattr(shared, "_fork_child", lambda *a: forks.append(1) or start(*a))
     calls = []
     scene = make_scene(troopers, scenery)
     res = scene.lof_matrix(
@@ -383,8 +383,8 @@ def test_route_pairs_in_forked_workers_are_the_same(monkeypatch):
     scenery = [box("w", [10, 60, 60], [70, 40])]
     one = make_scene(troopers, scenery).lof_matrix(threads=1)
     forks = []
-    start = forked._start_child
-    monkeypatch.setattr(forked, "_start_child", lambda *a: forks.append(1) or start(*a))
+    start = shared._fork_child
+    monkeypatch.setattr(shared, "_fork_child", lambda *a: forks.append(1) or start(*a))
     res = make_scene(troopers, scenery).lof_matrix(threads=2, processes=True)
     assert len(forks) == 2  # the static pairs, then the route pairs
     assert [r.to_dict() for r in res] == [r.to_dict() for r in one]

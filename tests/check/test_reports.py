@@ -86,9 +86,11 @@ def test_github_annotations(warned, capsys, tmp_path):
     text = wrong.read_text().splitlines()
     # line= is where each expectation's field is written (1-based)
     at = {k: text.index(f"    {k}: false") + 1 for k in ("lof", "visible")}
+    # a scene warning about troopers carries the line of the first one's entry (SPEC 13.4)
+    a_at = (warned / "overlap.yaml").read_text().splitlines().index("- id: a") + 1
     assert main(["check", "b", "--workers", "1", "--format", "github", "--quiet"]) == 1
     assert capsys.readouterr().out.splitlines()[:3] == [
-        f"::warning file=b/overlap.yaml,title=scene warning::{OVERLAP_WARNING}",
+        f"::warning file=b/overlap.yaml,line={a_at},title=scene warning::{OVERLAP_WARNING}",
         f"::error file=b/wrong.yaml,line={at['lof']},title=geom3d check::lof[a->b].lof: "
         "expected false, got true",
         f"::error file=b/wrong.yaml,line={at['visible']},title=geom3d check::lof[a->b].visible: "
@@ -98,7 +100,7 @@ def test_github_annotations(warned, capsys, tmp_path):
     main(["check", "b", "--workers", "1", "--format", "github", "--strict"])
     out = capsys.readouterr().out
     assert out.startswith("::error file=b/overlap.yaml,title=geom3d check::fail: 1 scene")
-    assert f"::error file=b/overlap.yaml,title=scene warning::{OVERLAP_WARNING}" in out
+    assert f"::error file=b/overlap.yaml,line={a_at},title=scene warning::{OVERLAP_WARNING}" in out
     assert "geom3d check" in out and "Problems:" in out
 
 

@@ -211,7 +211,7 @@ def test_metre_dem_declared_as_mm_is_flagged(tmp_path):
 def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
     import geom3d.api as api
 
-    asked = spy_prefetch(monkeypatch, api, "load_scene")
+    asked = spy_prefetch(monkeypatch, api, "build_scene")
     path = _scenario(tmp_path / "s.json", SCENERY)
     argv = ["survey", str(path), "--spacing", "150", "--out", str(tmp_path / "o"), "--quiet"]
     assert main([*argv, "--workers", "1"]) == 0

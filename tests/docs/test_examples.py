@@ -12,9 +12,10 @@ What counts as an example:
   first, so the commands of the same page can use it. The command must exit 0, or 2
   when the lines shown after it start with ``geom3d: error:``.
 
-```text blocks are illustrations and are not run. ``geom3d view`` needs a display, so it
-must not appear in a console block. Diagram commands need the viewer extra (marked
-``viewer``); slow ones are marked ``slow`` (they still run in CI).
+```text blocks are illustrations and are not run. ``geom3d view`` needs a display and
+``geom3d serve`` runs until it is stopped, so neither may appear in a console block.
+Diagram commands need the viewer extra (marked ``viewer``); slow ones are marked ``slow``
+(they still run in CI).
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ COMMANDS = [
 HELP = [
     pytest.param(name, examples, id=f"help-{name}", marks=_marks(examples[0]))
     for name, examples in help_examples().items()
-    if name != "view"  # needs a display
+    if name not in ("view", "serve")  # needs a display; serves until it is stopped
 ]
 
 
@@ -144,6 +145,8 @@ def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
     assert argv[0] == "geom3d", argv
     if argv[1:2] == ["view"]:
         pytest.fail("`geom3d view` needs a display: show it in a ```text block")
+    if argv[1:2] == ["serve"]:
+        pytest.fail("`geom3d serve` runs until stopped: show it in a ```text block")
     if argv[1:2] == ["render"]:
         pytest.importorskip("pyvista")
     try:

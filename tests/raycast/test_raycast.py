@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 from geom3d.core.errors import InputError, ShapeError
 from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.mesh import box_mesh
-from geom3d.raycast import BACKENDS, DEFAULT_BACKEND, RayBackend, RayEngine, make_engine
+from geom3d.raycast import (
+    BACKENDS,
+    DEFAULT_BACKEND,
+    RayBackend,
+    RayEngine,
+    backend_class,
+    make_engine,
+)
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +92,10 @@ def test_trusted_path_agrees_with_the_validated_one(cube):
 
 
 def test_every_registered_backend_implements_the_interface():
-    assert RayEngine is BACKENDS[DEFAULT_BACKEND]
+    assert RayEngine is backend_class(DEFAULT_BACKEND)
     v, f = box_mesh([10, 10, 10])
-    for name, cls in BACKENDS.items():
+    for name in BACKENDS:
+        cls = backend_class(name)
         eng = make_engine(v, f, name)
         assert isinstance(eng, cls) and isinstance(eng, RayBackend)
         assert eng.n_triangles == 12

@@ -78,8 +78,8 @@ class ToyRuleset(StandardRuleset):
 
     calls: ClassVar[list] = []
 
-    def adjudicate(self, scene, attack, specs, **kwargs):
-        ToyRuleset.calls.append((self.name, attack.id, [s.index for s in specs], kwargs))
+    def adjudicate(self, scene, attack, specs, *, stats=None):
+        ToyRuleset.calls.append((self.name, attack.id, [s.index for s in specs], stats))
         return combine(scene, attack, [invalid_placement(s, "no_focus") for s in specs], {})
 
 
@@ -89,8 +89,9 @@ def test_dispatch_is_by_registered_object_never_by_name_prefix(monkeypatch):
     scenario = _renamed(_scenario("wh40k-7e", FORTY_K, [FLAME]), "wh40k-10e")
     scene = build_scene(scenario)
     assert type(scene.ruleset) is ToyRuleset
-    res = scene.resolve_attack("burn", probe=1)
-    assert ToyRuleset.calls == [("wh40k-10e", "burn", [0], {"probe": 1})]
+    counters = object()
+    res = scene.resolve_attack("burn", stats=counters)
+    assert ToyRuleset.calls == [("wh40k-10e", "burn", [0], counters)]
     d = res.to_dict()
     assert res.ruleset == "wh40k-10e" and d["outcome"] == "invalid"
     assert not {"hits", "hits_total", "wall_of_death", "solver"} & set(d)  # no 7e fields

@@ -45,10 +45,12 @@ def test_route_travel_is_bounded():
     with pytest.raises(ScenarioError, match=r"troopers\[1\]\.route: 1,500 m of travel "
                        r"\(150,000 samples every 10 mm\), more than the 1,000 m"):  # fmt: skip
         parse_scenario(_doc([[0, 0], [1e6, 0], [5e5, 0]]))
-    # exactly 1,000 m is allowed; so are 10,000 positions (9,999 legs of 100 mm)
-    ok = parse_scenario(_doc([[0, 0], [1e6, 0]]))
-    assert len(ok.troopers[1].route) == 2
-    ok = parse_scenario(_doc([[(i % 2) * 100.0, 0] for i in range(MAX_ROUTE_POINTS)]))
+    # exactly 1,000 m passes the travel limit, and the route-work cap then refuses it (one
+    # other trooper: 1,000 m x 1, issue 44; tests/scenario/test_caps.py)
+    with pytest.raises(ScenarioError, match=r"troopers\[1\]\.route: 1,000\.0 m of travel x 1 "):
+        parse_scenario(_doc([[0, 0], [1e6, 0]]))
+    # 10,000 positions are allowed (9,999 legs of 10 mm)
+    ok = parse_scenario(_doc([[(i % 2) * 10.0, 0] for i in range(MAX_ROUTE_POINTS)]))
     assert len(ok.troopers[1].route) == MAX_ROUTE_POINTS
 
 

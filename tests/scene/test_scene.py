@@ -237,12 +237,13 @@ def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypat
 
 
 def test_prefetched_proof_map_error_reaches_the_prover(monkeypatch):
+    import geom3d.scene.ahead as ahead_mod
     import geom3d.scene.scene as scene_mod
 
     def broken(built):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr(scene_mod, "_proof_map_entry", broken)
+    monkeypatch.setattr(ahead_mod, "_proof_map_entry", broken)
     scene_mod.clear_scene_cache()
     scene = make_scene(
         [trooper("a", [0, 0])], [box("w", [20, 30, 40], [60, 0])], prefetch_proofs=True

@@ -28,12 +28,19 @@ def _corridor(*, open_compartment: bool = False):
     return make_scene([], walls, table={"size": [500, 300]})
 
 
-def _room():
-    """A 300 x 300 mm table with a closed room over [95, 205]^2: four 5 mm walls 60 mm
-    high and a 5 mm roof on them (z 60..65). On a 100 mm grid the point (150, 150) has a
-    probe inside the room (level 0, z = 0) and one on the roof (level 1, z = 65)."""
+def _room(door: bool = False):
+    """A 300 x 300 mm table with a room over [95, 205]^2: four 5 mm walls 60 mm high and a
+    5 mm roof on them (z 60..65). Sealed, the room's inside is enclosed (SPEC 13.1): on a
+    100 mm grid the point (150, 150) has one probe, on the roof (level 0, z = 65). With
+    ``door``, the west wall has a 30 mm door (y 120..150, full height): (150, 150) then
+    has a probe inside the room (level 0, z = 0) and one on the roof (level 1, z = 65)."""
+    west = (
+        [box("w1", (5, 25, 60), (97.5, 107.5, 0)), box("w2", (5, 55, 60), (97.5, 177.5, 0))]
+        if door
+        else [box("w", (5, 110, 60), (97.5, 150, 0))]
+    )
     parts = [
-        box("w", (5, 110, 60), (97.5, 150, 0)),
+        *west,
         box("e", (5, 110, 60), (202.5, 150, 0)),
         box("s", (100, 5, 60), (150, 97.5, 0)),
         box("n", (100, 5, 60), (150, 202.5, 0)),
@@ -50,7 +57,7 @@ def corridor():
 
 @pytest.fixture
 def room():
-    """The closed-room table builder (see :func:`_room`)."""
+    """The room table builder (see :func:`_room`; ``room(door=True)`` has a door)."""
     return _room
 
 

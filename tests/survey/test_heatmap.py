@@ -16,7 +16,7 @@ from geom3d.survey import survey
 def test_heatmap_png_and_svg_are_deterministic_and_show_levels_and_zones(room):
     from viewer.render import render_survey  # the entry-point module re-exports it
 
-    scene = room()
+    scene = room(door=True)
     doc = survey(scene, spacing_mm=100, workers=1)
     first = render_survey(scene, doc)
     again = render_survey(scene, doc)

@@ -45,11 +45,11 @@ def test_thirty_thousand_points_are_refused_with_an_estimate(tmp_path):
 
 
 def test_positions_on_several_levels_are_counted_before_any_pair(room, monkeypatch):
-    # room: 9 grid points on a 100 mm grid, (150, 150) holds two probes (inside the
-    # room and on its roof): 10 positions = 45 pairs; the grid alone is 36 pairs
+    # room with a door: 9 grid points on a 100 mm grid, (150, 150) holds two probes
+    # (inside the room and on its roof): 10 positions = 45 pairs; the grid alone is 36 pairs
     monkeypatch.setattr(grid_mod, "SURVEY_MAX_PAIRS", 40)
     with pytest.raises(InputError, match=r"gives 10 positions = 45 pairs, more than the 40"):
-        survey(room(), spacing_mm=100, workers=1)
+        survey(room(door=True), spacing_mm=100, workers=1)
     monkeypatch.setattr(grid_mod, "SURVEY_MAX_PAIRS", 45)
-    doc = survey(room(), spacing_mm=100, workers=1)
+    doc = survey(room(door=True), spacing_mm=100, workers=1)
     assert len(doc["positions"]) == 10

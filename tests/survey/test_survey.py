@@ -77,15 +77,29 @@ def test_corridor_between_two_long_walls_is_the_longest_lane(corridor_doc):
     ]
 
 
-def test_closed_room_sees_nothing_while_its_roof_is_a_surveyed_level(room):
+def test_a_sealed_room_is_enclosed_while_its_roof_is_a_surveyed_level(room):
     doc = survey(room(), spacing_mm=100, workers=1)
     at = {(tuple(p["position"][:2]), p["level"]): p for p in doc["positions"]}
-    inside, roof = at[((150.0, 150.0), 0)], at[((150.0, 150.0), 1)]
-    assert inside["position"][2] == 0.0 and inside["sees"] == 0
+    assert ((150.0, 150.0), 1) not in at  # the room's inside: no way in (SPEC 13.1)
+    roof = at[((150.0, 150.0), 0)]
     assert roof["position"][2] == 65.0
     # the 8 points around the room see the roof probe over the roof's edge
     assert roof["sees"] == 8
-    assert len(doc["positions"]) == 10
+    assert len(doc["positions"]) == 9
+    enclosed = [w for w in doc["health"]["warnings"] if "enclosed" in w]
+    assert enclosed == [
+        "1 spots enclosed (inside a solid or a sealed cavity, no way in from the open air; "
+        "not standable): in 'roof' 1; at (150, 150) mm"
+    ]
+
+
+def test_a_room_with_a_door_is_a_level_under_its_roof(room):
+    doc = survey(room(door=True), spacing_mm=100, workers=1)
+    at = {(tuple(p["position"][:2]), p["level"]): p for p in doc["positions"]}
+    inside, roof = at[((150.0, 150.0), 0)], at[((150.0, 150.0), 1)]
+    assert inside["position"][2] == 0.0 and roof["position"][2] == 65.0
+    assert roof["sees"] == 8 and len(doc["positions"]) == 10
+    assert not [w for w in doc["health"]["warnings"] if "enclosed" in w]
 
 
 def test_probe_needs_headroom_and_rests_on_the_highest_point_under_its_base():

@@ -54,7 +54,10 @@ def text_boxes(svg: Path):
                 fs = _num(style, "font-size")
                 text = "".join(child.itertext())
                 width = ImageFont.truetype(str(FONT), 100).getlength(text) * fs / 100
-                x, y = float(child.get("x")), float(child.get("y"))
+                x, y = float(child.get("x", 0)), float(child.get("y", 0))
+                m = re.match(r"translate\(([-0-9.e]+) ([-0-9.e]+)\)", child.get("transform", ""))
+                if m:  # a line of a multi-line text: placed by its transform
+                    x, y = x + float(m.group(1)), y + float(m.group(2))
                 anchor = re.search(r"text-anchor:\s*(\w+)", style)
                 a = anchor.group(1) if anchor else "start"
                 x0 = x - (width if a == "end" else 0.5 * width if a == "middle" else 0.0)

@@ -63,9 +63,9 @@ def test_top_view_highlight_at_projected_pixel(scene, attack_doc, volume):
     img = res.image
     assert img.shape == (480, 640, 3)
     want = np.array(palette.rgb255(palette.AFFECTED))
-    # halo of t1, sampled on its ring below (-y) and behind it (-x): away from its label
-    # (above: +y, moved left when it would reach the legend column) and the arc line (+-y)
-    for ang in (-45.0, -135.0, 180.0):
+    # halo of t1, sampled on its ring below (-y): away from its label (above), the arc
+    # line (+-y) and the Blast Focus rays, which end on its near side (-x)
+    for ang in (-45.0, -60.0, -135.0):
         col, row = res.world_to_pixel(_ring_point(scene, "t1", ang))[0]
         assert img[int(row), int(col)] == pytest.approx(want, abs=2)
     # nowhere near t2, which stands outside the template

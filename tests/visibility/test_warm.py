@@ -123,7 +123,7 @@ def test_a_scene_for_a_matrix_starts_loading_the_kernels_once_per_process(monkey
     matrix never does."""
     import threading
 
-    import geom3d.scene.scene as scene_mod
+    import geom3d.scene.ahead as scene_mod
 
     ran = []
     monkeypatch.setattr(scene_mod, "_WARM", {"started": False})
@@ -145,13 +145,13 @@ def test_a_failed_warm_up_is_only_logged(monkeypatch, caplog):
     same kernels itself; no traceback from the thread."""
     import logging
 
-    import geom3d.scene.scene as scene_mod
+    import geom3d.scene.ahead as scene_mod
 
     def broken():
         raise RuntimeError("no kernels today")
 
     monkeypatch.setattr(scene_mod, "warm_kernels", broken)
-    with caplog.at_level(logging.DEBUG, logger="geom3d.scene.scene"):
+    with caplog.at_level(logging.DEBUG, logger="geom3d.scene.ahead"):
         scene_mod._warm_quietly()
     assert "loading the Line of Fire kernels ahead failed" in caplog.text
     assert "no kernels today" in caplog.text

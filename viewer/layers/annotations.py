@@ -12,7 +12,7 @@ from geom3d.core.units import LENGTH_UNITS
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Label
-from viewer.wording import is_infinity, length, length_unit, number
+from viewer.wording import has_blast_focus, length, length_unit, number
 
 __all__ = [
     "ANNOTATIONS",
@@ -137,7 +137,7 @@ def template_dimensions(volume, name: str | None = None, scene=None) -> str:
             dims += f", narrow end {num(shape.narrow_width)} {unit}"
     else:
         dims = f"circle {num(shape.diameter)} {unit} across"
-    if scene is None or is_infinity(scene):
+    if scene is None or has_blast_focus(scene):
         dims += f", {num(volume.height)} {unit} high"
     return f"{name}: {dims}" if name else dims
 

@@ -11,7 +11,7 @@ from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.layers.troopers import highlight_actors
 from viewer.model import ActorSpec, Drawing
-from viewer.wording import hits_text, is_infinity
+from viewer.wording import has_blast_focus, hits_text
 
 __all__ = ["TEMPLATE_OPACITY", "attack_actors", "template_actors"]
 
@@ -101,7 +101,7 @@ def attack_actors(scene, doc: dict, volumes: Sequence, attack_spec=None) -> Draw
     title = f"attack {doc.get('id', '?')}: {outcome}"
     if reason:
         title += f" ({str(reason).replace('_', ' ')})"
-    infinity = is_infinity(scene)
+    infinity = has_blast_focus(scene)
     d = Drawing(title=title)
     d.actors.extend(template_actors(volumes, focus=infinity))
     ha, hl = highlight_actors(scene, affected, excluded)

@@ -133,7 +133,7 @@ def plan_sets(scene, attacker, shape, dmax_deg: float, groups: dict, *, grid: bo
     attacker : geom3d.trooper.Trooper
     shape : TeardropShape
     dmax_deg : float
-        Largest contact offset (:func:`geom3d.placement.max_contact_offset_deg`).
+        Largest contact offset (:func:`geom3d.placement.direct.max_contact_offset_deg`).
     groups : dict
         :func:`geom3d.rules.infinity.groups.engaged_groups`.
     """

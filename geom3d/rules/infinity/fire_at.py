@@ -21,22 +21,24 @@ from dataclasses import replace
 
 import numpy as np
 
-from geom3d.adjudication.routepath import RoutePath
+from geom3d.adjudication.routepath import RoutePath, route_path
 from geom3d.core.output import round_point, round_value
 from geom3d.core.tolerances import ROUTE_STEP_MM
 
 __all__ = ["candidate_arcs", "enemies_affected", "firing_trooper", "resolve_moving"]
 
 
-def firing_trooper(attacker, s: float | None):
+def firing_trooper(attacker, s: float | None, path: RoutePath | None = None):
     """``attacker`` standing at arc length ``s`` mm of its route (None: at its
-    ``position``), with a one-point route there; a trooper without a route as it is."""
+    ``position``), with a one-point route there; a trooper without a route as it is.
+    ``path``: the route as the scene stands it (:func:`route_path`: following the
+    ground, SPEC 13.1); default its straight polyline."""
     if attacker.route is None:
         return attacker
     if s is None:
         p = attacker.position
     else:
-        p, _ = RoutePath.of(attacker.route).at(s)
+        p, _ = (path if path is not None else RoutePath.of(attacker.route)).at(s)
     p = tuple(float(v) for v in p)
     return replace(attacker, position=p, route=(p,))
 
@@ -61,18 +63,18 @@ def _info(path: RoutePath, s: float) -> dict:
 def resolve_moving(scene, attack, attacker, resolve_from: Callable):
     """Resolve ``attack`` with ``resolve_from(trooper)`` from the attacker's firing point.
 
-    Returns the :class:`~geom3d.outcomes.AttackResult` of that point, with ``fire_at``
+    Returns the :class:`~geom3d.scene.outcomes.AttackResult` of that point, with ``fire_at``
     set (``{at_mm, index, position}``; ``best`` adds ``{enemies, candidates}``) when the
     attack gives ``fire_at``."""
     fa = getattr(attack, "fire_at", None)
     if attacker.route is None or fa is None:
         return resolve_from(firing_trooper(attacker, None))
-    path = RoutePath.of(attacker.route)
+    path = route_path(scene, attacker)
     if fa == "best":
         cands = candidate_arcs(path)
         best = None
         for s in cands:
-            res = resolve_from(firing_trooper(attacker, s))
+            res = resolve_from(firing_trooper(attacker, s, path))
             n = len(enemies_affected(scene, attacker, res))
             if best is None or n > best[0]:
                 best = (n, s, res)
@@ -81,6 +83,6 @@ def resolve_moving(scene, attack, attacker, resolve_from: Callable):
         res.fire_at = {**_info(path, s), "best": {"enemies": n, "candidates": len(cands)}}
         return res
     s = float(path.cum[fa["index"]]) if isinstance(fa, dict) else min(float(fa), path.length)
-    res = resolve_from(firing_trooper(attacker, s))
+    res = resolve_from(firing_trooper(attacker, s, path))
     res.fire_at = _info(path, s)
     return res

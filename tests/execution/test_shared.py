@@ -1,5 +1,6 @@
-"""Work shared with forked children (geom3d.core.forked): results in order, whatever the
-children do; a failing child's items are computed by the parent."""
+"""Work shared with forked children (geom3d.execution.shared): results in order, whatever
+the children do; a failing child's items are computed by the parent; no deadlock however
+small the pipes; a child dies with its parent."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import time
 import numpy as np
 import pytest
 
-from geom3d.core import forked
-from geom3d.core.forked import fork_usable, forked_map, in_child
+from geom3d.execution import shared
+from geom3d.execution.child import in_child
+from geom3d.execution.policy import STALL_S
+from geom3d.execution.shared import fork_usable, shared_map
 from geom3d.raycast import RayEngine
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
@@ -22,14 +25,14 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 def spawned(monkeypatch):
     """The pids of the children forked_map starts during the test."""
     pids = []
-    start = forked._start_child
+    start = shared._fork_child
 
     def recording(*args):
-        pid, reader = start(*args)
-        pids.append(pid)
-        return pid, reader
+        kid = start(*args)
+        pids.append(kid.pid)
+        return kid
 
-    monkeypatch.setattr(forked, "_start_child", recording)
+    monkeypatch.setattr(shared, "_fork_child", recording)
     return pids
 
 
@@ -52,7 +55,7 @@ def _square(i: int) -> tuple[int, int, bool]:
 @pytest.mark.parametrize("children", [1, 2])
 def test_results_in_order_and_shared_with_children(children, spawned):
     done = []
-    got = forked_map(_square, 203, children=children, chunk=2, progress=done.append)
+    got = shared_map(_square, 203, children=children, chunk=2, progress=done.append)
     assert [g[0] for g in got] == [i * i for i in range(203)]
     assert len({g[1] for g in got}) == children + 1  # each process computed some
     assert all(flag == (pid != os.getpid()) for _, pid, flag in got)
@@ -67,7 +70,7 @@ def test_a_child_that_dies_leaves_its_items_to_the_parent(spawned):
             os._exit(9)  # killed mid-chunk
         return i, os.getpid()
 
-    got = forked_map(fn, 120, children=1, chunk=3)
+    got = shared_map(fn, 120, children=1, chunk=3)
     assert [g[0] for g in got] == list(range(120))
     assert all(pid == os.getpid() for i, pid in got if i % 7 == 3)
     assert _reaped(spawned)
@@ -79,7 +82,7 @@ def test_a_child_that_raises_leaves_its_items_to_the_parent(spawned):
             raise ValueError("only in a child")
         return -i
 
-    assert forked_map(fn, 50, children=2, chunk=4) == [-i for i in range(50)]
+    assert shared_map(fn, 50, children=2, chunk=4) == [-i for i in range(50)]
     assert _reaped(spawned)
 
 
@@ -87,7 +90,7 @@ def test_an_unpicklable_result_is_computed_by_the_parent():
     def fn(i):
         return (lambda: i) if in_child() else i  # a lambda does not pickle
 
-    assert forked_map(fn, 40, children=1, chunk=4) == list(range(40))
+    assert shared_map(fn, 40, children=1, chunk=4) == list(range(40))
 
 
 def test_the_parents_own_error_propagates_and_children_are_reaped(spawned):
@@ -98,7 +101,7 @@ def test_the_parents_own_error_propagates_and_children_are_reaped(spawned):
         return i
 
     with pytest.raises(KeyError, match="parent item"):
-        forked_map(fn, 64, children=1, chunk=4)
+        shared_map(fn, 64, children=1, chunk=4)
     assert _reaped(spawned)
 
 
@@ -109,15 +112,15 @@ def test_no_bvh_is_built_in_a_child():
     def fn(i):
         return RayEngine(v, f).n_triangles, in_child()
 
-    got = forked_map(fn, 20, children=1, chunk=2)
+    got = shared_map(fn, 20, children=1, chunk=2)
     assert got == [(1, False)] * 20  # each one built here, by the parent
 
 
 def test_other_threads_and_no_children_run_serially():
-    assert forked_map(_square, 10, children=0)[3] == (9, os.getpid(), False)
+    assert shared_map(_square, 10, children=0)[3] == (9, os.getpid(), False)
     out = []
     t = threading.Thread(
-        target=lambda: out.append((fork_usable(), forked_map(_square, 30, children=2)))
+        target=lambda: out.append((fork_usable(), shared_map(_square, 30, children=2)))
     )
     t.start()
     t.join()
@@ -127,7 +130,7 @@ def test_other_threads_and_no_children_run_serially():
 
 
 def test_chunks_grow_past_the_queue_limit():
-    got = forked_map(lambda i: i % 5, 20_000, children=1, chunk=1)
+    got = shared_map(lambda i: i % 5, 20_000, children=1, chunk=1)
     assert got == [i % 5 for i in range(20_000)]
 
 
@@ -142,8 +145,66 @@ def test_a_child_stuck_on_a_lock_is_killed_and_its_items_redone(spawned, caplog)
         return i + 1
 
     t0 = time.monotonic()
-    assert forked_map(fn, 40, children=1, chunk=4) == [i + 1 for i in range(40)]
-    assert time.monotonic() - t0 < forked.STALL_S + 5.0
+    assert shared_map(fn, 40, children=1, chunk=4) == [i + 1 for i in range(40)]
+    assert time.monotonic() - t0 < STALL_S + 5.0
     assert _reaped(spawned)
     assert "stood still" in caplog.text
     held.release()
+
+
+def test_small_pipe_buffers_never_deadlock(monkeypatch, spawned):
+    """The old queue was written whole before the fork: past a pipe's buffer (4-8 kB for
+    a user over the pipe quota) the parent blocked forever. Orders now go one chunk at a
+    time through each child's own pipe, shrunk here to one page."""
+    import fcntl
+
+    real_pipe = os.pipe
+
+    def small_pipe():
+        r, w = real_pipe()
+        fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
+        return r, w
+
+    monkeypatch.setattr(shared.os, "pipe", small_pipe)
+    n = 4_000  # 4,000 chunks of one: 16 kB of chunk numbers in the old queue (hung at 8.4)
+    got = shared_map(lambda i: i * 3, n, children=2, chunk=1)
+    assert got == [i * 3 for i in range(n)]
+    assert _reaped(spawned)
+
+
+def test_a_child_dies_with_its_parent(tmp_path):
+    """Whatever kills the parent (SIGKILL here), its forked children end within 2 s."""
+    import signal
+    import subprocess
+
+    code = (
+        "import os, sys, time\n"
+        "from geom3d.execution.shared import shared_map\n"
+        "def fn(i):\n"
+        "    if os.getpid() != PARENT:\n"
+        "        print(os.getpid(), flush=True)\n"
+        "        time.sleep(60)\n"
+        "    time.sleep(60)\n"
+        "PARENT = os.getpid()\n"
+        "shared_map(fn, 8, children=2, chunk=1)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    kids = {int(proc.stdout.readline()) for _ in range(2)}
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline and any(_alive(k) for k in kids):
+        time.sleep(0.05)
+    assert not any(_alive(k) for k in kids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

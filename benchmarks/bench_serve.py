@@ -1,0 +1,224 @@
+"""``geom3d serve`` benchmark (issue 50): how long a move takes to answer, warm.
+
+Two tables, each in one process with its baselines:
+
+* the demo table (``meshes/demo/table.yaml``, 12 troopers; target 100 ms a move);
+* the synthetic 1M-triangle scanned table of ``bench_lof.py`` with 40 troopers
+  (``_lof_figures.scenario_data``; target 300 ms a move), unless ``--no-big``.
+
+For each: the session is loaded and warmed (blocking proofs, the whole matrix), then
+``--moves`` moves (default 100) of seeded random troopers to seeded random spots of the
+table; a move is timed from the call to its answer (:meth:`Session.move`: re-standing
+the trooper, the scene rebuilt from the cache, its pairs). Spots inside scenery are
+refused (and counted: a refusal costs the scene rebuild but no pair). Printed: the
+median and 95th percentile, and next to them, measured in the same process on the same
+scene, the **baselines**: the moved trooper's pairs answered (both ways, as JSON) on one
+thread with none of them cached (what a move must at least do) and the whole matrix from
+scratch (what running ``geom3d lof`` again would redo). Then the same moves through HTTP
+(unless ``--no-http``: the server in a thread, ``urllib`` as the client) and the
+exposure overlay's time (20 mm, the side of the first trooper's enemies, in process, as
+the page asks it; not with ``--no-overlay``; on the big table only with
+``--big-overlay``: its sides have 20 observers each).
+
+Usage::
+
+    python benchmarks/bench_serve.py                  # both tables, 100 moves
+    python benchmarks/bench_serve.py --no-big --moves 30 --no-overlay
+    python benchmarks/bench_serve.py --triangles 200000 --troopers 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _lof_figures import scenario_data
+
+from geom3d import terrain
+from geom3d.commands._prepare import prepare_kernels
+from geom3d.serve.app import make_server, serve_in_thread
+from geom3d.serve.overlay import OVERLAY_SPACING_MM, ExposureJobs
+from geom3d.serve.session import BadRequest, Session
+
+DEMO = Path(__file__).resolve().parents[1] / "meshes" / "demo" / "table.yaml"
+
+
+def _moves(session: Session, n: int, seed: int) -> list[tuple[str, list[float]]]:
+    rng = np.random.default_rng(seed)
+    ids = list(session.scene.troopers)
+    x0, y0, x1, y1 = session.bounds
+    m = 30.0  # keep bases on the table
+    return [
+        (ids[int(rng.integers(len(ids)))], [float(rng.uniform(x0 + m, x1 - m)),
+                                            float(rng.uniform(y0 + m, y1 - m))])
+        for _ in range(n)
+    ]  # fmt: skip
+
+
+def _stats(times: list[float]) -> str:
+    if not times:
+        return "-"
+    a = np.array(times) * 1000
+    return f"median {np.median(a):7.1f} ms   p95 {np.percentile(a, 95):7.1f} ms   (n = {len(a)})"
+
+
+def _pairs_alone(session: Session, tid: str) -> float:
+    """Seconds to answer ``tid``'s pairs as a move does (both ways, as JSON), one thread,
+    with none of them cached: the work a move cannot avoid."""
+    scene = session.scene
+    saved = dict(scene.visibility_cache)
+    for key in [k for k in saved if tid in k]:
+        del scene.visibility_cache[key]
+    t0 = time.perf_counter()
+    for other in scene.troopers:
+        if other != tid:
+            scene.line_of_fire(tid, other).to_dict(area=False)
+            scene.line_of_fire(other, tid).to_dict(area=False)
+    dt = time.perf_counter() - t0
+    scene.visibility_cache.clear()
+    scene.visibility_cache.update(saved)
+    return dt
+
+
+def _matrix_alone(session: Session) -> float:
+    scene = session.scene
+    saved = dict(scene.visibility_cache)
+    scene.visibility_cache.clear()
+    t0 = time.perf_counter()
+    scene.lof_matrix(areas=False)
+    dt = time.perf_counter() - t0
+    scene.visibility_cache.clear()
+    scene.visibility_cache.update(saved)
+    return dt
+
+
+def _http_moves(session: Session, moves) -> tuple[list[float], int]:
+    server = make_server(session, "127.0.0.1", 0)
+    serve_in_thread(server)
+    times, refused = [], 0
+    try:
+        for tid, pos in moves:
+            req = urllib.request.Request(
+                server.url + "api/move",
+                data=json.dumps({"id": tid, "position": pos}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            t0 = time.perf_counter()
+            try:
+                with urllib.request.urlopen(req, timeout=120) as r:
+                    r.read()
+            except urllib.error.HTTPError as exc:
+                exc.read()
+                refused += 1
+                continue
+            times.append(time.perf_counter() - t0)
+    finally:
+        server.shutdown()
+        server.server_close()
+    return times, refused
+
+
+def _overlay_seconds(session: Session) -> tuple[float, dict]:
+    first = next(iter(session.scene.troopers.values()))
+    side = next(
+        (t.side for t in session.scene.troopers.values() if t.side != first.side), first.side
+    )
+    jobs = ExposureJobs()
+    t0 = time.perf_counter()
+    jobs.start(session.scene, side, session.generation)
+    while (st := jobs.status())["state"] == "running":
+        time.sleep(0.05)
+    return time.perf_counter() - t0, st
+
+
+def bench(
+    path: Path, label: str, n: int, seed: int, http: bool, target_ms: float, overlay: bool
+) -> None:
+    print(f"\n== {label}: {path.name}")
+    t0 = time.perf_counter()
+    session = Session(path)
+    t1 = time.perf_counter()
+    session.warm()
+    t2 = time.perf_counter()
+    scene = session.scene
+    print(
+        f"   {len(scene.troopers)} troopers, {scene.scenery.n_triangles:,} triangles; "
+        f"load {t1 - t0:.2f} s, warm (proofs + whole matrix) {t2 - t1:.2f} s"
+    )
+    moves = _moves(session, n, seed)
+    session.move(*moves[0])  # the first move loads what warming did not touch
+    times, alone, refused = [], [], 0
+    for tid, pos in moves:
+        t0 = time.perf_counter()
+        try:
+            session.move(tid, pos)
+        except BadRequest:
+            refused += 1
+            continue
+        times.append(time.perf_counter() - t0)
+        alone.append(_pairs_alone(session, tid))  # baseline on the same scene
+    matrix = _matrix_alone(session)
+    print(f"   move (in process):       {_stats(times)}   target {target_ms:.0f} ms")
+    print(f"     refused (in scenery):  {refused}")
+    print(f"   baseline: its pairs, no cache: {_stats(alone)}")
+    print(f"   baseline: whole matrix from scratch: {matrix * 1000:.0f} ms")
+    if http:
+        ht, hr = _http_moves(session, moves)
+        print(f"   move (HTTP, urllib):     {_stats(ht)}   refused {hr}")
+    if not overlay:
+        return
+    secs, st = _overlay_seconds(session)
+    cells = len(st.get("cells", []))
+    print(
+        f"   exposure overlay ({OVERLAY_SPACING_MM:g} mm, seen by {st.get('side')}): "
+        f"{secs:.2f} s, {cells} spots, {st.get('total')} pairs searched, state {st['state']}"
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--moves", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--triangles", type=int, default=1_000_000)
+    ap.add_argument("--troopers", type=int, default=40)
+    ap.add_argument("--no-big", action="store_true", help="only the demo table")
+    ap.add_argument("--no-http", action="store_true", help="skip the moves through HTTP")
+    ap.add_argument("--no-overlay", action="store_true", help="skip the demo's overlay")
+    ap.add_argument(
+        "--big-overlay",
+        action="store_true",
+        help="also time the overlay on the big table (a side of 20 observers: minutes)",
+    )
+    args = ap.parse_args(argv)
+    prepare_kernels(quiet=True)
+    bench(DEMO, "demo table", args.moves, args.seed, not args.no_http, 100.0, not args.no_overlay)
+    if not args.no_big:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            t0 = time.perf_counter()
+            mesh = terrain.synthetic_scanned_table(args.triangles, seed=0)
+            table = folder / f"table_{args.triangles}.stl"
+            mesh.export(table)
+            data = scenario_data(table, args.troopers)
+            data["table"]["mesh"] = table.name
+            path = folder / "bench_serve.yaml"
+            path.write_text(yaml.safe_dump(data, sort_keys=False))
+            print(f"\n(table written in {time.perf_counter() - t0:.1f} s)")
+            label = f"{args.troopers} troopers, {args.triangles:,}-triangle scanned table"
+            bench(path, label, args.moves, args.seed, not args.no_http, 300.0, args.big_overlay)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

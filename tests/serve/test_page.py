@@ -1,0 +1,200 @@
+"""The page of ``geom3d serve`` in headless Chromium, driven through the DevTools protocol.
+
+After the page's scripts ran, every trooper is drawn with its name; a move made with the
+page's own controls (the x / y inputs and the Place button, then a drag with the mouse)
+changes the drawn Line of Fire lines, each coloured as the API answers its pair. Without
+Chromium the test skips, except in CI (``$CI`` set), where it must run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp")
+
+from geom3d.serve.app import make_server, serve_in_thread  # noqa: E402
+from geom3d.serve.session import Session  # noqa: E402
+
+#: Seconds the page gets to answer (a move is milliseconds; a slow shared machine).
+WAIT_S = 60.0
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("CI"):
+        pytest.fail("headless Chromium is required in CI (apt-get install chromium)")
+    pytest.skip("chromium not installed")
+
+
+class Page:
+    """A DevTools protocol session on one page (commands by id; events ignored)."""
+
+    def __init__(self, ws) -> None:
+        self.ws = ws
+        self.n = 0
+
+    async def call(self, method: str, **params):
+        self.n += 1
+        await self.ws.send_str(json.dumps({"id": self.n, "method": method, "params": params}))
+        while True:
+            msg = json.loads((await self.ws.receive()).data)
+            if msg.get("id") == self.n:
+                assert "error" not in msg, msg
+                return msg["result"]
+
+    async def js(self, expr: str):
+        got = await self.call(
+            "Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True
+        )
+        assert "exceptionDetails" not in got, got
+        return got["result"].get("value")
+
+    async def until(self, expr: str):
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            if await self.js(expr):
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"the page never got to: {expr}")
+
+    async def mouse(self, kind: str, x: float, y: float) -> None:
+        await self.call(
+            "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
+            buttons=0 if kind == "mouseReleased" else 1, clickCount=1,
+        )  # fmt: skip
+
+
+LINES = """[...document.querySelectorAll('line.lof')].map(l => [l.dataset.from, l.dataset.to,
+  l.dataset.reason, l.getAttribute('stroke'), l.getAttribute('x1'), l.getAttribute('y1')])"""
+
+
+#: The page's colour per drawn reason (its legend).
+COLOURS = {"yes": "#1b9e3a", "blocked": "#d62728", "out_of_arc": "#9e9e9e", "engaged": "#ff9800"}
+
+
+def _expected(pairs):
+    """The drawn lines' (from, to, reason) as the API's pairs say."""
+    return sorted([p["from"], p["to"], p["reason"] or "yes"] for p in pairs)
+
+
+async def _drive(browser_ws: str, url: str, session: Session) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.get(
+            browser_ws.replace("ws://", "http://").split("/devtools")[0] + "/json/list"
+        ) as r:
+            targets = [t for t in await r.json() if t["type"] == "page"]
+        async with http.ws_connect(targets[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            page = Page(ws)
+            await page.call("Page.navigate", url=url)
+            await page.until("document.body && document.body.dataset.ready === '1'")
+            names = await page.js(
+                "[...document.querySelectorAll('#troopers .trooper text')].map(t => t.textContent)"
+            )
+            assert names == ["a", "b", "c", "d"]
+            before = await page.js(LINES)
+            assert sorted(x[:3] for x in before) == _expected(session.pairs_of("a")["pairs"])
+            assert ["a", "b", "blocked"] in [x[:3] for x in before]  # the wall between
+            # the page's own controls: type a position, press Place
+            await page.js(
+                "document.getElementById('x').value = 550;"
+                "document.getElementById('y').value = 250;"
+                "document.getElementById('place').click(); true"
+            )
+            await page.until("/move 1:/.test(document.getElementById('status').textContent)")
+            await page.until(
+                '!document.querySelector(\'line.lof[data-from="a"][data-to="b"][data-reason="blocked"]\')'
+            )
+            after = await page.js(LINES)
+            assert after != before
+            assert all(x[3] == COLOURS[x[2]] for x in before + after)
+            assert session.scene.troopers["a"].position[:2] == (550.0, 250.0)
+            assert sorted(x[:3] for x in after) == _expected(session.pairs_of("a")["pairs"])
+            assert ["a", "b", "yes"] in [x[:3] for x in after]  # round the wall's end
+            # a drag with the mouse: c from its spot to another
+            box = await page.js(
+                "(() => { const r = document.querySelector('.trooper[data-id=\"c\"] circle')"
+                ".getBoundingClientRect(); const s = document.getElementById('plan')"
+                ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2,"
+                " s.width / 600]; })()"
+            )
+            x, y, k = box
+            await page.mouse("mousePressed", x, y)
+            for step in range(1, 6):
+                await page.mouse("mouseMoved", x + step * 20 * k, y - step * 10 * k)
+            await page.mouse("mouseReleased", x + 100 * k, y - 50 * k)
+            # every move the drag sent has been answered (the page sends one at a time)
+            await page.until("S.sel === 'c' && !S.busy && S.pending === null")
+            cx, cy = session.scene.troopers["c"].position[:2]
+            assert abs(cx - 200) < 2 and abs(cy - 150) < 2, (cx, cy)  # 100 mm east, 50 north
+            # the inputs follow the drag: turning keeps the trooper where it was dragged
+            await page.js("document.getElementById('right').click(); true")
+            await page.until("!S.busy && S.pending === null && trooper('c').facing_deg === 90")
+            t = session.scene.troopers["c"]
+            assert (t.position[:2], t.facing_deg) == ((cx, cy), 90.0)
+            of_c = 'line.lof[data-from="c"], line.lof[data-to="c"]'
+            await page.until(f"document.querySelectorAll('{of_c}').length === 6")
+            drawn = await page.js(LINES)
+            assert sorted(x[:3] for x in drawn) == _expected(session.pairs_of("c")["pairs"])
+            # the deciding patches on request: one per visible pair (both ways share it)
+            await page.js("document.getElementById('witness').click(); true")
+            eyes = {
+                tuple(p["witness"]["eye"])
+                for p in session.pairs_of("c")["pairs"]
+                if "eye" in p["witness"]
+            }
+            assert eyes
+            assert await page.js("document.querySelectorAll('rect.patch').length") == len(eyes)
+            # the exposure overlay of a side, with progress, drawn as cells
+            await page.js(
+                "document.getElementById('side').value = 'red';"
+                "document.getElementById('expose').click(); true"
+            )
+            await page.until("S.exposure && S.exposure.state === 'done'")
+            level0 = await page.js("S.exposure.cells.filter(c => c.level === 0).length")
+            assert level0 > 100
+            assert await page.js("document.querySelectorAll('rect.cell').length") == level0
+            assert "unseen by red" in await page.js("document.getElementById('expout').textContent")
+
+
+def test_page_in_chromium(table_file, tmp_path):
+    browser = _chromium()
+    srv = make_server(Session(table_file), "127.0.0.1", 0)
+    serve_in_thread(srv)
+    cmd = [
+        browser, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
+        f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1300,900", "about:blank",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        ws_url = None
+        deadline = time.monotonic() + WAIT_S
+        while ws_url is None and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            m = re.search(r"DevTools listening on (ws://\S+)", line)
+            if m:
+                ws_url = m.group(1)
+            elif not line and proc.poll() is not None:
+                break
+        assert ws_url, "Chromium printed no DevTools address"
+        asyncio.run(_drive(ws_url, srv.url, srv.session))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+        srv.shutdown()
+        srv.server_close()
