@@ -14,12 +14,16 @@ Prints, in one process (so a noisy machine still gives fair ratios):
   on one target with numpy, as tests/combat/test_reference.py does it) and ``icepool``;
 * plain BS attacks (SPEC 13.2): a rifle (B3) against a trooper that shoots back, in the
   open and touching a low wall: the time of ``resolve_attack(odds=True)``, of the Partial
-  Cover test alone, and raw Embree for as many segments as the cover test casts.
+  Cover test alone, and raw Embree for as many segments as the cover test casts;
+* the danger map (``exposure --odds``) on the demo table (its red troopers given an ARO
+  profile): the plain exposure map's time, and the odds' extra time on top of it
+  (``--spacing``, default 10 mm; one worker, so the two are measured alike).
 
 Usage::
 
     python benchmarks/bench_odds.py
     python benchmarks/bench_odds.py --repeats 5
+    python benchmarks/bench_odds.py --spacing 40     # a coarser danger map
 """
 
 from __future__ import annotations
@@ -234,14 +238,46 @@ def plain(repeats: int) -> None:
               f"{1e3 * raw:.3f} ms)")  # fmt: skip
 
 
+def danger_map(spacing: float) -> None:
+    import yaml
+
+    from geom3d.exposure import run_exposure
+    from geom3d.exposure.odds import add_danger_odds
+
+    path = ROOT / "meshes" / "demo" / "table.yaml"
+    data = yaml.safe_load(path.read_text())
+    bands = [{"to": 8, "mod": 0}, {"to": 16, "mod": 3}, {"to": 32, "mod": 0}, {"to": 48, "mod": -3}]
+    for t in data["troopers"]:
+        if t["side"] == "red":
+            t["stats"] = {"bs": 12, "arm": 1, "wounds": 1}
+            t["reaction"] = {"attack": {"ps": 5, "ranges": [
+                {"to": b["to"] * 25.4 / (25.4 if data.get("units") == "in" else 1.0),
+                 "mod": b["mod"]} for b in bands]}}  # fmt: skip
+    scene = build_scene(parse_scenario(data, file="table.yaml", base_dir=path.parent))
+    t0 = time.perf_counter()
+    res = run_exposure(scene, observers="red", spacing_mm=spacing, workers=1)
+    t_map = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    add_danger_odds(scene, res.document)
+    t_odds = time.perf_counter() - t1
+    cells = res.document["cells"]
+    pairs = sum(len(c["seen_by"]) for c in cells)
+    print(f"\ndanger map on the demo table, {spacing:g} mm, {len(cells)} spots, {pairs} seen "
+          f"spot x observer pairs: exposure {t_map:.2f} s, odds on top {t_odds:.2f} s "
+          f"(+{100 * t_odds / max(t_map, 1e-9):.0f} %, {1e3 * t_odds / max(pairs, 1):.3f} ms "
+          "per pair)")  # fmt: skip
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--spacing", type=float, default=10.0, help="danger map spacing, mm")
     args = ap.parse_args()
     np.seterr(all="ignore")
     bundled(args.repeats)
     ten_targets(args.repeats)
     plain(args.repeats)
+    danger_map(args.spacing)
     return 0
 
 

@@ -66,7 +66,8 @@ def attack_part(scene, spec, doc: dict, volumes) -> tuple[Drawing, dict, list, l
         extra.extend(more)
     suffix: dict[str, str] = {spec.attacker: " (attacker)"}
     if spec.main_target:
-        suffix[spec.main_target] = suffix.get(spec.main_target, "") + " (main target)"
+        role = " (target)" if getattr(spec, "plain", False) else " (main target)"
+        suffix[spec.main_target] = suffix.get(spec.main_target, "") + role
     troopers = doc.get("troopers") or {}
     for tid in affected:
         hit = infinity or troopers.get(tid, {}).get("in_target_unit", True)

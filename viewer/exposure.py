@@ -16,12 +16,13 @@ and PNG pixels.
 from __future__ import annotations
 
 import math
+import textwrap
 from io import BytesIO
 
 import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, Patch, Polygon, Rectangle, Wedge
@@ -61,6 +62,8 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
     obs = doc["observers"]
     k = len(obs)
     sp = float(doc["spacing_mm"])
+    danger = "odds" in doc  # exposure --odds (SPEC 13.2): cells coloured by P(hit)
+    value = np.array([c["p_hit"] for c in doc["cells"]], dtype=float) if danger else count
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=size_in, dpi=dpi)
         FigureCanvasAgg(fig)
@@ -81,14 +84,17 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
             )
         )
         _background(ax, scene, extent)
-        cmap, norm = _cmap(k)
+        if danger:
+            cmap, norm = matplotlib.colormaps["YlOrRd"], Normalize(0.0, 1.0)
+        else:
+            cmap, norm = _cmap(k)
         base = level == 0
         if base.any():  # the lowest level: one raster cell per spot
             gx0, gy0 = cells[base, 0].min(), cells[base, 1].min()
             ix = np.rint((cells[base, 0] - gx0) / sp).astype(int)
             iy = np.rint((cells[base, 1] - gy0) / sp).astype(int)
             img = np.full((iy.max() + 1, ix.max() + 1), np.nan)
-            img[iy, ix] = count[base]
+            img[iy, ix] = value[base]
             box = (
                 gx0 - sp / 2,
                 gx0 + sp * (ix.max() + 0.5),
@@ -129,7 +135,7 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
             ax.scatter(
                 cells[up, 0] + shift,
                 cells[up, 1] + shift,
-                c=count[up],
+                c=value[up],
                 cmap=cmap,
                 norm=norm,
                 marker="s",
@@ -218,7 +224,8 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
                 f"{doc['probe']['silhouette']} probe every {sp:g} mm - "
                 f"{doc['safe_share']:.1%} of {len(cells)} spots safe"
             )
-            safe_label, who = "safe: no LoF", "observer"
+            safe_label = "safe: P(hit) 0" if danger else "safe: no LoF"
+            who = "observer"
         ax.set_title(title, fontsize=9)
         handles = [
             Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label=safe_label),
@@ -242,6 +249,8 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
                     label="upper level spot (shifted)",
                 )
             )
+        if danger:
+            handles.append(Patch(facecolor="none", edgecolor="none", label=_profiles(doc)))
         ax.legend(
             handles=handles,
             loc="upper left",
@@ -250,16 +259,32 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
             fontsize=8,
             frameon=False,
         )
-        cb = fig.colorbar(
-            matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, ticks=range(k + 1)
-        )
+        ticks = np.linspace(0.0, 1.0, 5) if danger else range(k + 1)
+        cb = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, ticks=ticks)
         cb.solids.set_rasterized(False)
         cb.set_label(
             f"Line of Fire to {target} (0 no, 1 yes)"
             if target is not None
+            else "P(hit) by at least one ARO"
+            if danger
             else "observers with Line of Fire"
         )
     return fig
+
+
+#: Characters per line of the danger map's profile legend entry.
+_PROFILE_WRAP = 60
+
+
+def _profiles(doc: dict) -> str:
+    """The legend's line naming the AROs of a danger map (``exposure --odds``)."""
+    parts = []
+    for oid, p in doc["odds"]["profiles"].items():
+        mod = p["mod"] + p["reaction_mod"]
+        bands = "no ranges" if not p["ranges"] else f"{len(p['ranges'])} range bands"
+        parts.append(f"{oid} {p['attribute'].upper()} {p['value']}{mod:+d}, {bands}")
+    text = "AROs (B1, range and Partial Cover from the table): " + "; ".join(parts)
+    return textwrap.fill(text, _PROFILE_WRAP)
 
 
 def render_exposure(scene, doc: dict) -> dict[str, bytes]:

@@ -95,6 +95,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "(default: none, local processes)",
     )
     p.add_argument(
+        "--odds",
+        action="store_true",
+        help="danger map (SPEC 13.2): per spot P(hit) by each observer's ARO (its "
+        "reaction: {attack: ...} profile, range and Partial Cover from the geometry) and "
+        "from any (default: off)",
+    )
+    p.add_argument(
         "--quiet", action="store_true", help="no warnings, no progress display (default: off)"
     )
     p.set_defaults(func=run)
@@ -193,6 +200,8 @@ def run(args) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers: must be at least 1 (got {args.workers})")
+    if getattr(args, "odds", False) and args.seen_from is not None:
+        raise UsageError("--odds maps the observers' AROs; it does not combine with --seen-from")
     if args.scheduler is not None:
         check_address(args.scheduler)
     out = Path(args.out)
@@ -216,6 +225,10 @@ def run(args) -> int:
             scheduler=args.scheduler,
             progress=lambda done, total: bar(done, total),
         )
+    if getattr(args, "odds", False):  # computed here, from the workers' visibility answers
+        from geom3d.exposure.odds import add_danger_odds
+
+        add_danger_odds(scene, res.document)
     files = {"exposure.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
         files.update(render(scene, res.document))

@@ -12,6 +12,7 @@ import pytest
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import InputError
+from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.placement.direct import (
     base_edge_point,
     default_heading,
@@ -83,6 +84,13 @@ def test_the_offset_limit_is_where_the_template_starts_cutting_into_the_base(sig
     for offset, cuts in ((0.0, False), (limit - 0.5, False), (limit + 0.5, True)):
         vol = direct_teardrop_volume(TEAR, BASE, 12.5, 30.0, contact_deg=30.0 + sign * offset)
         assert volume_touches_cylinder(vol, ATTACKER)
+        assert passes_through(vol, ATTACKER, tol=CONTACT_EPS_MM) is cuts
+    # with the one contact tolerance (0.01 mm, ruling 13.3) the side may dip R (1 - cos e)
+    # into the base: 0.0005 mm at 0.5 degrees past the limit (touching), 0.017 at 3 degrees
+    for excess, cuts in ((0.5, False), (3.0, True)):
+        vol = direct_teardrop_volume(
+            TEAR, BASE, 12.5, 30.0, contact_deg=30.0 + sign * (limit + excess)
+        )
         assert passes_through(vol, ATTACKER) is cuts
 
 
@@ -92,12 +100,14 @@ def test_passes_through_pitch_and_depth():
     assert not passes_through(
         direct_teardrop_volume(TEAR, BASE, 12.5, 0.0, pitch_deg=-10.0), ATTACKER
     )
-    # a tip 0.5 mm inside the base cuts in; the tolerance decides a 1e-3 mm overlap
+    # a tip 0.5 mm inside the base cuts in; the tolerance decides a 1e-3 mm overlap: the
+    # default is the one contact tolerance, 0.01 mm (ruling 13.3)
     inside = TemplateVolume(TEAR, (BASE[0] + 12.0, BASE[1], BASE[2]), 0.0)
     assert passes_through(inside, ATTACKER)
     nick = TemplateVolume(TEAR, (BASE[0] + 12.499, BASE[1], BASE[2]), 0.0)
-    assert passes_through(nick, ATTACKER)
-    assert not passes_through(nick, ATTACKER, tol=0.01)
+    assert passes_through(nick, ATTACKER, tol=CONTACT_EPS_MM)
+    assert not passes_through(nick, ATTACKER)
+    assert passes_through(TemplateVolume(TEAR, (BASE[0] + 12.48, BASE[1], BASE[2]), 0.0), ATTACKER)
     # a cylinder thinner than twice the tolerance cannot be passed through
     assert not passes_through(inside, Cylinder(BASE, 12.5, 40.0), tol=13.0)
 

@@ -76,5 +76,33 @@ def test_a_40k_map_draws_each_vehicles_hull():
     xy = np.asarray(hull.get_xy())
     assert np.allclose([xy[:, 0].min(), xy[:, 0].max()], [20.0, 80.0])
     assert np.allclose([xy[:, 1].min(), xy[:, 1].max()], [0.0, 100.0])
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
     assert "vehicle hull" in labels and "observer's front arc" in labels
+
+
+def test_a_danger_map_is_coloured_by_p_hit_and_names_its_profiles():
+    # exposure --odds (SPEC 13.2): the cells carry p_hit, the legend names the AROs
+    doc = _doc()
+    for cell, p in zip(doc["cells"], (0.0, 0.45, 0.6975, 0.25), strict=True):
+        cell["p_hit"] = p
+    doc["odds"] = {
+        "profiles": {
+            "o": {"attribute": "bs", "value": 12, "mod": 0, "reaction_mod": 0, "burst": 1,
+                  "ranges": [{"to": 8.0, "mod": 3}]},
+            "q": {"attribute": "bs", "value": 10, "mod": 1, "reaction_mod": 0, "burst": 1,
+                  "ranges": None},
+        }
+    }  # fmt: skip
+    scene = make_scene(
+        [trooper("o", [10, 50], side="red"), trooper("q", [90, 90], side="red", facing_deg=225)],
+        table={"size": [100, 100]},
+    )
+    fig = exposure_figure(scene, doc)
+    ax = fig.axes[0]
+    grid = np.asarray(ax.images[-1].get_array())
+    assert grid[0, 0] == 0.0 and grid[0, 1] == pytest.approx(0.45)
+    assert grid[1, 0] == pytest.approx(0.6975)
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
+    assert any("o BS 12+0, 1 range bands" in t and "q BS 10+1, no ranges" in t for t in labels)
+    assert "safe: P(hit) 0" in labels
+    assert fig.axes[1].get_ylabel() == "P(hit) by at least one ARO"

@@ -50,3 +50,16 @@ def test_a_trooper_that_declares_nothing_is_not_labelled_with_a_dodge():
     d = build_drawing(make_scene(ts, attacks=[att]), attack="g", odds=True)
     assert "  t: main, no reaction" in d.notes
     assert not any("dodge" in n for n in d.notes if n.startswith("  t:"))
+
+
+def test_a_plain_attack_labels_its_target_with_the_face_to_face_summary():
+    ts = [
+        trooper("a", [0, 0], stats={"bs": 13, "arm": 1}),
+        trooper("t", [200, 0], side="red", facing_deg=180, stats={"bs": 12, "arm": 2},
+                reaction={"attack": {"ps": 4}}),
+    ]  # fmt: skip
+    att = {"id": "p", "attacker": "a", "target": "t", "weapon": {"burst": 3, "ps": 5}}
+    d = build_drawing(make_scene(ts, attacks=[att]), attack="p", odds=True)
+    assert any(lb.text.startswith("t (target): P(hit)") for lb in d.labels)
+    assert "  t: target, shoots back" in d.notes
+    assert any(n.startswith("t: face to face: 3@13 vs 1@12") and "t wins" in n for n in d.notes)

@@ -110,25 +110,16 @@ def touching_elements(scene, target) -> list[tuple[int, float]]:
     ang = np.radians(np.arange(0.0, 360.0, COVER_RAY_DEG))
     top = min(scene.ruleset.base_height, target.height)
     zs = [z0 + f * top for f in COVER_BASE_HEIGHTS]
-    origins, ends = [], []
-    for z in zs:
-        for a in ang:
-            origins.append((x, y, z))
-            ends.append(
-                (
-                    x + (r + COVER_CONTACT_MM) * math.cos(a),
-                    y + (r + COVER_CONTACT_MM) * math.sin(a),
-                    z,
-                )
-            )
-    dist, tri = scene.engine.first_hit(np.asarray(origins), np.asarray(ends))
+    zz = np.repeat(np.asarray(zs, dtype=np.float64), len(ang))
+    aa = np.tile(ang, len(zs))
+    reach = r + COVER_CONTACT_MM
+    origins = np.column_stack([np.full(len(zz), x), np.full(len(zz), y), zz])
+    ends = np.column_stack([x + reach * np.cos(aa), y + reach * np.sin(aa), zz])
+    dist, tri = scene.engine.first_hit(origins, ends)
+    hit = tri >= 0
     found: dict[int, float] = {}
-    for d, t in zip(dist, tri, strict=True):
-        if t < 0:
-            continue
-        e = int(b.element[t])
-        gap = max(0.0, float(d) - r)
-        found[e] = min(found.get(e, math.inf), gap)
+    for e, d in zip(b.element[tri[hit]].tolist(), dist[hit].tolist(), strict=True):
+        found[e] = min(found.get(e, math.inf), max(0.0, d - r))
     return sorted(found.items())
 
 
@@ -206,7 +197,11 @@ def partial_cover(scene, shooter, target) -> Cover:
 
 
 def _partial_cover(scene, shooter, target) -> Cover:
-    near = touching_elements(scene, target)
+    cache = _engines(scene)
+    key = ("touching", tuple(target.position), target.radius, target.height)
+    if key not in cache:  # the same for every shooter (a danger map's observers)
+        cache[key] = touching_elements(scene, target)
+    near = cache[key]
     names = scene.blocking.names
     touching = tuple(names[e] for e, _ in near)
     first = None
