@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from viewer.layout_lint import segment_hits_box
+
 __all__ = [
     "LEADER_OVER_COST",
     "LEADER_RINGS",
@@ -197,26 +199,8 @@ def _candidates(anchor, wh, region, pad, hard, rays, soft_rays, scenery, obstacl
 
 
 def _seg_hit1(p, q, box, shrink: float = 0.5) -> bool:
-    """Scalar :func:`_seg_hits` for one box (Liang-Barsky)."""
-    x0, y0, x1, y1 = box[0] + shrink, box[1] + shrink, box[2] - shrink, box[3] - shrink
-    if x0 >= x1 or y0 >= y1:
-        return False
-    px, py = p
-    dx, dy = q[0] - px, q[1] - py
-    t0, t1 = 0.0, 1.0
-    for pk, qk in ((-dx, px - x0), (dx, x1 - px), (-dy, py - y0), (dy, y1 - py)):
-        if pk == 0:
-            if qk < 0:
-                return False
-            continue
-        r = qk / pk
-        if pk < 0:
-            t0 = max(t0, r)
-        else:
-            t1 = min(t1, r)
-        if t0 > t1:
-            return False
-    return True
+    """Scalar :func:`_seg_hits` for one box (the lint's Liang-Barsky test)."""
+    return segment_hits_box(p, q, box, shrink)
 
 
 def _conflict(a: _Cand, b: _Cand, pad: float) -> bool:
