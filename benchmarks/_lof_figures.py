@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from geom3d import terrain
-from geom3d.adjudication.lof import _occluders, pair_visibility
+from geom3d.adjudication.lof import occluder_rows, pair_visibility
 from geom3d.visibility import VisibilityStats, pair_patch
 from geom3d.visibility.proof import ProofStats
 
@@ -84,7 +84,7 @@ def _one_pair(scene, a, b, proofs: bool) -> PairRow:
     if proofs:
         w, viewer = pair_visibility(scene, a, b, stats=st)
     else:
-        occ = _occluders(scene, (a.id, b.id))
+        occ = occluder_rows(scene, (a.id, b.id))
         patch_mm = scene.ruleset.lof_policy.patch_mm
         w, k = pair_patch(
             a.cylinder, b.cylinder, scene.engine, occ, prover=None, patch_mm=patch_mm, stats=st
