@@ -62,7 +62,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--seen-from",
         metavar="ID",
         help="map where trooper ID can be seen from: a probe on each spot, free to face "
-        "anywhere, has Line of Fire to it (its viewshed; arcs of the probe ignored)",
+        "anywhere, has Line of Fire to it (its viewshed; arcs of the probe ignored) "
+        "(default: none)",
     )
     p.add_argument(
         "--probe", type=int, default=2, metavar="S", help="probe silhouette (default: 2)"
