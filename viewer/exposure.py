@@ -22,11 +22,12 @@ from io import BytesIO
 import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
+from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, Patch, Polygon, Rectangle, Wedge
 
+from .palette import side_colors
 from .survey import _background
 
 __all__ = ["SAFE_COLOR", "exposure_figure", "render_exposure"]
@@ -35,6 +36,8 @@ SAFE_COLOR = "#1a9850"
 _SEEN_RAMP = ("#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026", "#67001f")
 _RC = {"svg.hashsalt": "geom3d-exposure", "svg.fonttype": "none", "font.family": "DejaVu Sans"}
 _ARC_RADIUS_SHARE = 0.08  # shaded front half-disc radius, share of the table's span
+#: Opacity of an observer's front half-disc (it was 0.18: too faint to read, issue 46).
+ARC_ALPHA = 0.3
 
 
 def _extent(scene, cells) -> tuple[float, float, float, float]:
@@ -161,8 +164,14 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
         r_arc = _ARC_RADIUS_SHARE * span
         every_way = scene.ruleset.lof_policy.arc_deg >= 360.0  # as exposure.decide.screen
         arcs = False
+        # observers in their side's colour, as in every other figure (issue 46)
+        colour_of = side_colors(t.side for t in scene.troopers.values())
+        first_colour = "#2166ac"
         for o in doc["observer_positions"]:
             t = scene.troopers.get(o["id"])
+            colour = colour_of.get(t.side, "#2166ac") if t is not None else "#2166ac"
+            if o is doc["observer_positions"][0]:
+                first_colour = colour
             r = t.radius if t is not None else 12.5
             x, y = o["position"][:2]
             f = math.radians(o["facing_deg"])
@@ -176,19 +185,17 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
                         r_arc,
                         a0,
                         a0 + 180.0,
-                        facecolor="#2166ac",
-                        alpha=0.18,
-                        edgecolor="none",
+                        facecolor=(*to_rgb(colour), ARC_ALPHA),
+                        edgecolor="#222222",
+                        lw=0.8,
                         zorder=5,
                     )
                 )
                 dx, dy = -math.sin(f) * 2 * span, math.cos(f) * 2 * span
                 ax.plot(
-                    [x - dx, x + dx], [y - dy, y + dy], color="#2166ac", lw=0.8, ls="--", zorder=5
+                    [x - dx, x + dx], [y - dy, y + dy], color="#222222", lw=1.0, ls="--", zorder=5
                 )
-            ax.add_patch(
-                Circle((x, y), r, facecolor="#2166ac", edgecolor="black", lw=1.0, zorder=6)
-            )
+            ax.add_patch(Circle((x, y), r, facecolor=colour, edgecolor="black", lw=1.0, zorder=6))
             ax.annotate(
                 "",
                 xy=(x + 2.2 * r * math.cos(f), y + 2.2 * r * math.sin(f)),
@@ -229,10 +236,12 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
         ax.set_title(title, fontsize=9)
         handles = [
             Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label=safe_label),
-            Line2D([], [], lw=0, marker="o", mfc="#2166ac", mec="black", label=who),
+            Line2D([], [], lw=0, marker="o", mfc=first_colour, mec="black", label=who),
         ]
         if arcs:
-            handles.append(Patch(facecolor="#2166ac", alpha=0.18, label="observer's front arc"))
+            handles.append(
+                Patch(facecolor="#888888", alpha=ARC_ALPHA, label="observer's front arc")
+            )
         if hulls:
             handles.append(
                 Patch(facecolor="#7f7f7f", alpha=0.45, edgecolor="#222222", label="vehicle hull")
