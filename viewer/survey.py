@@ -102,7 +102,8 @@ def _background(ax, scene, extent) -> None:
             cs = ax.contour(
                 xs, ys, filled, levels=levels, colors="#5a4a3a", linewidths=0.5, alpha=0.7, zorder=1
             )
-            ax.clabel(cs, levels[::3], fontsize=6, fmt="%.0f mm")
+            # labelled as ground heights: a bare "81 mm" read as the height of a piece (issue 46)
+            ax.clabel(cs, levels[::3], fontsize=6, fmt="ground %.0f mm")
     else:  # modelled scenery: tops in grey, darker when higher
         top = float(np.nanmax(z)) or 1.0
         ax.imshow(
