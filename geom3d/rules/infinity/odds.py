@@ -159,6 +159,16 @@ def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
     return Dice(sv, n_crit, n - n_crit)
 
 
+def _not_activated(reaction, source: str, tid: str, ledger: list) -> str:
+    """A trooper that is not activated cannot react to an ARO: its declared reaction (if
+    any) is noted as ignored in ``ledger``; returns the reaction kind, ``none``."""
+    if reaction is not None and reaction.kind != "none":
+        ledger.append(
+            (f"{source} ignored: {tid} is not activated and cannot react to an ARO", reaction.kind)
+        )
+    return "none"
+
+
 def _dodge_sv(sheet: _Sheet, flags: dict, tid: str, ledger: list) -> int:
     spec = sheet.spec(tid)
     ph = sheet.stat(tid, "ph", "its dodge (or give reaction: none)")
@@ -292,14 +302,7 @@ def _plan(sheet: _Sheet, result, tid: str) -> RollPlan:
             )
         kind = "none"
     elif attack.aro and not active:
-        if reaction is not None and reaction.kind != "none":
-            ledger.append(
-                (
-                    f"{source} ignored: {tid} is not activated and cannot react to an ARO",
-                    reaction.kind,
-                )
-            )
-        kind = "none"
+        kind = _not_activated(reaction, source, tid, ledger)
     elif reaction is None:
         kind = "dodge"
         ledger.append(

@@ -22,6 +22,7 @@ from geom3d.rules.infinity.mods import shot_mods
 from geom3d.rules.infinity.odds import (
     _counter_dice,
     _dodge_sv,
+    _not_activated,
     _save_sv,
     _Sheet,
     _wounds,
@@ -67,14 +68,7 @@ def plain_plan(sheet: _Sheet, result, tid: str) -> RollPlan:
     reaction = spec.reaction
     source = f"{sheet.where(tid)}.reaction"
     if attack.aro and not active:
-        if reaction is not None and reaction.kind != "none":
-            ledger.append(
-                (
-                    f"{source} ignored: {tid} is not activated and cannot react to an ARO",
-                    reaction.kind,
-                )
-            )
-        kind = "none"
+        kind = _not_activated(reaction, source, tid, ledger)
     elif reaction is None:
         kind = "dodge"
         ledger.append(
