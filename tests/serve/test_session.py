@@ -209,8 +209,9 @@ def test_stale_pairs_agree_with_may_change():
 
 def test_a_newer_move_cancels_an_older_one(tmp_path, table_dict, monkeypatch):
     """A move whose pairs are still being searched when a newer move comes stops at its
-    next pair (Superseded, HTTP 409); the newer one answers. Each pair search is slowed
-    down here so that the first move is surely still searching."""
+    next pair (Superseded, HTTP 409); the newer one answers. Each pair search of the first
+    move is held here until the second move has taken its generation, so that the first
+    move is surely still searching however slow the machine is."""
     import threading
     import time
 
@@ -228,16 +229,18 @@ def test_a_newer_move_cancels_an_older_one(tmp_path, table_dict, monkeypatch):
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     s = Session(path)
     plain = base.line_of_fire
-    slow, searching = threading.Event(), threading.Event()
+    searching = threading.Event()
+    first_generation = s.generation + 1
 
-    def slowed(*args, **kwargs):
-        if slow.is_set():
+    def held(*args, **kwargs):
+        if s.generation == first_generation:  # a search of the first move
             searching.set()
-            time.sleep(0.2)
+            deadline = time.monotonic() + 60
+            while s.generation == first_generation and time.monotonic() < deadline:
+                time.sleep(0.01)
         return plain(*args, **kwargs)
 
-    monkeypatch.setattr(base, "line_of_fire", slowed)
-    slow.set()
+    monkeypatch.setattr(base, "line_of_fire", held)
     got: list = []
 
     def first():
@@ -249,7 +252,6 @@ def test_a_newer_move_cancels_an_older_one(tmp_path, table_dict, monkeypatch):
     thread = threading.Thread(target=first)
     thread.start()
     assert searching.wait(60)  # the first move is searching its first pairs
-    slow.clear()
     second = s.move("d", [500, 120])
     thread.join(60)
     assert isinstance(got[0], Superseded), got
