@@ -10,9 +10,11 @@ route and have the answer yes. Only a window (or a gap between two windows) shor
 the 1 mm step can fall between two samples unseen.
 
 Routes follow the ground (SPEC 13.1): between two route points given as ``[x, y]`` (both
-dropped onto the table), every position a command uses (windows, ``fire_at``) stands by
+dropped onto the table), every position a command uses (windows, ``fire_at``, templates) stands by
 the 12.2 rule at that position (:func:`route_path`), not at a height interpolated between
-the points, so a runner crossing a ridge goes over it. A stretch with an explicit ``z`` at
+the points, so a runner crossing a ridge goes over it. Templates along a route
+(:mod:`geom3d.rules.infinity.routes`) stand their positions the same way
+(:meth:`RoutePath.stretch`). A stretch with an explicit ``z`` at
 either end keeps the straight line between its points.
 """
 
@@ -89,6 +91,21 @@ class RoutePath:
             p = np.array([p[0], p[1], self.ground(float(p[0]), float(p[1]))])
         return p, i
 
+    def stretch(self, i: int, ts) -> np.ndarray:
+        """Positions at fractions ``ts`` ((n,) float in [0, 1]) of stretch ``i`` (from vertex
+        ``i`` to ``i + 1``), (n, 3) float64 mm: on a stretch that follows the ground, each
+        inner position stands by SPEC 12.2 (as :meth:`at` places it; all of them dropped
+        in one batch), the ends keep their vertices' heights; else the straight line."""
+        t = np.asarray(ts, np.float64).reshape(-1)
+        a, b = self.points[i], self.points[min(i + 1, len(self.points) - 1)]
+        p = a[None, :] + t[:, None] * (b - a)[None, :]
+        if self.ground is not None and i < len(self.follows) and self.follows[i]:
+            inner = (t > 0) & (t < 1)
+            if inner.any():
+                p[inner, 2] = _heights(self.ground, p[inner, :2])
+            p[t >= 1] = b
+        return p
+
 
 def route_path(scene, trooper) -> RoutePath:
     """``trooper``'s route on ``scene``, standing by SPEC 12.2 at every position of a
@@ -100,18 +117,37 @@ def route_path(scene, trooper) -> RoutePath:
     return RoutePath.of(trooper.route, _ground_of(scene, trooper.radius), dropped)
 
 
+class _StandOn:
+    """Where a base of one radius rests at ``(x, y)`` on a scene's surface (SPEC 12.2),
+    remembered per position; :meth:`many` drops a batch in one call."""
+
+    def __init__(self, surface, radius: float) -> None:
+        self.surface = surface
+        self.radius = radius
+        self.memo = _GROUND_MEMO.setdefault(surface, {})
+
+    def __call__(self, x: float, y: float) -> float:
+        return float(self.many(np.array([[x, y]], np.float64))[0])
+
+    def many(self, xy: np.ndarray) -> np.ndarray:
+        """(n,) float64 mm: the resting heights at ``xy`` ((n, 2) float64 mm)."""
+        keys = [(float(x), float(y), self.radius) for x, y in xy]
+        todo = [k for k in dict.fromkeys(keys) if k not in self.memo]
+        if todo:
+            z = self.surface.rest([k[:2] for k in todo], [self.radius] * len(todo))[0]
+            self.memo.update(zip(todo, (float(v) for v in z), strict=True))
+        return np.array([self.memo[k] for k in keys], np.float64)
+
+
+def _heights(ground: Callable[[float, float], float], xy: np.ndarray) -> np.ndarray:
+    many = getattr(ground, "many", None)
+    if many is not None:
+        return many(xy)
+    return np.array([ground(float(x), float(y)) for x, y in xy], np.float64)
+
+
 def _ground_of(scene, radius: float) -> Callable[[float, float], float]:
-    memo = _GROUND_MEMO.setdefault(scene.surface, {})
-    surface = scene.surface
-
-    def ground(x: float, y: float) -> float:
-        key = (x, y, radius)
-        z = memo.get(key)
-        if z is None:
-            z = memo[key] = float(surface.rest([[x, y]], [radius])[0][0])
-        return z
-
-    return ground
+    return _StandOn(scene.surface, radius)
 
 
 #: Per standing surface (kept alive with it): resting heights already found, by position

@@ -92,7 +92,11 @@ Rules applied per placement (outcome precedence: invalid, then failed, then canc
   convex along a segment, the z condition an interval; z is linear between route
   vertices), then Blast Focus LoF is tried at its deepest point, its ends and every
   ``ROUTE_STEP_MM`` along it. Pitched volumes: the route is sampled every
-  ``ROUTE_TOUCH_STEP_MM`` with the exact contact test.
+  ``ROUTE_TOUCH_STEP_MM`` with the exact contact test. Between two route points given
+  ``[x, y]`` the route follows the ground (SPEC 13.1): every position stands by the 12.2
+  rule (as the route's Line of Fire windows do), the touching stretch is sampled every
+  ``ROUTE_TOUCH_STEP_MM`` and each position carries its standing height
+  (:mod:`~geom3d.rules.infinity.routes`).
 
 Per affected trooper: ``role`` (``main`` for the main target of a resolved placement that
 affects it), ``dodge`` (``PH``; ``PH-3`` when it has no LoF to the attacker, by

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from geom3d.adjudication.routepath import route_path
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.placement.blast_focus import FocusStats, blast_focus_lof
@@ -41,10 +42,14 @@ def area_status(
     for t in scene.troopers.values():
         if t.id == attacker.id:
             t = attacker  # where it fires from (a moving attacker: its firing point)
+        path = None
         if t.route is not None:
+            path = route_path(scene, t)
             rp = np.asarray(t.route, dtype=np.float64)
             lo = rp.min(axis=0) - [t.radius, t.radius, 0.0]
             hi = rp.max(axis=0) + [t.radius, t.radius, t.height]
+            if any(path.follows):  # standing on the ground between its points (13.1)
+                lo[2], hi[2] = -np.inf, np.inf
         else:
             p = np.asarray(t.position)
             lo = p - [t.radius, t.radius, 0.0]
@@ -52,7 +57,7 @@ def area_status(
         if not _bounds_overlap(vb, lo, hi):
             continue
         if t.route is not None:
-            positions = route_candidates(volume, t)
+            positions = route_candidates(volume, t, path)
         else:
             positions = (
                 [np.asarray(t.position)] if volume_touches_cylinder(volume, t.cylinder) else []
