@@ -60,6 +60,10 @@ __all__ = [
 #: (SPEC 13.1: under half; a warning names the trooper, the piece and the share).
 PERCH_SHARE: float = 0.5
 
+#: :meth:`Surface.rest_below` drops its discs in batches of about this many rays (a
+#: 10 mm exposure map stands some 15,000 probes of 800 rays each).
+_REST_BATCH_RAYS = 1 << 20
+
 #: Step (mm) past a crossing before the parity probe continues.
 _PARITY_STEP_MM = 1e-3
 
@@ -157,19 +161,26 @@ class Surface:
         """
         return self._tops(xy)[0]
 
-    def _tops(self, xy) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`tops` and the triangle met at each point ((n,) int64, -1 for none)."""
+    def _tops(self, xy, start=None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`tops` and the triangle met at each point ((n,) int64, -1 for none).
+
+        ``start``: (n,) float64 mm, where each ray starts coming down (default
+        ``DROP_PROBE_HEIGHT_MM`` above the scene's top: the first surface of all)."""
         pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
         z = np.full(len(pts), np.nan)
         if not len(pts) or self.engine.n_triangles == 0:
             return z, np.full(len(pts), -1, np.int64)
         b = self.engine.bounds
-        top, bottom = b[1, 2] + DROP_PROBE_HEIGHT_MM, b[0, 2] - DROP_PROBE_HEIGHT_MM
-        o = np.column_stack([pts, np.full(len(pts), top)])
+        bottom = b[0, 2] - DROP_PROBE_HEIGHT_MM
+        if start is None:
+            top = np.full(len(pts), b[1, 2] + DROP_PROBE_HEIGHT_MM)
+        else:
+            top = np.asarray(start, np.float64).reshape(-1)
+        o = np.column_stack([pts, top])
         e = np.column_stack([pts, np.full(len(pts), bottom)])
         dist, hit = self.engine.first_hit(o, e)
         ok = hit >= 0
-        hz = top - dist[ok]
+        hz = top[ok] - dist[ok]
         # refine in float64 on the triangle's plane (Embree works in float32)
         tri = self.vertices[self.faces[hit[ok]]]
         n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
@@ -236,31 +247,13 @@ class Surface:
             return z, var, over, support
         # the highest vertex of the pieces' own faces over each disc, every disc in one
         # pass over the vertices (a million on a scanned table)
-        vtops = np.full(k, -np.inf)
-        cx_all, cy_all = c[:, 0].copy(), c[:, 1].copy()
-        for part in self._used_vertices():
-            vtops = np.maximum(vtops, disc_tops(part, cx_all, cy_all, r))
+        vtops = self._vertex_tops(c, r)
         for rad in np.unique(r):
             rows = np.flatnonzero(r == rad)
             foot = self._footing_for(float(rad))
             off = foot.offsets
-            pts = (c[rows, None, :] + off[None, :, :]).reshape(-1, 2)
-            h, tri = self._tops(pts)
-            if not self.has_table_mesh:
-                h = np.where(np.isnan(h), 0.0, h)
-            h = h.reshape(len(rows), len(off))
-            tri = tri.reshape(len(rows), len(off))
-            zc, con = connected_rest(foot, h)
+            zc, has, h, tri, con = self._rest_rows(c[rows], foot, vtops[rows], None)
             lo = np.min(np.where(np.isnan(h), np.inf, h), axis=1)  # every probe, linked or not
-            # a spike between probes: the highest vertex over the disc, when connected
-            reach = FOOTING_STEP_MM + STAND_GRID_MM * math.tan(math.radians(FOOTING_SLOPE_DEG))
-            vtop = vtops[rows]
-            has = ~np.isnan(zc)
-            spike = has & (vtop > zc) & (vtop <= zc + reach)
-            zc = np.where(spike, vtop, zc)
-            none = ~has & np.isfinite(vtop)  # no probe met anything: the vertices say
-            zc = np.where(none, vtop, zc)
-            has |= none
             z[rows[has]] = zc[has]
             both = has & np.isfinite(lo)
             var[rows[both]] = np.maximum(zc[both] - lo[both], 0.0)
@@ -289,6 +282,71 @@ class Surface:
                 depth = float(rad - foot.radial[first])
                 over[row] = (name, depth, float(np.max(h[n_row, idx]) - zc[n_row]))
         return z, var, over, support
+
+    def _vertex_tops(self, c: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """(k,) float64 mm: the highest vertex of the pieces' own faces over each disc
+        (``-inf`` over none), every disc in one pass over the vertices."""
+        vtops = np.full(len(c), -np.inf)
+        cx, cy = c[:, 0].copy(), c[:, 1].copy()
+        for part in self._used_vertices():
+            vtops = np.maximum(vtops, disc_tops(part, cx, cy, r))
+        return vtops
+
+    def _rest_rows(self, c: np.ndarray, foot: Footing, vtop: np.ndarray, start):
+        """The 12.2 rule for discs of one radius: ``(z, has, heights, triangles,
+        connected)``, see :meth:`footing` (``start``: (n,) mm, where the rays start, or
+        None: above everything; a vertex over ``start`` is no spike)."""
+        off = foot.offsets
+        pts = (c[:, None, :] + off[None, :, :]).reshape(-1, 2)
+        h, tri = self._tops(pts, None if start is None else np.repeat(start, len(off)))
+        if not self.has_table_mesh:
+            h = np.where(np.isnan(h), 0.0, h)
+        h = h.reshape(len(c), len(off))
+        tri = tri.reshape(len(c), len(off))
+        zc, con = connected_rest(foot, h)
+        # a spike between probes: the highest vertex over the disc, when connected
+        reach = FOOTING_STEP_MM + STAND_GRID_MM * math.tan(math.radians(FOOTING_SLOPE_DEG))
+        if start is not None:
+            vtop = np.where(vtop <= start, vtop, -np.inf)
+        has = ~np.isnan(zc)
+        spike = has & (vtop > zc) & (vtop <= zc + reach)
+        zc = np.where(spike, vtop, zc)
+        none = ~has & np.isfinite(vtop)  # no probe met anything: the vertices say
+        zc = np.where(none, vtop, zc)
+        has |= none
+        return zc, has, h, tri, con
+
+    def rest_below(self, centres, radius: float, start) -> np.ndarray:
+        """Where base discs of one radius rest by the 12.2 rule (:meth:`footing`: the same
+        probes, links and spike rule), with each disc's rays starting at ``start``
+        instead of above everything: a level under a floor or a roof (the survey and the
+        exposure map, :mod:`geom3d.survey.grid`). Where nothing lies above ``start`` over
+        a disc, the answer is exactly :meth:`rest`'s.
+
+        Parameters
+        ----------
+        centres : (k, 2) float, mm
+        radius : float, mm
+        start : (k,) float, mm
+
+        Returns
+        -------
+        (k,) float64, mm
+            Resting height; NaN where no probe met anything.
+        """
+        c = np.asarray(centres, np.float64).reshape(-1, 2)
+        st = np.asarray(start, np.float64).reshape(-1)
+        out = np.full(len(c), np.nan)
+        if not len(c) or self.engine.n_triangles == 0:
+            return out
+        foot = self._footing_for(float(radius))
+        per = max(1, _REST_BATCH_RAYS // len(foot.offsets))
+        for a in range(0, len(c), per):
+            cc = c[a : a + per]
+            vtop = self._vertex_tops(cc, np.full(len(cc), float(radius)))
+            zc, has, _, _, _ = self._rest_rows(cc, foot, vtop, st[a : a + per])
+            out[a : a + per] = np.where(has, zc, np.nan)
+        return out
 
     def _footing_for(self, radius: float) -> Footing:
         f = self._footings.get(radius)

@@ -3,11 +3,12 @@
 Under each grid point a vertical ray is followed down through every surface (first hit,
 then on from just below it, :data:`~geom3d.core.tolerances.SURVEY_MAX_LAYERS` at most): each
 upward-facing surface is a candidate level (the table, floors inside buildings, roofs,
-walkways). At a candidate the probe cylinder rests on the highest point under its base
-(rays down at the centre and on two rings of the base, from the probe's top), on the
-ground connected to the support under its centre (the rule troopers are dropped by,
-:mod:`geom3d.scene.footing`: a sculpture overlapping the rim does not lift it), and is kept
-when
+walkways). At a candidate the probe cylinder rests exactly where a trooper dropped there
+rests (SPEC 12.2, :meth:`geom3d.scene.standing.Surface.rest_below`: the same probes under
+its base, the ground connected to the support under its centre, a sculpture overlapping
+the rim does not lift it), with its rays coming down from the probe's top (so a floor under
+a roof has its own spot; where nothing is above the probe the height is the dropped
+trooper's to the last bit), and is kept when
 
 * nothing cuts into its volume above :data:`~geom3d.core.tolerances.SURVEY_FOOT_MM` over its
   resting height (headroom: horizontal chords at four heights, eight vertical segments);
@@ -47,7 +48,6 @@ from geom3d.core.tolerances import (
 )
 from geom3d.mesh import used_vertices
 from geom3d.raycast.base import RayBackend
-from geom3d.scene.footing import Footing, connected_rest
 from geom3d.scene.reach import enclosing_pieces, reach_map
 from geom3d.scene.scene import Scene
 
@@ -253,50 +253,14 @@ def _surfaces(gr: _Ground, xy: np.ndarray, top: float, bottom: float):
     return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool), any_hit
 
 
-def _base_offsets(radius: float) -> np.ndarray:
-    """(25, 2) offsets of the base samples: centre, 8 at half radius, 16 on the rim."""
-    a8 = np.radians(np.arange(8) * 45.0 + 22.5)
-    a16 = np.radians(np.arange(16) * 22.5)
-    rim = radius * (1.0 - 1e-3)
-    return np.vstack(
-        [
-            [[0.0, 0.0]],
-            0.5 * radius * np.column_stack([np.cos(a8), np.sin(a8)]),
-            rim * np.column_stack([np.cos(a16), np.sin(a16)]),
-        ]
-    )
-
-
-def _rest_heights(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.ndarray:
-    """Where a probe whose top starts at ``z + height`` rests: the highest ground under
-    its base connected to the support under its centre (SPEC 12.2, the rule troopers
-    are dropped by: :func:`geom3d.scene.footing.connected_rest`), never below ``z``."""
-    eng = gr.engine
-    foot = _footing(probe.radius)
-    off = foot.offsets
-    k = len(off)
-    pts = (xy[:, None, :] + off[None, :, :]).reshape(-1, 2)
-    z0 = np.repeat(z + probe.height, k)
-    o = np.column_stack([pts, z0])
-    e = o.copy()
-    e[:, 2] = np.repeat(z, k) - probe.height
-    dist, tri = eng.first_hit(o, e)
-    hz = np.where(tri >= 0, _plane_z(gr, tri, pts, z0 - dist), np.nan).reshape(-1, k)
-    c = foot.centre
-    hz[:, c] = np.where(np.isnan(hz[:, c]), z, hz[:, c])  # the level found at the centre
-    rest, _ = connected_rest(foot, hz)
+def _rest_heights(scene: Scene, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.ndarray:
+    """Where a probe found at level ``z`` rests: exactly where a trooper dropped there
+    rests (SPEC 12.2, :meth:`geom3d.scene.standing.Surface.rest_below`: the same probes
+    under the base, links and spike rule, :mod:`geom3d.scene.footing`), its rays coming
+    down from the probe's top (``z`` plus its height) so that a floor under a roof
+    stands its own probe; never below ``z``."""
+    rest = scene.surface.rest_below(xy, probe.radius, z + probe.height)
     return np.maximum(np.where(np.isnan(rest), z, rest), z)
-
-
-_FOOTINGS: dict[float, Footing] = {}
-
-
-def _footing(radius: float) -> Footing:
-    """The survey's probe pattern (:func:`_base_offsets`) with its links, per radius."""
-    f = _FOOTINGS.get(radius)
-    if f is None:
-        f = _FOOTINGS[radius] = Footing(_base_offsets(radius))
-    return f
 
 
 def _blocked(gr: _Ground, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.ndarray:
@@ -417,7 +381,7 @@ def place_probes(
     enclosed = np.zeros((0, 3))
     enclosed_by: tuple[tuple[str, int], ...] = ()
     if len(pi) and eng.n_triangles:
-        rest = _rest_heights(gr, xy[pi], pz, probe)
+        rest = _rest_heights(scene, xy[pi], pz, probe)
         ok = ~_blocked(gr, xy[pi], rest, probe)
         pi, rest = pi[ok], rest[ok]
     else:

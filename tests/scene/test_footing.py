@@ -99,7 +99,7 @@ def test_bird_bath_overlap_stands_on_the_ground_and_lof_agrees_with_the_survey()
     probe = Probe(2, t.diameter, t.height)
     gr = _ground(scene)
     xy = np.array([[495.0, 400.0]])
-    rest = _rest_heights(gr, xy, np.zeros(1), probe)
+    rest = _rest_heights(scene, xy, np.zeros(1), probe)
     assert rest[0] == 0.0
     # standable in the survey exactly when lof does not warn that scenery cuts into it
     blocked = bool(_blocked(gr, xy, rest, probe)[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import box, make_scene
+from support import box, make_scene, trooper
 
 from geom3d.core.errors import InputError, UsageError
 from geom3d.core.output import dumps_json
@@ -104,15 +104,20 @@ def test_a_room_with_a_door_is_a_level_under_its_roof(room):
 
 def test_probe_needs_headroom_and_rests_on_the_highest_point_under_its_base():
     # a slab 20..30 mm over (50, 50): no room under it for a 40 mm probe; its top is a level.
-    # a 10 mm block under the rim of the probe at (150, 50): the probe rests on it.
+    # a 10 mm block under the rim of the probe at (150, 50), 7.5 mm into its base: by the
+    # 12.2 rule (a jump far steeper than a slope) the probe stands on the table beside
+    # it, where the block cuts into it: no spot, as a trooper dropped there is warned
     scene = make_scene(
-        [],
+        [trooper("t", [150, 50])],
         [box("slab", (60, 60, 10), (50, 50, 20)), box("step", (10, 10, 10), (160, 50, 0))],
         table={"size": [200, 100]},
     )
     grid = place_probes(scene, probe_for(scene, 2), 100.0)
     got = sorted((tuple(p), int(lv)) for p, lv in zip(grid.positions, grid.level, strict=True))
-    assert got == [((50.0, 50.0, 30.0), 0), ((150.0, 50.0, 10.0), 0)]
+    assert got == [((50.0, 50.0, 30.0), 0)]
+    assert scene.trooper("t").position[2] == 0.0
+    assert any("overlaps scenery 'step' by 7.5 mm" in w for w in scene.warnings)
+    assert any("embedded" in w for w in scene.warnings)
 
 
 def test_no_probe_can_stand_is_a_health_finding():
