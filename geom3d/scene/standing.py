@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from geom3d.bodies.kernels import disc_tops
+from geom3d.bodies.kernels import disc_tops, njit
 from geom3d.core.messages import note, warning
 from geom3d.core.tolerances import (
     DROP_PROBE_HEIGHT_MM,
@@ -132,6 +132,7 @@ class Surface:
         self.names = tuple(names)
         self._used: list[np.ndarray] | None = None
         self._footings: dict[float, Footing] = {}
+        self._plane: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _used_vertices(self) -> list[np.ndarray]:
         """The vertices of the pieces' own faces, (u, 3) float64 mm, in parts (computed
@@ -179,20 +180,23 @@ class Surface:
         o = np.column_stack([pts, top])
         e = np.column_stack([pts, np.full(len(pts), bottom)])
         dist, hit = self.engine.first_hit(o, e)
-        ok = hit >= 0
-        hz = top[ok] - dist[ok]
+        hit = np.asarray(hit, np.int64)
         # refine in float64 on the triangle's plane (Embree works in float32)
-        tri = self.vertices[self.faces[hit[ok]]]
-        n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-        norm = np.linalg.norm(n, axis=1)
-        steep = np.abs(n[:, 2]) <= DROP_STEEP_REL_EPS * np.maximum(norm, 1e-300)
-        p0, q = tri[:, 0], pts[ok]
-        exact = p0[:, 2] - (n[:, 0] * (q[:, 0] - p0[:, 0]) + n[:, 1] * (q[:, 1] - p0[:, 1])) / (
-            np.where(steep, 1.0, n[:, 2])
-        )
-        use = ~steep & (np.abs(exact - hz) < DROP_REFINE_MAX_MM)
-        z[ok] = np.where(use, exact, hz)
+        p0, n, steep = self._planes()
+        _refine_tops(hit, np.asarray(dist, np.float64), top, pts, p0, n, steep, z)
         return z, np.asarray(hit, np.int64)
+
+    def _planes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per face (computed once): its first vertex ((m, 3) float64 mm), its normal
+        ((m, 3) float64, unnormalised) and whether it is vertical ((m,) bool:
+        ``|n_z| <= DROP_STEEP_REL_EPS |n|``, no plane height to refine)."""
+        if self._plane is None:
+            tri = self.vertices[self.faces]
+            n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+            norm = np.linalg.norm(n, axis=1)
+            steep = np.abs(n[:, 2]) <= DROP_STEEP_REL_EPS * np.maximum(norm, 1e-300)
+            self._plane = (np.ascontiguousarray(tri[:, 0]), np.ascontiguousarray(n), steep)
+        return self._plane
 
     def heights(self, xy) -> np.ndarray:
         """Highest surface under each point (mm): :meth:`tops`, misses on the table (0)."""
@@ -353,6 +357,26 @@ class Surface:
         if f is None:
             f = self._footings[radius] = Footing(disc_samples(radius))
         return f
+
+
+@njit(cache=True, nogil=True)
+def _refine_tops(hit, dist, top, pts, p0, n, steep, z):  # pragma: no cover - compiled
+    """``z[k]``: the height where ray ``k`` (down from ``top[k]`` at ``pts[k]``) met face
+    ``hit[k]`` (``-1``: nothing, ``z`` left as is), on the face's plane in float64 when
+    it is not vertical and within ``DROP_REFINE_MAX_MM`` of Embree's float32 answer."""
+    for k in range(hit.shape[0]):
+        f = hit[k]
+        if f < 0:
+            continue
+        hz = top[k] - dist[k]
+        if not steep[f]:
+            exact = (
+                p0[f, 2]
+                - (n[f, 0] * (pts[k, 0] - p0[f, 0]) + n[f, 1] * (pts[k, 1] - p0[f, 1])) / n[f, 2]
+            )
+            if abs(exact - hz) < DROP_REFINE_MAX_MM:
+                hz = exact
+        z[k] = hz
 
 
 def _inner_count(radius: float, total: int) -> int:
