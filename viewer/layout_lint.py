@@ -21,6 +21,7 @@ Pure numpy plus PIL (no matplotlib, no VTK): records are made by the renderers
 
 from __future__ import annotations
 
+import itertools
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -104,6 +105,10 @@ class Layout:
         Leader lines drawn from labels to their anchors.
     notes : list of str
         What the figure said about its own layout (labels left out, a numbered key).
+    lanes : list of dict
+        Route-window lanes as drawn (:mod:`viewer.layers.route_windows`): ``mover``,
+        ``other``, ``lane``, ``track`` (the thin line along the whole route, or the
+        windows on it), ``width_px`` and ``px`` (a list of (k, 2) polylines, px).
     """
 
     size: tuple[int, int]
@@ -115,6 +120,7 @@ class Layout:
     patches: list[Box] = field(default_factory=list)
     leaders: list = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    lanes: list[dict] = field(default_factory=list)
 
 
 def _overlap(a: Box, b: Box, tol: float = TOUCH_PX) -> bool:
@@ -240,11 +246,62 @@ def lint(layout: Layout, image: np.ndarray | None = None, background=None) -> li
         for r, s in layout.leaders[i + 1 :]:
             if _segments_cross(p, q, r, s):
                 out.append("two leader lines cross")
+    out.extend(lane_overlaps(layout.lanes))
     if image is not None and background is not None:
         e = empty_fraction(image, frame, background)
         if e > MAX_EMPTY_FRACTION:
             out.append(f"{e:.0%} of the frame is empty (> {MAX_EMPTY_FRACTION:.0%})")
     return out
+
+
+def lane_gap_px(a: dict, b: dict) -> float:
+    """The clear pixels between the windows of two lanes (negative: they overlap): the
+    least distance between their polylines less half of each one's width."""
+    best = np.inf
+    for pa in a["px"]:
+        for pb in b["px"]:
+            best = min(best, _polyline_distance(np.asarray(pa), np.asarray(pb)))
+    return float(best - 0.5 * (a["width_px"] + b["width_px"]))
+
+
+def lane_overlaps(lanes: list[dict]) -> list[str]:
+    """Route-window lanes of one route whose windows overlap another lane's windows
+    (SPEC 13.5: which window belongs to which trooper must be readable)."""
+    out = []
+    win = [ln for ln in lanes if not ln.get("track")]
+    for i, a in enumerate(win):
+        for b in win[i + 1 :]:
+            if a["mover"] != b["mover"]:
+                continue
+            gap = lane_gap_px(a, b)
+            if gap < -TOUCH_PX:
+                out.append(
+                    f"route windows of {a['mover']!r}: the lanes of {a['other']!r} and "
+                    f"{b['other']!r} overlap ({-gap:.1f} px)"
+                )
+    return out
+
+
+def _polyline_distance(p: np.ndarray, q: np.ndarray) -> float:
+    """Least distance (px) between two polylines ((k, 2), (m, 2); a single point is a
+    polyline of one point): each one's vertices against the other's segments (exact
+    for polylines that do not cross; crossing ones are 0 apart)."""
+
+    def pts_to_segs(v: np.ndarray, w: np.ndarray) -> float:
+        if len(w) == 1:
+            return float(np.min(np.linalg.norm(v - w[0], axis=1)))
+        a, b = w[:-1], w[1:]
+        ab = b - a
+        den = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)
+        t = np.clip(np.einsum("kij,ij->ki", v[:, None, :] - a[None], ab) / den, 0.0, 1.0)
+        c = a[None] + t[..., None] * ab[None]
+        return float(np.min(np.linalg.norm(v[:, None, :] - c, axis=2)))
+
+    d = min(pts_to_segs(p, q), pts_to_segs(q, p))
+    for (a, b), (c, e) in itertools.product(itertools.pairwise(p), itertools.pairwise(q)):
+        if _segments_cross(a, b, c, e):
+            return 0.0
+    return d
 
 
 def _segments_cross(p, q, r, s) -> bool:

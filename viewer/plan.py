@@ -35,9 +35,10 @@ from . import palette as pal
 from .figure_layout import label_costs, world_records
 from .frame import fit_lines, fit_text, font_px, wrap_px
 from .labels import place_labels, unplaced_note
+from .layers.route_windows import LANE_GAP_PX, LANE_WIDTH, beside
 from .layers.scenery import scenery_legend
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
-from .model import Drawing
+from .model import Drawing, Label
 from .plan_scenery import plan_scenery
 from .vector import polygon_paths, project_actor
 
@@ -227,6 +228,32 @@ def _draw_actor(ax, a, k: float, dpi: float, zo: float) -> None:
         ax.add_collection(lc)
 
 
+def _draw_lane(ax, a, k: float, dpi: float, zo: float, mm_per_px: float) -> dict:
+    """A route-window lane (:mod:`viewer.layers.route_windows`): its paths moved beside
+    the route by its lane number times the lane pitch in pixels (the window width plus
+    ``LANE_GAP_PX``), drawn as :func:`_draw_actor` draws lines. Returns the lane as
+    drawn: ``{mover, other, lane, track, width_px, mm: [(k, 2) mm paths]}``."""
+    pitch_px = max(1.0, LANE_WIDTH * k) + LANE_GAP_PX
+    shift = a.meta["lane"] * pitch_px * mm_per_px
+    paths = [beside(np.asarray(p, dtype=float)[:, :2], shift) for p in a.meta["paths"]]
+    width_px = max(1.0, (a.line_width or 1.0) * k)
+    alpha = None if a.opacity >= 1.0 else a.opacity
+    lc = LineCollection(
+        paths, colors=a.color, linewidths=_pt(width_px, dpi), alpha=alpha, zorder=zo,
+        capstyle="butt" if a.meta.get("track") else "round",
+    )  # fmt: skip
+    lc.set_gid(svg_id(a.name))
+    ax.add_collection(lc)
+    return {
+        "mover": a.meta["mover"],
+        "other": a.meta["other"],
+        "lane": int(a.meta["lane"]),
+        "track": bool(a.meta.get("track")),
+        "width_px": width_px,
+        "mm": paths,
+    }
+
+
 def plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figure:
     """The plan view of ``drawing`` (see :func:`_plan_figure`), built under :data:`RC`."""
     with matplotlib.rc_context(RC):
@@ -317,8 +344,16 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
 
     zorders = itertools.count(1.0, 2.0)  # drawing order: each artist above the last
     scen_legend = _draw_scenery(ax, scene, zorders)
+    mm_per_px = (xlim[1] - xlim[0]) / max(right - left, 1.0)
+    lanes, lane_labels = [], []
     for a in drawing.actors:
         if a.layer == "scenery":
+            continue
+        if a.meta.get("lane"):  # route windows: lanes laid out in pixels
+            lanes.append(_draw_lane(ax, a, k, dpi, next(zorders), mm_per_px))
+            if a.meta.get("track"):
+                end = lanes[-1]["mm"][-1][-1]  # the lane's last point (mm)
+                lane_labels.append(Label("rays", (end[0], end[1], 0.0), a.meta["other"], a.color))
             continue
         _draw_actor(ax, a, k, dpi, next(zorders))
 
@@ -326,7 +361,8 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     notes = list(drawing.notes)
     label_font = font_px("label", size)
     texts, sizes, anchors = [], [], []
-    for i, lab in enumerate(drawing.labels):
+    labels = [*drawing.labels, *lane_labels]
+    for i, lab in enumerate(labels):
         t = fig.text(0, 0, lab.text, fontsize=fpx(label_font), color=lab.color, gid=f"label-{i}",
                      va="center", ha="center", zorder=10_000)  # fmt: skip
         bb = t.get_window_extent(renderer)
@@ -361,11 +397,19 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
             )  # fmt: skip
     # anchors outside the picture (zoomed away) are not missing labels
     inside = [region[0] <= a[0] <= region[1] and region[2] <= a[1] <= region[3] for a in anchors]
-    kept = [(lab.text, p) for lab, p, ok in zip(drawing.labels, places, inside, strict=True) if ok]
+    kept = [(lab.text, p) for lab, p, ok in zip(labels, places, inside, strict=True) if ok]
     note = unplaced_note([t for t, _ in kept], [p for _, p in kept])
     if note:
         notes.insert(0, note)  # first: the column may not hold every note
     fig.geom3d_notes = notes  # type: ignore[attr-defined]  # the notes the page shows
+    # the lanes as drawn, in page pixels (rows down), for the layout records
+    to_px = lambda xy: np.column_stack(  # noqa: E731
+        [ax.transData.transform(xy)[:, 0], H - ax.transData.transform(xy)[:, 1]]
+    )
+    fig.geom3d_lanes = [  # type: ignore[attr-defined]
+        {**{k_: v for k_, v in ln.items() if k_ != "mm"}, "px": [to_px(p) for p in ln["mm"]]}
+        for ln in lanes
+    ]
 
     # legend column: legend box, then the notes
     x0 = 1.0 - (LEGEND_COLUMN - 0.02) - 0.01

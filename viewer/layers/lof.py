@@ -156,6 +156,7 @@ def _add_route_windows(d: Drawing, scene, pairs) -> None:
     d.actors.extend(part.actors)
     for e in part.legend:
         d.add_legend(e.label, e.color, e.face)
+    d.notes.extend(part.notes)
     for p in pairs:
         r = p.get("route")
         if r and r.get("windows"):
@@ -248,6 +249,7 @@ def matrix_actors(scene, pairs: Sequence[dict], *, max_notes: int = 14) -> Drawi
     d.actors.extend(part.actors)
     for e in part.legend:
         d.add_legend(e.label, e.color, e.face)
+    d.notes.extend(part.notes)
     return d
 
 
