@@ -44,6 +44,7 @@ from geom3d.core.tolerances import (
 from geom3d.mesh.topology import used_vertices
 from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
+from geom3d.scene.lattice import inner_heights
 
 __all__ = [
     "PERCH_SHARE",
@@ -148,6 +149,11 @@ class Surface:
             else:
                 self._used = [self.vertices[used]]
         return self._used
+
+    def tops_from(self, xy, start) -> np.ndarray:
+        """:meth:`tops` with each ray starting at ``start`` ((n,) float, mm) instead of
+        above everything: the first surface under it (NaN where none)."""
+        return self._tops(xy, start)[0]
 
     def tops(self, xy) -> np.ndarray:
         """Height (mm) of the first surface met coming straight down; NaN where none.
@@ -296,17 +302,23 @@ class Surface:
             vtops = np.maximum(vtops, disc_tops(part, cx, cy, r))
         return vtops
 
-    def _rest_rows(self, c: np.ndarray, foot: Footing, vtop: np.ndarray, start):
+    def _rest_rows(self, c: np.ndarray, foot: Footing, vtop: np.ndarray, start, inner=None):
         """The 12.2 rule for discs of one radius: ``(z, has, heights, triangles,
         connected)``, see :meth:`footing` (``start``: (n,) mm, where the rays start, or
-        None: above everything; a vertex over ``start`` is no spike)."""
+        None: above everything; a vertex over ``start`` is no spike). ``inner``: the
+        heights of the discs' first probes (the inner grid), already found (:mod:`.lattice`;
+        their triangles are then -1)."""
         off = foot.offsets
-        pts = (c[:, None, :] + off[None, :, :]).reshape(-1, 2)
-        h, tri = self._tops(pts, None if start is None else np.repeat(start, len(off)))
+        done = 0 if inner is None else inner.shape[1]
+        pts = (c[:, None, :] + off[None, done:, :]).reshape(-1, 2)
+        h, tri = self._tops(pts, None if start is None else np.repeat(start, len(off) - done))
+        h = h.reshape(len(c), len(off) - done)
+        tri = tri.reshape(len(c), len(off) - done)
+        if inner is not None:
+            h = np.concatenate([inner, h], axis=1)
+            tri = np.concatenate([np.full(inner.shape, -1, np.int64), tri], axis=1)
         if not self.has_table_mesh:
             h = np.where(np.isnan(h), 0.0, h)
-        h = h.reshape(len(c), len(off))
-        tri = tri.reshape(len(c), len(off))
         zc, con = connected_rest(foot, h)
         # a spike between probes: the highest vertex over the disc, when connected
         reach = FOOTING_STEP_MM + STAND_GRID_MM * math.tan(math.radians(FOOTING_SLOPE_DEG))
@@ -344,12 +356,16 @@ class Surface:
         if not len(c) or self.engine.n_triangles == 0:
             return out
         foot = self._footing_for(float(radius))
+        n_in = _inner_count(float(radius), len(foot.offsets))
         per = max(1, _REST_BATCH_RAYS // len(foot.offsets))
+        order = np.lexsort((c[:, 0], c[:, 1]))  # batches of neighbours share more lattice
         for a in range(0, len(c), per):
-            cc = c[a : a + per]
+            rows = order[a : a + per]
+            cc = c[rows]
             vtop = self._vertex_tops(cc, np.full(len(cc), float(radius)))
-            zc, has, _, _, _ = self._rest_rows(cc, foot, vtop, st[a : a + per])
-            out[a : a + per] = np.where(has, zc, np.nan)
+            inner = inner_heights(self, cc, foot.offsets[:n_in], STAND_GRID_MM, st[rows])
+            zc, has, _, _, _ = self._rest_rows(cc, foot, vtop, st[rows], inner)
+            out[rows] = np.where(has, zc, np.nan)
         return out
 
     def _footing_for(self, radius: float) -> Footing:
