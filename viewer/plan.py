@@ -353,7 +353,8 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
             lanes.append(_draw_lane(ax, a, k, dpi, next(zorders), mm_per_px))
             if a.meta.get("track"):
                 end = lanes[-1]["mm"][-1][-1]  # the lane's last point (mm)
-                lane_labels.append(Label("rays", (end[0], end[1], 0.0), a.meta["other"], a.color))
+                lane = Label("rays", (end[0], end[1], 0.0), a.meta["other"], a.color)
+                lane_labels.append((a.meta["mover"], -a.meta["lane"], lane))
             continue
         _draw_actor(ax, a, k, dpi, next(zorders))
 
@@ -361,7 +362,9 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     notes = list(drawing.notes)
     label_font = font_px("label", size)
     texts, sizes, anchors = [], [], []
-    labels = [*drawing.labels, *lane_labels]
+    # lanes named from the outermost in: the first placed takes the place nearest its
+    # lane's end, so the names stack in the lanes' order
+    labels = [*drawing.labels, *(lab for *_, lab in sorted(lane_labels, key=lambda t: t[:2]))]
     for i, lab in enumerate(labels):
         t = fig.text(0, 0, lab.text, fontsize=fpx(label_font), color=lab.color, gid=f"label-{i}",
                      va="center", ha="center", zorder=10_000)  # fmt: skip
