@@ -44,7 +44,7 @@ from geom3d.core.tolerances import (
 from geom3d.mesh.topology import used_vertices
 from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
-from geom3d.scene.lattice import inner_heights
+from geom3d.scene.lattice import InnerLattice
 
 __all__ = [
     "PERCH_SHARE",
@@ -357,14 +357,13 @@ class Surface:
             return out
         foot = self._footing_for(float(radius))
         n_in = _inner_count(float(radius), len(foot.offsets))
+        vtops = self._vertex_tops(c, np.full(len(c), float(radius)))  # one pass for all
+        lattice = InnerLattice.of(self, c, foot.offsets[:n_in], STAND_GRID_MM)
         per = max(1, _REST_BATCH_RAYS // len(foot.offsets))
-        order = np.lexsort((c[:, 0], c[:, 1]))  # batches of neighbours share more lattice
         for a in range(0, len(c), per):
-            rows = order[a : a + per]
-            cc = c[rows]
-            vtop = self._vertex_tops(cc, np.full(len(cc), float(radius)))
-            inner = inner_heights(self, cc, foot.offsets[:n_in], STAND_GRID_MM, st[rows])
-            zc, has, _, _, _ = self._rest_rows(cc, foot, vtop, st[rows], inner)
+            rows = np.arange(a, min(a + per, len(c)))
+            inner = None if lattice is None else lattice.heights(rows, st[rows])
+            zc, has, _, _, _ = self._rest_rows(c[rows], foot, vtops[rows], st[rows], inner)
             out[rows] = np.where(has, zc, np.nan)
         return out
 
