@@ -25,6 +25,7 @@ from PIL import Image
 
 from geom3d import load_scene
 from viewer.gallery import GALLERY, SIZES, load_cases, render_figure
+from viewer.map_render import MAP_FORMATS
 
 FORMATS = ("png", "svg", "pdf", "html")
 THUMB = (400, 250)
@@ -58,6 +59,8 @@ def main(argv=None) -> int:
         for fig in case.figures:
             for size in sizes:
                 for ext in formats:
+                    if "map" in fig.options and ext not in MAP_FORMATS:
+                        continue  # a map is a flat figure: no HTML page
                     path = out / f"{case.name}-{fig.kind}-{size[0]}x{size[1]}.{ext}"
                     if not warm:  # one untimed render: kernels, fonts, VTK
                         render_figure(scene, fig, path, size)
