@@ -22,7 +22,7 @@ trooper the figure is about. Lengths on the axes are in the scenario file's unit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import matplotlib
 import numpy as np
@@ -32,6 +32,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle
 from matplotlib.ticker import MaxNLocator
 
+from geom3d.core.output import safe_text
 from geom3d.core.units import LENGTH_UNITS
 
 from . import palette as pal
@@ -82,7 +83,7 @@ _PASSES = 4
 def map_rc(salt: str) -> dict:
     """matplotlib settings of a map: the vector figures' (:data:`viewer.plan.RC`) with
     the map's own SVG hash salt."""
-    return {**RC, "svg.hashsalt": salt}
+    return {**RC, "svg.hashsalt": salt, "text.parse_math": False}  # "$5" is not math
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,9 @@ class MapPage:
             Texts on the map; each observer's id should be one of them.
         """
         ax = self.ax
+        # user text (--title, ids) shown as written; control and bidi characters escaped
+        title, subtitle = safe_text(title), safe_text(subtitle)
+        labels = [replace(lab, text=safe_text(lab.text)) for lab in labels]
         for a in (ax, self.cax):
             a.tick_params(labelsize=self.pt(self.px("legend")), length=self.pt(4), pad=self.pt(3))
         ax.set_xlabel(f"x ({self.units})", fontsize=self.pt(self.px("legend")))
@@ -229,7 +233,7 @@ class MapPage:
             for art in list(self.fig.texts) + list(self.fig.artists) + list(self.fig.lines):
                 if (art.get_gid() or "").startswith("label-"):
                     art.remove()
-            for p in list(ax.patches):
+            for p in [*ax.patches, *ax.texts]:  # discs and arrows: drawn again at the scale
                 if (p.get_gid() or "").startswith("observer-"):
                     p.remove()
             discs = self._draw_observers(observers)
@@ -383,11 +387,10 @@ class MapPage:
                 f = math.radians(o.facing_deg)
                 tip = (x + ARROW_RADII * r * math.cos(f), y + ARROW_RADII * r * math.sin(f))
                 ax.annotate(
-                    "", xy=tip, xytext=(x, y), zorder=7,
+                    "", xy=tip, xytext=(x, y), zorder=7, gid=f"observer-{o.id}-arrow",
                     arrowprops={"arrowstyle": "->", "color": "white",
                                 "lw": self.pt(max(1.4, 2.0 * k)), "shrinkA": 0, "shrinkB": 0},
                 )  # fmt: skip
-                ax.patches[-1].set_gid(f"observer-{o.id}-arrow") if ax.patches else None
             c = self._px([(x - r, y - r), (x + r, y + r)])
             out[o.id] = (
                 float(c[:, 0].min()),
