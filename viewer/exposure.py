@@ -260,7 +260,8 @@ def _figure(scene, doc: dict, size, title):
         if danger
         else "safe: no LoF"
     )
-    handles = [Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label=safe_label)]
+    safe_face = cmap(norm(0.0))  # as the safe cells are drawn (green; a danger map's 0)
+    handles = [Patch(facecolor=safe_face, hatch="////", edgecolor="#222222", label=safe_label)]
     for side, colour in sides.items():  # one entry per side drawn
         name = f"{who}, side {side}" if len(sides) > 1 and side else who
         handles.append(Line2D([], [], lw=0, marker="o", mfc=colour, mec="black", label=name))

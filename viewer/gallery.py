@@ -29,7 +29,7 @@ SIZES = ((800, 500), (1600, 1200), (3200, 2400))
 #: ``geom3d render`` options a figure may give.
 _OPTIONS = ("view", "lof", "attack", "zoom", "annotate", "title", "caption")
 #: Options of a survey or exposure map (``map: survey|exposure``; viewer/map_render.py).
-_MAP_OPTIONS = ("map", "observers", "seen_from", "spacing", "probe", "ignore_arcs")
+_MAP_OPTIONS = ("map", "observers", "seen_from", "spacing", "probe", "ignore_arcs", "odds")
 
 
 @dataclass(frozen=True)

@@ -261,8 +261,11 @@ class MapPage:
         # the column: legend rows wrapped to at most COLUMN_MAX_SHARE of the page
         col_max = COLUMN_MAX_SHARE * W
         key_w = 3.2 * lpx  # handle and the gap before its text (legend's handlelength 2)
-        legend_labels = [
-            "\n".join(wrap_px(r, h.get_label(), lpx, col_max - key_w, self.dpi)) for h in handles
+        legend_labels = [  # rows wrapped flush left (a legend row is its own paragraph)
+            "\n".join(
+                ln.strip() for ln in wrap_px(r, h.get_label(), lpx, col_max - key_w, self.dpi)
+            )
+            for h in handles
         ]
         leg_w = max(
             (max(measure(r, ln, lpx, self.dpi)[0] for ln in lab.split("\n")) + key_w)

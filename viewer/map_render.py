@@ -7,8 +7,8 @@ tables are small) and drawn at each size by :func:`viewer.exposure.exposure_figu
 :func:`viewer.survey.survey_figure`, which return the page's layout records; the lint
 (:func:`viewer.layout_lint.lint`, and for an SVG :func:`viewer.layout_lint.check_svg`)
 checks them as it checks every other figure. Options, as the commands spell them:
-``observers``, ``seen_from``, ``spacing`` (the file's units), ``probe``, ``ignore_arcs``
-and ``title``.
+``observers``, ``seen_from``, ``spacing`` (the file's units), ``probe``, ``ignore_arcs``,
+``odds`` (a danger map) and ``title``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from .layout_lint import Layout, check_svg, lint
 __all__ = ["MAP_FORMATS", "MAP_OPTIONS", "MapResult", "lint_map", "map_document", "render_map"]
 
 #: Options a gallery map figure may give.
-MAP_OPTIONS = ("map", "observers", "seen_from", "spacing", "probe", "ignore_arcs", "title")
+MAP_OPTIONS = (
+    "map", "observers", "seen_from", "spacing", "probe", "ignore_arcs", "odds", "title",
+)  # fmt: skip
 #: Formats a map is written in (no HTML page: a map is a flat figure).
 MAP_FORMATS = ("png", "svg", "pdf")
 #: Grid spacing when a figure gives none, mm: the commands' defaults.
@@ -63,6 +65,7 @@ def map_document(scene, options: dict) -> dict:
         spacing_mm,
         probe,
         bool(options.get("ignore_arcs")),
+        bool(options.get("odds")),
     )
     if key not in _DOCS:
         if kind == "exposure":
@@ -77,6 +80,10 @@ def map_document(scene, options: dict) -> dict:
                 ignore_arcs=bool(options.get("ignore_arcs")),
                 workers=1,
             ).document
+            if options.get("odds"):  # a danger map (SPEC 13.2), as exposure --odds
+                from geom3d.exposure.odds import add_danger_odds
+
+                add_danger_odds(scene, _DOCS[key])
         else:
             from geom3d.survey import survey
 

@@ -272,6 +272,8 @@ def main() -> None:
         "  - {id: red-deploy, rect: [0, 320, 600, 400]}\n"
         "  - {id: objective, rect: [250, 160, 350, 240]}\n"
     )
+    odds = HERE.parents[1] / "meshes" / "scenarios" / "attacks" / "grenade_odds.yaml"
+    files["danger"] = odds.read_text().split("expect:")[0]  # t2 has an ARO profile
     for name, text in files.items():
         (HERE / f"{name}.yaml").write_text(text)
 
