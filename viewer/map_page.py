@@ -208,7 +208,7 @@ class MapPage:
         for a in (ax, self.cax):
             a.tick_params(labelsize=self.pt(self.px("legend")), length=self.pt(4), pad=self.pt(3))
         ax.set_xlabel(f"x ({self.units})", fontsize=self.pt(self.px("legend")))
-        ax.xaxis.set_label_coords(0.5, 0.0)  # moved under the tick labels in _place
+        ax.xaxis.set_label_coords(0.5, 0.0)  # moved under the tick labels: _decorations
         cb = self.fig.colorbar(colorbar.mappable, cax=self.cax, ticks=list(colorbar.ticks))
         cb.set_ticklabels(list(colorbar.tick_labels))
         cb.solids.set_rasterized(False)  # a vector colour bar in the SVG
@@ -293,9 +293,9 @@ class MapPage:
             self.scale = s
             self._axes(box, (x0, x1, y0, y1))
             ndl, ndb = self._decorations()
-            if ndl <= dl + 0.5 and ndb <= db + 0.5:
-                break
-            dl, db = max(dl, ndl), max(db, ndb)
+            if 0.0 <= dl - ndl <= 2.0 and 0.0 <= db - ndb <= 2.0:
+                break  # the room given holds the tick labels, with at most 2 px to spare
+            dl, db = ndl + 0.5, ndb + 0.5
         column_x = box[2] + gap
         return _Plan(
             title=title_l,
