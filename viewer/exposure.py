@@ -132,7 +132,7 @@ def _figure(scene, doc: dict, size, title):
             y1 - y0,
             facecolor="#f4f1ea",
             edgecolor="#444444",
-            linewidth=page.pt(1.0),
+            linewidth=page.lw(1.0),
             zorder=-1,
         )
     )
@@ -194,7 +194,7 @@ def _figure(scene, doc: dict, size, title):
             norm=norm,
             marker="s",
             edgecolors="#222222",
-            linewidths=page.pt(0.5),
+            linewidths=page.lw(0.5),
             zorder=4,
         )
     hulls = [t.vehicle.hull.footprint for t in scene.troopers.values() if t.vehicle]
@@ -207,7 +207,7 @@ def _figure(scene, doc: dict, size, title):
                     facecolor="#7f7f7f",
                     alpha=0.45,
                     edgecolor="#222222",
-                    lw=page.pt(1.0),
+                    lw=page.lw(1.0),
                     zorder=5,
                 )
             )
@@ -236,7 +236,7 @@ def _figure(scene, doc: dict, size, title):
                     a0 + 180.0,
                     facecolor=(*to_rgb(colour), ARC_ALPHA),
                     edgecolor="#222222",
-                    lw=page.pt(1.0),
+                    lw=page.lw(1.0),
                     zorder=5,
                 )
             )
@@ -245,7 +245,7 @@ def _figure(scene, doc: dict, size, title):
                 [x - dx, x + dx],
                 [y - dy, y + dy],
                 color="#222222",
-                lw=page.pt(1.2),
+                lw=page.lw(1.2),
                 ls="--",
                 zorder=5,
             )

@@ -170,6 +170,11 @@ class MapPage:
         """Pixels of the output -> points of the figure."""
         return px * 72.0 / self.dpi
 
+    def lw(self, px: float) -> float:
+        """A line ``px`` pixels wide on a 1600 x 1200 page, in points at this page's size
+        (never thinner than ``px``: lines stay visible on small pages)."""
+        return self.pt(px * max(1.0, size_scale(self.size)))
+
     def length(self, mm: float) -> str:
         """``mm`` in the file's unit: ``25 mm``, ``1 in``."""
         return f"{mm / self.k:.3g} {self.units}"
@@ -206,13 +211,18 @@ class MapPage:
         title, subtitle = safe_text(title), safe_text(subtitle)
         labels = [replace(lab, text=safe_text(lab.text)) for lab in labels]
         for a in (ax, self.cax):
-            a.tick_params(labelsize=self.pt(self.px("legend")), length=self.pt(4), pad=self.pt(3))
+            a.tick_params(
+                labelsize=self.pt(self.px("legend")), length=self.pt(4), pad=self.pt(3),
+                width=self.lw(1.0),
+            )  # fmt: skip
+            for spine in a.spines.values():
+                spine.set_linewidth(self.lw(1.0))
         ax.set_xlabel(f"x ({self.units})", fontsize=self.pt(self.px("legend")))
         ax.xaxis.set_label_coords(0.5, 0.0)  # moved under the tick labels: _decorations
         cb = self.fig.colorbar(colorbar.mappable, cax=self.cax, ticks=list(colorbar.ticks))
         cb.set_ticklabels(list(colorbar.tick_labels))
         cb.solids.set_rasterized(False)  # a vector colour bar in the SVG
-        cb.outline.set_linewidth(self.pt(1.0))
+        cb.outline.set_linewidth(self.lw(1.0))
         lim = tuple(float(v) for v in limits)
         notes: list = []
         plan = None

@@ -183,7 +183,7 @@ def _figure(scene, doc: dict, size, title):
             y1 - y0,
             facecolor="#f4f1ea",
             edgecolor="#444444",
-            linewidth=page.pt(1.0),
+            linewidth=page.lw(1.0),
             zorder=-1,
         )
     )
@@ -229,7 +229,7 @@ def _figure(scene, doc: dict, size, title):
                     norm=norm,
                     marker=m,
                     edgecolors="#222222",
-                    linewidths=page.pt(0.6),
+                    linewidths=page.lw(0.6),
                     zorder=4 + lv,
                 ),
                 1.0 if lv == 0 else 1.1,
