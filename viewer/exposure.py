@@ -26,7 +26,16 @@ from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize, to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Polygon, Rectangle, Wedge
 
-from .map_page import DEFAULT_MAP_SIZE, ColorBar, MapLabel, MapPage, Observer, map_rc, save_map
+from .map_page import (
+    DEFAULT_MAP_SIZE,
+    OTHER_ALPHA,
+    ColorBar,
+    MapLabel,
+    MapPage,
+    Observer,
+    map_rc,
+    save_map,
+)
 from .palette import side_colors
 from .survey import _background
 
@@ -251,6 +260,13 @@ def _figure(scene, doc: dict, size, title):
             )
         observers.append(Observer(o["id"], (x, y), r, o["facing_deg"], colour))
         labels.append(MapLabel(o["id"], (x, y), observer=o["id"]))
+    drawn = {o.id for o in observers}
+    others = [t for t in scene.troopers.values() if t.id not in drawn and not t.vehicle]
+    for t in others:  # they block Line of Fire: drawn faded, unlabelled, no arc
+        colour = colour_of.get(t.side, _NO_SIDE)
+        observers.append(
+            Observer(t.id, tuple(t.position[:2]), t.radius, 0.0, colour, arrow=False, about=False)
+        )
     target = doc.get("seen_from")
     who = "target" if target is not None else "observer"
     safe_label = (
@@ -265,6 +281,11 @@ def _figure(scene, doc: dict, size, title):
     for side, colour in sides.items():  # one entry per side drawn
         name = f"{who}, side {side}" if len(sides) > 1 and side else who
         handles.append(Line2D([], [], lw=0, marker="o", mfc=colour, mec="black", label=name))
+    if others:
+        handles.append(
+            Line2D([], [], lw=0, marker="o", mfc="#999999", mec="black", alpha=OTHER_ALPHA,
+                   label="faded: other trooper (blocks LoF)")
+        )  # fmt: skip
     if arcs:
         handles.append(Patch(facecolor="#888888", alpha=ARC_ALPHA, label="observer's front arc"))
     if hulls:

@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_MAP_SIZE",
     "HALO_EM",
     "MIN_OBSERVER_PX",
+    "OTHER_ALPHA",
     "ColorBar",
     "MapLabel",
     "MapPage",
@@ -71,6 +72,9 @@ COLUMN_MAX_SHARE = 0.3
 _TICK_SPACING_EM = 5.0
 #: The facing arrow's length, observer radii.
 ARROW_RADII = 2.2
+#: Opacity of a trooper drawn on a map that is not what it is about (it blocks, as
+#: scenery does; the map's colours show through).
+OTHER_ALPHA = 0.55
 #: The ground around an observer's disc (this many label heights) that another
 #: observer's label should keep off (it would read as this observer's).
 HALO_EM = 1.0
@@ -96,6 +100,7 @@ class Observer:
     facing_deg: float
     color: str
     arrow: bool = True
+    about: bool = True  # what the map is about (False: another trooper, drawn faded)
 
 
 @dataclass(frozen=True)
@@ -254,7 +259,7 @@ class MapPage:
         self._drop_contour_labels(discs)
         frame = plan.box
         self.fig.draw_without_rendering()  # legend rows and tick labels where they are drawn
-        lay = figure_layout(self.fig, frame=frame, about=[o.id for o in observers])
+        lay = figure_layout(self.fig, frame=frame, about=[o.id for o in observers if o.about])
         lay.troopers = dict(discs)
         lay.notes = list(plan.notes)
         return lay
@@ -394,7 +399,8 @@ class MapPage:
             x, y = o.xy
             ax.add_patch(
                 Circle((x, y), r, facecolor=o.color, edgecolor="black",
-                       lw=self.pt(max(1.0, 1.2 * k)), zorder=6, gid=f"observer-{o.id}")
+                       lw=self.pt(max(1.0, 1.2 * k)), zorder=6 if o.about else 5.5,
+                       alpha=None if o.about else OTHER_ALPHA, gid=f"observer-{o.id}")
             )  # fmt: skip
             if o.arrow:
                 f = math.radians(o.facing_deg)

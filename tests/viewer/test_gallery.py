@@ -254,6 +254,9 @@ def test_a_map_of_both_sides_colours_each_observer_by_its_side(tmp_path):
     res, problems, _ = render_figure(scene, fig, tmp_path / "m.svg", (800, 500))
     assert problems == []
     assert sorted(res.layout.about) == sorted(fig.options["observers"].split(","))
+    # the other troopers block Line of Fire: drawn (faded, no label), kept clear of text
+    assert set(res.layout.troopers) == set(scene.troopers)
+    assert not {t.text for t in res.layout.texts} & (set(scene.troopers) - set(res.layout.about))
     figure, _ = exposure_figure(scene, map_document(scene, fig.options), size=(800, 500))
     colour = side_colors(t.side for t in scene.troopers.values())
     for p in figure.axes[0].patches:
