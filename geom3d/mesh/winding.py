@@ -43,15 +43,26 @@ inside out (negative enclosed volume) is evaluated with its orientation flipped.
 
 Example
 -------
+A cube 10 mm wide raised 5 mm off the table (``box_mesh`` stands it on z = 0, so it spans
+z = 5 to 15). Without its lid it is a cup: the rim spans the whole piece in plan, so it is
+the piece's base, like a bowl's (SPEC 12.1: "a bowl's inside is air") and gets curtains,
+no cap. With a side missing instead, the opening is a hole 5 mm above the table, capped:
+
 >>> import numpy as np
 >>> from geom3d.mesh.primitives import box_mesh
 >>> v, f = box_mesh((10.0, 10.0, 10.0))
->>> v = v + [0, 0, 5.0]                       # a cube 10 mm wide, resting on z = 0
->>> top = np.flatnonzero(v[f].mean(axis=1)[:, 2] > 14.9)
->>> f = np.delete(f, top, axis=0)             # its lid is missing: one hole, 10 mm up
->>> ev, ef, rep = close_winding(v, f, 0.0)
->>> rep.method, rep.caps, rep.caps_rejected, round(rep.largest_cap_height_mm, 1)
-('caps', 1, 0, 15.0)
+>>> v = v + [0, 0, 5.0]
+>>> centres = v[f].mean(axis=1)
+>>> cup = np.delete(f, np.flatnonzero(centres[:, 2] > 14.9), axis=0)
+>>> rep = close_winding(v, cup, 0.0)[2]
+>>> rep.method, rep.base_loops, rep.caps
+('caps', 1, 0)
+>>> side_open = np.delete(f, np.flatnonzero(centres[:, 0] > 4.9), axis=0)
+>>> rep = close_winding(v, side_open, 0.0)[2]
+>>> rep.base_loops, rep.caps, rep.caps_rejected, round(rep.largest_cap_height_mm, 1)
+(0, 1, 0, 5.0)
+>>> round(rep.largest_cap_mm ** 2, 6)  # the hole's diagonal, 10 * sqrt(2) mm
+200.0
 """
 
 from __future__ import annotations
