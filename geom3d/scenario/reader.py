@@ -25,7 +25,7 @@ import yaml
 
 from geom3d.core.errors import ScenarioError
 from geom3d.core.inputfile import InputFileProblem, read_regular
-from geom3d.core.tolerances import MAX_SCENARIO_BYTES, MAX_SCENARIO_DEPTH, MAX_SCENARIO_NODES
+from geom3d.scenario.limits import MAX_SCENARIO_BYTES, MAX_SCENARIO_DEPTH, MAX_SCENARIO_NODES
 
 __all__ = ["read_scenario_data"]
 

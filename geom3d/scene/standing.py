@@ -28,7 +28,11 @@ import numpy as np
 
 from geom3d.bodies.kernels import disc_tops
 from geom3d.core.messages import note, warning
-from geom3d.core.tolerances import (
+from geom3d.core.tolerances import STAND_INSET_MM
+from geom3d.mesh.topology import used_vertices
+from geom3d.raycast.base import RayBackend
+from geom3d.scene.footing import Footing, connected_rest
+from geom3d.scene.tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
     DROP_STEEP_REL_EPS,
@@ -38,12 +42,8 @@ from geom3d.core.tolerances import (
     PARITY_MAX_CROSSINGS,
     SLOPE_WARN_FRACTION,
     STAND_GRID_MM,
-    STAND_INSET_MM,
     STAND_RIM_MM,
 )
-from geom3d.mesh.topology import used_vertices
-from geom3d.raycast.base import RayBackend
-from geom3d.scene.footing import Footing, connected_rest
 
 __all__ = [
     "PERCH_SHARE",

@@ -49,13 +49,21 @@ from dataclasses import replace
 
 import numpy as np
 
-from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, AUTO_SET_EVALS, SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.placement.search import radial_sweep
+from geom3d.placement.tolerances import SOLVER_TIE_DECIMALS
 from geom3d.rules.infinity.automargin import centre_placement
 from geom3d.rules.infinity.autoplan import plan_sets, spread_order, to_troopers
 from geom3d.rules.infinity.validity import target_problem
 from geom3d.templates import TeardropShape
+
+#: Infinity ``heading_deg: auto``: most placements judged by the full engine (Blast Focus
+#: Line of Fire included) per search; the search reports when it stopped there.
+AUTO_MAX_REAL_EVALS: int = 200
+
+#: Infinity ``auto``: most placements of one touched set judged by the full engine; a set
+#: is judged until one placement affects every enemy it can (issue 35 defect 3).
+AUTO_SET_EVALS: int = 24
 
 __all__ = ["choose_auto"]
 

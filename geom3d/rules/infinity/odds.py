@@ -31,8 +31,8 @@ Rules applied (the seed sentence each comes from is in docs/rules.md):
 from __future__ import annotations
 
 from geom3d.combat import Dice, Odds, RollPlan, trooper_odds
+from geom3d.combat.numbers import ARO_BURST, DODGE_NO_LOF_MOD, PARTIAL_COVER_SAVE_MOD
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import ARO_BURST, DODGE_NO_LOF_MOD, PARTIAL_COVER_SAVE_MOD
 from geom3d.rules.infinity.fire_at import firing_trooper
 from geom3d.rules.infinity.mods import shot_mods
 

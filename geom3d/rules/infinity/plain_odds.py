@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from geom3d.combat import Dice, Odds, RollPlan, trooper_odds
-from geom3d.core.tolerances import ARO_BURST
+from geom3d.combat.numbers import ARO_BURST
 from geom3d.rules.infinity.mods import shot_mods
 from geom3d.rules.infinity.odds import (
     _counter_dice,
