@@ -51,7 +51,7 @@ Caveats
 
 Tolerances
 ----------
-In :mod:`geom3d.core.tolerances` (re-exported here): ``CURTAIN_FLOOR_EPS_MM``,
+In :mod:`geom3d.mesh.tolerances` (re-exported here): ``CURTAIN_FLOOR_EPS_MM``,
 ``CURTAIN_FLOOR_STEP_MM``, ``TABLE_FLOOR_DEPTH_MM``, ``TABLE_CAP_MARGIN_MM``,
 ``FRAGMENT_FLOOR_TOL_MM``.
 

@@ -1,7 +1,7 @@
 """Read a scenario file's text into plain Python data, refusing hostile or ambiguous input.
 
 :func:`read_scenario_data` is the only place a scenario file is opened. On top of the YAML
-and JSON parsers it enforces (limits in :mod:`geom3d.core.tolerances`):
+and JSON parsers it enforces (limits in :mod:`geom3d.scenario.limits`):
 
 - the file is a regular file of at most ``MAX_SCENARIO_BYTES`` (a FIFO, ``/dev/zero`` or a
   5 GB sparse file is refused from its ``stat``, without reading it);

@@ -3,7 +3,7 @@
 A trooper given ``[x, y]`` rests on the **highest point of the ground under its base
 that is connected to the support under its centre** (SPEC 12.2, :mod:`geom3d.scene.footing`):
 vertical rays on a ``STAND_GRID_MM`` grid inside the disc and every ``STAND_RIM_MM`` on
-its rim (:mod:`geom3d.core.tolerances`), joined where neighbours differ no more than a slope
+its rim (:mod:`geom3d.scene.tolerances`), joined where neighbours differ no more than a slope
 or a small step, plus the highest scenery vertex inside the disc where it is that close
 to the connected ground. The first surface a ray meets coming down is taken whatever way
 it faces, so steep faces never let a probe fall through to the table. A wall or a
