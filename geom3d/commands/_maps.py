@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from geom3d.commands.render import parse_size
-from geom3d.core.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
+from geom3d.commands.render import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX, parse_size
 
 __all__ = ["DEFAULT_MAP_SIZE", "add_map_options", "map_options"]
 
