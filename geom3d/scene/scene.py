@@ -23,14 +23,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import UnknownIdError, printable
 from geom3d.core.messages import Message, severity_of, warning
-from geom3d.core.tolerances import (
-    CONTACT_EPS_MM,
-    ENGAGED_CONTACT_MM,
-    FAR_OFF_TABLE_MM,
-    SURVEY_DEFAULT_LANES,
-)
+from geom3d.core.tolerances import SURVEY_DEFAULT_LANES
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
 from geom3d.raycast import make_engine, selected_backend
@@ -42,6 +38,7 @@ from geom3d.scene.reach import enclosed_warnings
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
 from geom3d.scene.standing import Surface, embedded_reasons, footing_messages
 from geom3d.scene.terrain_zones import disc_meets_polygon
+from geom3d.scene.tolerances import ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.scene.trooper import Trooper
 from geom3d.scene.vehicles import local_hull, place_vehicle
 from geom3d.visibility import Prover

@@ -10,8 +10,9 @@ import trimesh
 from support import make_scene, trooper
 
 from geom3d.adjudication.routepath import route_path
-from geom3d.core.tolerances import PLACEMENT_TOL_MM, STAND_GRID_MM
+from geom3d.core.tolerances import PLACEMENT_TOL_MM
 from geom3d.rules.infinity.routes import route_candidates
+from geom3d.scene.tolerances import STAND_GRID_MM
 from geom3d.templates import CircleShape, TemplateVolume
 
 # a ridge along y over x 150..250, apex 30 mm high at x = 200 (slopes of 31 degrees)

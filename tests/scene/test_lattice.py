@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from support import box, make_scene
 
-from geom3d.core.tolerances import STAND_GRID_MM
 from geom3d.scene.lattice import inner_heights
 from geom3d.scene.standing import disc_samples
+from geom3d.scene.tolerances import STAND_GRID_MM
 
 
 def test_lattice_heights_equal_each_discs_own_rays():
