@@ -41,6 +41,7 @@ from geom3d.exposure.decide import PROBE_ID, observers_for, screen
 from geom3d.exposure.jobs import ExposureJob, visible_tasks
 from geom3d.scene.scene import Scene
 from geom3d.scene.vehicles import blocking_mesh, engine_for
+from geom3d.survey.grid import stand_threads
 
 #: Exposure map memory per cell x observer (bytes), for refusing a map that cannot fit
 #: before it is made (SPEC 13.4): measured with tracemalloc (numpy included) over
@@ -145,7 +146,7 @@ def run_exposure(
         raise InputError(f"--observers: {observers!r} names no trooper")
     pr = probe_for(scene, probe)
     with building("placing the exposure map's cells"):
-        grid = standing_cells(scene, pr, spacing_mm)
+        grid = standing_cells(scene, pr, spacing_mm, stand_threads(workers))
     cells = grid.positions
     n_pairs = len(cells) * len(obs)
     refuse_if_too_big(  # before the (cells x observers) arrays are made

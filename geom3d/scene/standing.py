@@ -29,6 +29,7 @@ import numpy as np
 from geom3d.bodies.kernels import disc_tops, njit
 from geom3d.core.messages import note, warning
 from geom3d.core.tolerances import STAND_INSET_MM
+from geom3d.execution.items import map_items
 from geom3d.mesh.topology import used_vertices
 from geom3d.raycast.base import RayBackend
 from geom3d.scene.footing import Footing, connected_rest
@@ -62,8 +63,9 @@ __all__ = [
 PERCH_SHARE: float = 0.5
 
 #: :meth:`Surface.rest_below` drops its discs in batches of about this many rays (a
-#: 10 mm exposure map stands some 15,000 probes of 800 rays each).
-_REST_BATCH_RAYS = 1 << 20
+#: 10 mm exposure map stands some 15,000 probes of 800 rays each), some 25 MiB of
+#: arrays per batch and thread.
+_REST_BATCH_RAYS = 1 << 18
 
 #: Step (mm) past a crossing before the parity probe continues.
 _PARITY_STEP_MM = 1e-3
@@ -332,7 +334,7 @@ class Surface:
         has |= none
         return zc, has, h, tri, con
 
-    def rest_below(self, centres, radius: float, start) -> np.ndarray:
+    def rest_below(self, centres, radius: float, start, threads: int = 1) -> np.ndarray:
         """Where base discs of one radius rest by the 12.2 rule (:meth:`footing`: the same
         probes, links and spike rule), with each disc's rays starting at ``start``
         instead of above everything: a level under a floor or a roof (the survey and the
@@ -344,6 +346,8 @@ class Surface:
         centres : (k, 2) float, mm
         radius : float, mm
         start : (k,) float, mm
+        threads : int
+            Batches of discs dropped on this many threads at once.
 
         Returns
         -------
@@ -360,11 +364,19 @@ class Surface:
         vtops = self._vertex_tops(c, np.full(len(c), float(radius)))  # one pass for all
         lattice = InnerLattice.of(self, c, foot.offsets[:n_in], STAND_GRID_MM)
         per = max(1, _REST_BATCH_RAYS // len(foot.offsets))
-        for a in range(0, len(c), per):
-            rows = np.arange(a, min(a + per, len(c)))
+        n_batches = -(-len(c) // per)
+
+        def batch(b: int) -> tuple[np.ndarray, np.ndarray]:
+            rows = np.arange(b * per, min((b + 1) * per, len(c)))
             inner = None if lattice is None else lattice.heights(rows, st[rows])
             zc, has, _, _, _ = self._rest_rows(c[rows], foot, vtops[rows], st[rows], inner)
-            out[rows] = np.where(has, zc, np.nan)
+            return rows, np.where(has, zc, np.nan)
+
+        # batches on threads (Embree and the compiled kernels release the GIL); the
+        # answer does not depend on how many
+        k = max(1, min(int(threads), n_batches))
+        for rows, z in map_items(batch, n_batches, threads=k, chunk=1):
+            out[rows] = z
         return out
 
     def _footing_for(self, radius: float) -> Footing:

@@ -34,7 +34,14 @@ from geom3d.survey.analysis import (
     sees_counts,
     zone_shares,
 )
-from geom3d.survey.grid import Probe, ProbeGrid, check_pairs, place_probes, probe_for
+from geom3d.survey.grid import (
+    Probe,
+    ProbeGrid,
+    check_pairs,
+    place_probes,
+    probe_for,
+    stand_threads,
+)
 from geom3d.survey.pairs import PairJob, pair_indices, visible_pairs
 
 __all__ = ["DEFAULT_LANES", "SurveyResult", "position_ids", "run_survey", "survey"]
@@ -125,7 +132,7 @@ def run_survey(
     document is the same)."""
     t0 = time.perf_counter()
     pr = probe_for(scene, probe)
-    grid = place_probes(scene, pr, spacing_mm)
+    grid = place_probes(scene, pr, spacing_mm, threads=stand_threads(workers))
     check_pairs(len(grid.positions), spacing_mm)  # before any pair
     t_grid = time.perf_counter() - t0
     job = _job(scene, grid, pr, proofs)

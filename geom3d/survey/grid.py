@@ -28,6 +28,7 @@ Surfaces are all scenery (blocking or not), as for troopers dropped onto the tab
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -49,7 +50,25 @@ from geom3d.survey.limits import (
     SURVEY_MAX_PAIRS,
 )
 
-__all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
+__all__ = [
+    "Probe",
+    "ProbeGrid",
+    "grid_points",
+    "place_probes",
+    "probe_for",
+    "stand_threads",
+    "table_extent",
+]
+
+#: Standing the probes uses at most this many threads (each holds a batch of rays).
+MAX_STAND_THREADS = 8
+
+
+def stand_threads(workers: int | None) -> int:
+    """Threads to stand a map's probes on: ``--workers`` (None, ``auto``: the CPU
+    count), at most ``MAX_STAND_THREADS``."""
+    n = int(workers) if workers else (os.cpu_count() or 1)
+    return max(1, min(n, MAX_STAND_THREADS))
 
 
 @dataclass(frozen=True)
@@ -251,13 +270,15 @@ def _surfaces(gr: _Ground, xy: np.ndarray, top: float, bottom: float):
     return np.zeros(0, np.int64), np.zeros(0), np.zeros(0, bool), any_hit
 
 
-def _rest_heights(scene: Scene, xy: np.ndarray, z: np.ndarray, probe: Probe) -> np.ndarray:
+def _rest_heights(
+    scene: Scene, xy: np.ndarray, z: np.ndarray, probe: Probe, threads: int = 1
+) -> np.ndarray:
     """Where a probe found at level ``z`` rests: exactly where a trooper dropped there
     rests (SPEC 12.2, :meth:`geom3d.scene.standing.Surface.rest_below`: the same probes
     under the base, links and spike rule, :mod:`geom3d.scene.footing`), its rays coming
     down from the probe's top (``z`` plus its height) so that a floor under a roof
-    stands its own probe; never below ``z``."""
-    rest = scene.surface.rest_below(xy, probe.radius, z + probe.height)
+    stands its own probe; never below ``z``. ``threads``: batches at once."""
+    rest = scene.surface.rest_below(xy, probe.radius, z + probe.height, threads)
     return np.maximum(np.where(np.isnan(rest), z, rest), z)
 
 
@@ -336,7 +357,7 @@ def _one_level_per_surface(
 
 
 def place_probes(
-    scene: Scene, probe: Probe, spacing: float, *, all_pairs: bool = True
+    scene: Scene, probe: Probe, spacing: float, *, all_pairs: bool = True, threads: int = 1
 ) -> ProbeGrid:
     """Probe positions on every walkable level of the scene (see module docstring).
 
@@ -349,6 +370,8 @@ def place_probes(
     all_pairs : bool
         The positions are to be paired with each other (the survey's cap on pairs
         applies; see :func:`grid_points`).
+    threads : int
+        Threads the probes are stood on (the same positions however many).
     """
     xy = grid_points(table_extent(scene), spacing, all_pairs=all_pairs)
     g = len(xy)
@@ -379,7 +402,7 @@ def place_probes(
     enclosed = np.zeros((0, 3))
     enclosed_by: tuple[tuple[str, int], ...] = ()
     if len(pi) and eng.n_triangles:
-        rest = _rest_heights(scene, xy[pi], pz, probe)
+        rest = _rest_heights(scene, xy[pi], pz, probe, threads)
         ok = ~_blocked(gr, xy[pi], rest, probe)
         pi, rest = pi[ok], rest[ok]
     else:

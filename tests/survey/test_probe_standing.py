@@ -83,3 +83,14 @@ def test_a_floor_under_a_roof_stands_as_on_the_open_table():
     )
     for k, xy in enumerate(lower):
         assert abs(lower[xy] - open_table.trooper(f"t{k}").position[2]) <= PLACEMENT_TOL_MM
+
+
+def test_probes_stand_the_same_on_several_threads(tmp_path):
+    slope = _noisy_slope(tmp_path)
+    scene = make_scene([], [], table={"mesh": slope, "mesh_units": "mm", "size": [SIZE, SIZE]})
+    probe = probe_for(scene, 2)
+    one = place_probes(scene, probe, 5.0, all_pairs=False)
+    three = place_probes(scene, probe, 5.0, all_pairs=False, threads=3)
+    assert len(one.positions) == 1024
+    assert np.array_equal(one.positions, three.positions)
+    assert np.array_equal(one.level, three.level)
