@@ -1,20 +1,48 @@
-"""The exposure map as an overlay: geom3d's exposure engine run in a background thread.
+"""The exposure map as an overlay: geom3d's exposure engine, coarse to fine, in the background.
 
 ``POST /api/exposure {side}`` starts a map of the current scene with that side's troopers
-as observers (:func:`geom3d.exposure.run_exposure`, probe silhouette
-:data:`OVERLAY_PROBE`, every :data:`OVERLAY_SPACING_MM`, in this process); ``GET
-/api/exposure`` reports its progress and, once done, the cells. A new request cancels
-the one running (its progress callback raises :class:`Cancelled` at the next report).
+as observers (probe silhouette :data:`OVERLAY_PROBE`, every :data:`OVERLAY_SPACING_MM`);
+``GET /api/exposure`` reports its progress and, once done, the cells. A new request
+cancels the one running (its progress callback raises :class:`Cancelled` at the next
+report; a pool's workers are stopped on the way out).
+
+The map is planned once (:func:`geom3d.exposure.document.plan_exposure`: the standable
+spots, the rules' screen, the visibility job, exactly as ``geom3d exposure`` plans it) and
+its visibility questions are asked in passes (:data:`OVERLAY_STRIDES`): first the spots on
+every 4th grid line each way, then every 2nd, then the rest. After each pass the status
+carries the spots done so far (``cells``, drawn ``cell_mm`` wide), so the page shows the
+whole table after about a sixteenth of the work and refines it; each spot is asked once,
+and the finished map is :func:`geom3d.exposure.document.finish_exposure`'s, the same
+cells as ``geom3d exposure --spacing 20`` on the saved scenario (``tests/serve``).
+
+Each pass runs through the exposure pipeline (:func:`geom3d.exposure.jobs.visible_tasks`):
+in the overlay's thread on the scene's own BVH and proofs, or, a pass of at least
+:data:`OVERLAY_POOL_FROM` questions, on :data:`OVERLAY_WORKERS` processes (from a server
+thread the execution layer spawns them, :func:`geom3d.execution.policy.start_method`: a
+threaded process is never forked).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from typing import Any
+
+import numpy as np
 
 from geom3d.core.errors import Geom3dError
 
-__all__ = ["OVERLAY_PROBE", "OVERLAY_SPACING_MM", "Cancelled", "ExposureJobs"]
+__all__ = [
+    "OVERLAY_POOL_FROM",
+    "OVERLAY_PROBE",
+    "OVERLAY_SPACING_MM",
+    "OVERLAY_STRIDES",
+    "OVERLAY_WORKERS",
+    "Cancelled",
+    "ExposureJobs",
+    "pass_of_cells",
+]
 
 #: Grid spacing (mm) of the page's exposure overlay (SPEC 13.6 asks for 20 mm).
 OVERLAY_SPACING_MM = 20.0
@@ -22,18 +50,67 @@ OVERLAY_SPACING_MM = 20.0
 #: The probe's silhouette (the exposure command's default).
 OVERLAY_PROBE = 2
 
+#: The passes, coarse to fine, in grid steps: a spot is asked in the first pass whose
+#: stride divides both of its grid indices (every 4th line each way: 1/16 of the spots).
+OVERLAY_STRIDES = (4, 2, 1)
+
+#: Processes that share a big pass's questions (None: the CPU count, as ``geom3d
+#: exposure``; 1: every pass in the overlay's thread).
+OVERLAY_WORKERS: int | None = None
+
+#: The fewest questions (pairs searched with rays) for which a pass runs on
+#: :data:`OVERLAY_WORKERS` processes; smaller passes run in the overlay's thread. A
+#: server thread may not fork, so the pool's workers are spawned: each imports geom3d
+#: and sets up the scene's BVH and proofs, seconds that pay only for a long pass (on the
+#: demo table a pair with rays costs about 1 to 3 ms; its 20 mm map's last pass has
+#: about 11,000).
+OVERLAY_POOL_FROM = 4000
+
 
 class Cancelled(Geom3dError):
     """A newer overlay replaced this one."""
 
 
+def pass_of_cells(grid_xy: np.ndarray, cell: np.ndarray, spacing: float) -> np.ndarray:
+    """The pass (index into :data:`OVERLAY_STRIDES`) of each spot.
+
+    Parameters
+    ----------
+    grid_xy : (g, 2) float64, mm
+        The grid points (:class:`geom3d.survey.grid.ProbeGrid`).
+    cell : (n,) int64
+        Each spot's grid point.
+    spacing : float, mm
+
+    Returns
+    -------
+    (n,) int64
+    """
+    if not len(cell):
+        return np.zeros(0, np.int64)
+    xy = grid_xy[cell]
+    ij = np.rint((xy - grid_xy.min(axis=0)) / spacing).astype(np.int64)
+    out = np.full(len(cell), len(OVERLAY_STRIDES) - 1, np.int64)
+    for k in reversed(range(len(OVERLAY_STRIDES))):
+        s = OVERLAY_STRIDES[k]
+        out[(ij[:, 0] % s == 0) & (ij[:, 1] % s == 0)] = k
+    return out
+
+
 class ExposureJobs:
-    """The one overlay computed at a time (thread-safe)."""
+    """The one overlay computed at a time (thread-safe).
+
+    Attributes
+    ----------
+    workers : int or None
+        Processes per pass (:data:`OVERLAY_WORKERS` when made).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._job = 0
         self._state: dict[str, Any] = {"job": 0, "state": "none"}
+        self.workers: int | None = OVERLAY_WORKERS
 
     def start(self, scene, side: str, generation: int) -> dict:
         """Start a map of ``scene`` seen by ``side``; the job's first state."""
@@ -47,6 +124,8 @@ class ExposureJobs:
                 "generation": generation,
                 "done": 0,
                 "total": 0,
+                "pass": 0,
+                "passes": len(OVERLAY_STRIDES),
             }
             first = dict(self._state)
         thread = threading.Thread(
@@ -57,8 +136,11 @@ class ExposureJobs:
 
     def status(self) -> dict:
         """The latest job's state: ``job``, ``state`` (``none``, ``running``, ``done``,
-        ``error``), ``side``, ``generation`` (the scene's), ``done``, ``total``; once
-        done ``spacing_mm``, ``safe_share`` and ``cells`` (exposure.json's)."""
+        ``error``), ``side``, ``generation`` (the scene's), ``done`` and ``total`` (pairs
+        searched with rays), ``pass`` / ``passes``, ``observers`` (once planned); after
+        each pass but the last ``cells`` (the spots done so far, exposure.json's form)
+        and ``cell_mm`` (how wide to draw them); once done ``spacing_mm``,
+        ``safe_share``, ``cells`` (exposure.json's, in its order) and ``seconds``."""
         with self._lock:
             return dict(self._state)
 
@@ -69,30 +151,8 @@ class ExposureJobs:
             self._state.update(fields)
 
     def _run(self, job: int, scene, side: str) -> None:
-        from geom3d.exposure import run_exposure
-
-        def progress(done: int, total: int) -> None:
-            self._update(job, done=int(done), total=int(total))
-
         try:
-            result = run_exposure(
-                scene,
-                observers=side,
-                probe=OVERLAY_PROBE,
-                spacing_mm=OVERLAY_SPACING_MM,
-                workers=1,
-                progress=progress,
-            )
-            doc = result.document
-            self._update(
-                job,
-                state="done",
-                spacing_mm=doc["spacing_mm"],
-                safe_share=doc["safe_share"],
-                observers=doc["observers"],
-                cells=doc["cells"],
-                seconds=doc["timing"]["total_s"],
-            )
+            self._passes(job, scene, side)
         except Cancelled:
             return
         except Geom3dError as exc:
@@ -100,3 +160,81 @@ class ExposureJobs:
                 self._update(job, state="error", error=str(exc).splitlines()[0])
             except Cancelled:
                 return
+
+    def _passes(self, job: int, scene, side: str) -> None:
+        from geom3d.exposure.document import finish_exposure, plan_engines, plan_exposure
+        from geom3d.exposure.jobs import visible_tasks
+
+        t0 = time.perf_counter()
+        plan = plan_exposure(
+            scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM
+        )
+        grid = plan.grid
+        tasks = plan.tasks
+        total = len(tasks)
+        self._update(job, total=total, observers=[o.id for o in plan.observers])
+        spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
+        task_pass = spot_pass[tasks[:, 0]] if total else np.zeros(0, np.int64)
+        engines = plan_engines(scene, plan)
+        vis = np.zeros(total, dtype=bool)
+        counters: dict[str, int] = {}
+        info: dict = {"executor": "in-process", "workers": 1, "counters": counters}
+        done = 0
+        t_rays = 0.0
+        for k, stride in enumerate(OVERLAY_STRIDES):
+            self._update(job, **{"pass": k + 1})
+            idx = np.flatnonzero(task_pass == k)
+            if len(idx):
+                sub = dataclasses.replace(plan.job, tasks=tasks[idx])
+                before = done
+
+                def progress(d: int, _t: int, before: int = before) -> None:
+                    self._update(job, done=before + int(d))
+
+                t1 = time.perf_counter()
+                workers = self.workers if len(idx) >= OVERLAY_POOL_FROM else 1
+                got, info = visible_tasks(sub, **engines, workers=workers, progress=progress)
+                t_rays += time.perf_counter() - t1
+                vis[idx] = got
+                for name, v in info["counters"].items():
+                    counters[name] = counters.get(name, 0) + int(v)
+                done += len(idx)
+            if k + 1 < len(OVERLAY_STRIDES):  # the spots so far, drawn stride cells wide
+                self._update(
+                    job,
+                    done=done,
+                    cells=_partial_cells(plan, vis, task_pass, spot_pass, k),
+                    cell_mm=float(stride * grid.spacing),
+                )
+        info = {**info, "counters": counters}
+        doc = finish_exposure(scene, plan, vis, info, t_rays).document
+        self._update(
+            job,
+            state="done",
+            done=total,
+            spacing_mm=doc["spacing_mm"],
+            cell_mm=doc["spacing_mm"],
+            safe_share=doc["safe_share"],
+            observers=doc["observers"],
+            cells=doc["cells"],
+            seconds=round(time.perf_counter() - t0, 3),
+        )
+
+
+def _partial_cells(plan, vis, task_pass, spot_pass, k: int) -> list[dict]:
+    """The spots of passes up to ``k`` in exposure.json's cell form (grid order)."""
+    from geom3d.core.output import round_point
+
+    seen = np.zeros(plan.maybe.shape, dtype=bool)
+    asked = task_pass <= k
+    seen[plan.tasks[asked, 0], plan.tasks[asked, 1]] = vis[asked]
+    ids = [o.id for o in plan.observers]
+    grid = plan.grid
+    return [
+        {
+            "position": round_point(grid.positions[i]),
+            "level": int(grid.level[i]),
+            "seen_by": [ids[j] for j in np.flatnonzero(seen[i])],
+        }
+        for i in np.flatnonzero(spot_pass <= k)
+    ]
