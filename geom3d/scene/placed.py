@@ -28,7 +28,7 @@ from geom3d.core.messages import Message, warning
 from geom3d.core.tolerances import CONTACT_EPS_MM, ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.scenario import TrooperSpec
 from geom3d.scene.reach import enclosed_warnings
-from geom3d.scene.standing import embedded_reasons, footing_messages
+from geom3d.scene.standing import crossing_faces, embedded_reasons, footing_messages
 from geom3d.scene.trooper import Trooper
 
 #: The scene (:class:`geom3d.scene.scene.Scene`, which imports this module).
@@ -134,7 +134,11 @@ def _own_checks(scene: SceneLike, ts: list[Trooper]) -> list[tuple]:
         return []
     closing = scene.closing_mask[scene.blocking_mask]
     built = scene._built
-    reasons = embedded_reasons(ts, scene.engine, scene.blocking, closing, built.solid_of_element)
+    if built.crossing is None:  # the scenery's: made once, shared by its scenes
+        built.crossing = crossing_faces(scene.blocking, closing, built.solid_of_element)
+    reasons = embedded_reasons(
+        ts, scene.engine, scene.blocking, closing, built.solid_of_element, built.crossing
+    )
     in_zone = scene._in_blocking_zone(ts)
     out = []
     size = scene.scenario.table_size
@@ -158,28 +162,44 @@ def _own_checks(scene: SceneLike, ts: list[Trooper]) -> list[tuple]:
     return out
 
 
+#: Plan slack (mm) of the vectorised screen of :func:`_pair_warnings`: a pair farther
+#: apart than the sum of its radii plus this cannot overlap (each pair that may is then
+#: tested exactly, as one pair at a time).
+_PAIR_SCREEN_MM = 1.0
+
+
 def _pair_warnings(ts: list[Trooper]) -> list[Message]:
-    """Overlapping troopers, and engaged troopers not in contact (SPEC 12.2)."""
+    """Overlapping troopers, and engaged troopers not in contact (SPEC 12.2), in pair
+    order. Only pairs near in plan, or engaged, are tested (numpy screens the rest)."""
     out: list[Message] = []
-    for i, a in enumerate(ts):
-        for b in ts[i + 1 :]:
-            if a.is_marker or b.is_marker:
-                continue
-            d = math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1])
-            overlap_z = (
-                a.position[2] < b.position[2] + b.height
-                and b.position[2] < a.position[2] + a.height
-            )
-            if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
-                out.append(warning(f"troopers {a.id!r} and {b.id!r} overlap"))
-            gap = d - a.radius - b.radius
-            if b.id in a.engaged_with and (gap > ENGAGED_CONTACT_MM or not overlap_z):
-                out.append(
-                    warning(
-                        f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
-                        f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
-                    )
+    if len(ts) < 2:
+        return out
+    xy = np.array([t.position[:2] for t in ts], dtype=np.float64)
+    rad = np.array([t.radius for t in ts], dtype=np.float64)
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    near = d < rad[:, None] + rad[None, :] + _PAIR_SCREEN_MM
+    index = {t.id: k for k, t in enumerate(ts)}
+    for k, t in enumerate(ts):
+        for o in t.engaged_with:
+            if o in index:
+                near[k, index[o]] = near[index[o], k] = True
+    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        a, b = ts[int(i)], ts[int(j)]
+        if a.is_marker or b.is_marker:
+            continue
+        dd = math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1])
+        za, zb = a.position[2], b.position[2]
+        overlap_z = za < zb + b.height and zb < za + a.height
+        if overlap_z and dd < a.radius + b.radius - CONTACT_EPS_MM:
+            out.append(warning(f"troopers {a.id!r} and {b.id!r} overlap"))
+        gap = dd - a.radius - b.radius
+        if b.id in a.engaged_with and (gap > ENGAGED_CONTACT_MM or not overlap_z):
+            out.append(
+                warning(
+                    f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
+                    f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
                 )
+            )
     return out
 
 

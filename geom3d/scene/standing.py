@@ -369,7 +369,28 @@ def _crossing_parity(engine, element, counted, mids: np.ndarray, n_el: int) -> n
     return odd
 
 
-def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> list:
+def crossing_faces(blocking, closing, solid_of_element) -> np.ndarray:
+    """The faces :func:`embedded_reasons` counts when it tells inside from outside by
+    crossings: the solids' own faces and the caps over their holes (not the vertical
+    curtains, nor anything of a ``surface`` piece). Depends on the scenery only.
+
+    Returns
+    -------
+    (blocking.n_triangles,) bool
+    """
+    counted = ~np.asarray(closing, bool)
+    if counted.size and not counted.all():  # caps over holes count; curtains are vertical
+        t = blocking.vertices[blocking.faces[~counted]]
+        nz = (t[:, 1, 0] - t[:, 0, 0]) * (t[:, 2, 1] - t[:, 0, 1]) - (t[:, 1, 1] - t[:, 0, 1]) * (
+            t[:, 2, 0] - t[:, 0, 0]
+        )
+        counted[np.flatnonzero(~counted)[nz != 0.0]] = True
+    solid_el = np.array([s != "surface" for s in solid_of_element] or [False], bool)
+    counted &= solid_el[blocking.element] if len(blocking.element) else counted
+    return counted
+
+
+def embedded_reasons(troopers, engine, blocking, closing, solid_of_element, counted=None) -> list:
     """Why each trooper is embedded in scenery, or None.
 
     Parameters
@@ -383,6 +404,9 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
         own faces; curtains (vertical) never do, and floors lie under the table.
     solid_of_element : tuple of str
         ``solid`` of each element; ``surface`` pieces enclose nothing.
+    counted : (blocking.n_triangles,) bool, optional
+        :func:`crossing_faces` of the same arguments, when the caller keeps it (made
+        here otherwise).
 
     Returns
     -------
@@ -420,15 +444,8 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
             if f >= 0 and out[k] is None:
                 name = names[int(blocking.element[f])]
                 out[k] = f"scenery {name!r} cuts into its volume (a wall or an overhang)"
-    counted = ~np.asarray(closing, bool)
-    if counted.size and not counted.all():  # caps over holes count; curtains are vertical
-        t = blocking.vertices[blocking.faces[~counted]]
-        nz = (t[:, 1, 0] - t[:, 0, 0]) * (t[:, 2, 1] - t[:, 0, 1]) - (t[:, 1, 1] - t[:, 0, 1]) * (
-            t[:, 2, 0] - t[:, 0, 0]
-        )
-        counted[np.flatnonzero(~counted)[nz != 0.0]] = True
-    solid_el = np.array([s != "surface" for s in solid_of_element] or [False], bool)
-    counted &= solid_el[blocking.element] if len(blocking.element) else counted
+    if counted is None:
+        counted = crossing_faces(blocking, closing, solid_of_element)
     odd = _crossing_parity(engine, blocking.element, counted, np.array(mids), len(names))
     for row, k in enumerate(mid_owner):
         inside = np.flatnonzero(odd[row])
