@@ -115,3 +115,13 @@ def test_random_moves_answer_as_lof_on_the_saved_file(tmp_path, table_dict, seed
         overlaps |= any("overlap" in w for w in s.scene.warnings)
     assert refused >= 1 and {"open", "roof", "behind_wall", "lid", "explicit", "onto"} <= seen
     assert overlaps
+
+
+def test_a_spot_far_up_is_refused_as_the_file_would_be(table_file):
+    """A z the scenario reader refuses (over ``MAX_COORD_MM``) is a 400, not a scene."""
+    from geom3d.core.tolerances import MAX_COORD_MM
+
+    s = Session(table_file)
+    with pytest.raises(BadRequest, match="too large"):
+        s.move("a", [100, 100, 2 * MAX_COORD_MM])
+    assert s.generation == 0
