@@ -158,8 +158,11 @@ class _Timed(ExposureJobs):
     def _update(self, job: int, **fields) -> None:
         super()._update(job, **fields)
         if "cells" in fields:
+            cells = fields["cells"]
             t = time.perf_counter() - self.t0
-            self.passes.append((t, len(fields["cells"]), float(fields.get("cell_mm", 0.0))))
+            self.passes.append(
+                (t, len(cells), min((c.get("size_mm", 20.0) for c in cells), default=0))
+            )
 
 
 def _overlay_seconds(session: Session) -> tuple[float, dict, list]:
@@ -224,8 +227,11 @@ def bench(
         f"   exposure overlay ({OVERLAY_SPACING_MM:g} mm, seen by {st.get('side')}): "
         f"{secs:.2f} s, {cells} spots, {st.get('total')} pairs searched, state {st['state']}"
     )
-    for t, spots, mm in passes:
-        print(f"     {spots:6d} spots drawn {mm:g} mm wide after {t:6.2f} s")
+    shown = set()
+    for t, spots, mm in passes:  # the first picture of each grid, and the finished map
+        if mm not in shown or spots == cells:
+            shown.add(mm)
+            print(f"     {spots:6d} spots drawn (finest {mm:g} mm) after {t:6.2f} s")
     if passes:
         print(
             f"     in raw Embree segments: {secs * rate / 1e6:,.1f} M "

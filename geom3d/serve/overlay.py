@@ -9,9 +9,10 @@ report; a pool's workers are stopped on the way out).
 The map is planned once (:func:`geom3d.exposure.document.plan_exposure`: the standable
 spots, the rules' screen, the visibility job, exactly as ``geom3d exposure`` plans it) and
 its visibility questions are asked in passes (:data:`OVERLAY_STRIDES`): first the spots on
-every 4th grid line each way, then every 2nd, then the rest. After each pass the status
-carries the spots done so far (``cells``, drawn ``cell_mm`` wide), so the page shows the
-whole table after about a sixteenth of the work and refines it; each spot is asked once,
+every 4th grid line each way, then every 2nd, then the rest. After each batch of
+:data:`OVERLAY_BATCH` searches the status carries the spots done so far (``cells``, each
+drawn ``size_mm`` wide: its pass's grid), so the page shows the whole table after about
+a sixteenth of the work and refines it; each spot is asked once,
 and the finished map is :func:`geom3d.exposure.document.finish_exposure`'s, the same
 cells as ``geom3d exposure --spacing 20`` on the saved scenario (``tests/serve``).
 
@@ -34,6 +35,7 @@ import numpy as np
 from geom3d.core.errors import Geom3dError
 
 __all__ = [
+    "OVERLAY_BATCH",
     "OVERLAY_POOL_FROM",
     "OVERLAY_PROBE",
     "OVERLAY_SPACING_MM",
@@ -65,6 +67,10 @@ OVERLAY_WORKERS: int | None = None
 #: demo table a pair with rays costs about 1 to 3 ms; its 20 mm map's last pass has
 #: about 11,000).
 OVERLAY_POOL_FROM = 4000
+
+#: Searches per batch of a pass run in the overlay's thread: after each batch the status
+#: carries the spots done so far (a pass on workers reports its spots once, at its end).
+OVERLAY_BATCH = 1000
 
 
 class Cancelled(Geom3dError):
@@ -138,8 +144,8 @@ class ExposureJobs:
         """The latest job's state: ``job``, ``state`` (``none``, ``running``, ``done``,
         ``error``), ``side``, ``generation`` (the scene's), ``done`` and ``total`` (pairs
         searched with rays), ``pass`` / ``passes``, ``observers`` (once planned); after
-        each pass but the last ``cells`` (the spots done so far, exposure.json's form)
-        and ``cell_mm`` (how wide to draw them); once done ``spacing_mm``,
+        each batch ``cells``, the spots done so far (exposure.json's form plus
+        ``size_mm``, how wide to draw each: its pass's grid); once done ``spacing_mm``,
         ``safe_share``, ``cells`` (exposure.json's, in its order) and ``seconds``."""
         with self._lock:
             return dict(self._state)
@@ -177,34 +183,35 @@ class ExposureJobs:
         task_pass = spot_pass[tasks[:, 0]] if total else np.zeros(0, np.int64)
         engines = plan_engines(scene, plan)
         vis = np.zeros(total, dtype=bool)
+        asked = np.zeros(total, dtype=bool)
         counters: dict[str, int] = {}
         info: dict = {"executor": "in-process", "workers": 1, "counters": counters}
-        done = 0
         t_rays = 0.0
-        for k, stride in enumerate(OVERLAY_STRIDES):
+        for k in range(len(OVERLAY_STRIDES)):
             self._update(job, **{"pass": k + 1})
             idx = np.flatnonzero(task_pass == k)
-            if len(idx):
-                sub = dataclasses.replace(plan.job, tasks=tasks[idx])
-                before = done
+            pool = self.workers != 1 and len(idx) >= OVERLAY_POOL_FROM
+            parts = -(-len(idx) // OVERLAY_BATCH)
+            for part in [idx] if pool or parts <= 1 else np.array_split(idx, parts):
+                if len(part):
+                    before = int(np.count_nonzero(asked))
 
-                def progress(d: int, _t: int, before: int = before) -> None:
-                    self._update(job, done=before + int(d))
+                    def progress(d: int, _t: int, before: int = before) -> None:
+                        self._update(job, done=before + int(d))
 
-                t1 = time.perf_counter()
-                workers = self.workers if len(idx) >= OVERLAY_POOL_FROM else 1
-                got, info = visible_tasks(sub, **engines, workers=workers, progress=progress)
-                t_rays += time.perf_counter() - t1
-                vis[idx] = got
-                for name, v in info["counters"].items():
-                    counters[name] = counters.get(name, 0) + int(v)
-                done += len(idx)
-            if k + 1 < len(OVERLAY_STRIDES):  # the spots so far, drawn stride cells wide
+                    sub = dataclasses.replace(plan.job, tasks=tasks[part])
+                    t1 = time.perf_counter()
+                    got, info = visible_tasks(
+                        sub, **engines, workers=self.workers if pool else 1, progress=progress
+                    )
+                    t_rays += time.perf_counter() - t1
+                    vis[part], asked[part] = got, True
+                    for name, v in info["counters"].items():
+                        counters[name] = counters.get(name, 0) + int(v)
                 self._update(
                     job,
-                    done=done,
-                    cells=_partial_cells(plan, vis, task_pass, spot_pass, k),
-                    cell_mm=float(stride * grid.spacing),
+                    done=int(np.count_nonzero(asked)),
+                    cells=_partial_cells(plan, vis, asked, spot_pass, k),
                 )
         info = {**info, "counters": counters}
         doc = finish_exposure(scene, plan, vis, info, t_rays).document
@@ -213,7 +220,6 @@ class ExposureJobs:
             state="done",
             done=total,
             spacing_mm=doc["spacing_mm"],
-            cell_mm=doc["spacing_mm"],
             safe_share=doc["safe_share"],
             observers=doc["observers"],
             cells=doc["cells"],
@@ -221,20 +227,24 @@ class ExposureJobs:
         )
 
 
-def _partial_cells(plan, vis, task_pass, spot_pass, k: int) -> list[dict]:
-    """The spots of passes up to ``k`` in exposure.json's cell form (grid order)."""
+def _partial_cells(plan, vis, asked, spot_pass, k: int) -> list[dict]:
+    """The spots of passes up to ``k`` whose searches are all done, in exposure.json's
+    cell form plus ``size_mm`` (how wide to draw it: its pass's grid), in grid order."""
     from geom3d.core.output import round_point
 
     seen = np.zeros(plan.maybe.shape, dtype=bool)
-    asked = task_pass <= k
     seen[plan.tasks[asked, 0], plan.tasks[asked, 1]] = vis[asked]
+    pending = np.zeros(len(spot_pass), dtype=bool)
+    pending[plan.tasks[~asked, 0]] = True
     ids = [o.id for o in plan.observers]
     grid = plan.grid
+    size = [float(s * grid.spacing) for s in OVERLAY_STRIDES]
     return [
         {
             "position": round_point(grid.positions[i]),
             "level": int(grid.level[i]),
             "seen_by": [ids[j] for j in np.flatnonzero(seen[i])],
+            "size_mm": size[spot_pass[i]],
         }
-        for i in np.flatnonzero(spot_pass <= k)
+        for i in np.flatnonzero((spot_pass <= k) & ~pending)
     ]

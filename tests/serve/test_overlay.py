@@ -58,7 +58,14 @@ def _wait(jobs: ExposureJobs) -> dict:
     return st
 
 
-def test_overlay_is_geom3d_exposure_on_the_saved_file(table_file):
+@pytest.mark.parametrize("batch", [1000, 60])
+def test_overlay_is_geom3d_exposure_on_the_saved_file(table_file, monkeypatch, batch):
+    """The finished overlay is ``geom3d exposure --spacing 20`` on the saved file; on the
+    way, every batch (one or two per pass here, or 60 searches) showed more spots, each as the
+    finished map has it, drawn as wide as its pass's grid."""
+    import geom3d.serve.overlay as overlay
+
+    monkeypatch.setattr(overlay, "OVERLAY_BATCH", batch)
     s = Session(table_file)
     s.move("a", [250, 150], facing_deg=45)
     s.move("d", [450, 450])  # onto the roof
@@ -88,15 +95,23 @@ def test_overlay_is_geom3d_exposure_on_the_saved_file(table_file):
         == st["total"]
         == want["counts"]["pairs"] - (want["counts"]["pairs_decided_without_rays"])
     )
-    # each pass showed more spots, drawn narrower, every one as the finished map has it
     final = {(tuple(c["position"]), c["level"]): c["seen_by"] for c in want["cells"]}
-    sizes = [len(snap["cells"]) for snap in jobs.snapshots]
-    assert sizes == sorted(sizes) and 0 < sizes[0] < sizes[-1] == len(want["cells"])
-    assert sizes[0] * 8 < len(want["cells"])  # the first pass: about a sixteenth
-    assert [snap["cell_mm"] for snap in jobs.snapshots] == [80.0, 40.0, 20.0]
-    for snap in jobs.snapshots:
+    partial = jobs.snapshots[:-1]  # the last: the finished map
+    sizes = [len(snap["cells"]) for snap in partial]
+    assert sizes == sorted(sizes) and 0 < sizes[0] and sizes[-1] == len(want["cells"])
+    assert sizes[0] * 8 < len(want["cells"])  # the first picture: about a sixteenth
+    assert len(partial) >= len(OVERLAY_STRIDES)  # a picture per pass at least
+    if batch == 60:  # batches within the passes: more pictures
+        assert len(partial) > 2 * len(OVERLAY_STRIDES)
+    assert {c["size_mm"] for c in partial[0]["cells"]} == {80.0}
+    grid_xy = np.array([c["position"][:2] for c in want["cells"]])
+    for snap in partial:
         for c in snap["cells"]:
             assert final[(tuple(c["position"]), c["level"])] == c["seen_by"]
+            ij = np.rint((np.array(c["position"][:2]) - grid_xy.min(axis=0)) / 20.0)
+            stride = next(k for k in OVERLAY_STRIDES if not (ij % k).any())
+            assert c["size_mm"] == 20.0 * stride
+    assert all("size_mm" not in c for c in st["cells"])
 
 
 def test_a_new_overlay_cancels_the_running_one(table_file):
