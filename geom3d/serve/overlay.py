@@ -68,8 +68,9 @@ OVERLAY_WORKERS: int | None = None
 #: about 11,000).
 OVERLAY_POOL_FROM = 4000
 
-#: Searches per batch of a pass run in the overlay's thread: after each batch the status
-#: carries the spots done so far (a pass on workers reports its spots once, at its end).
+#: Searches per batch: after each batch of a pass the status carries the spots done so
+#: far (a pass in the overlay's thread runs batch by batch; a pass on workers reports
+#: its chunks' answers as they come, at least this many searches apart).
 OVERLAY_BATCH = 1000
 
 
@@ -169,61 +170,82 @@ class ExposureJobs:
 
     def _passes(self, job: int, scene, side: str) -> None:
         from geom3d.exposure.document import finish_exposure, plan_engines, plan_exposure
-        from geom3d.exposure.jobs import visible_tasks
 
         t0 = time.perf_counter()
         plan = plan_exposure(
             scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM
         )
-        grid = plan.grid
-        tasks = plan.tasks
-        total = len(tasks)
-        self._update(job, total=total, observers=[o.id for o in plan.observers])
-        spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
-        task_pass = spot_pass[tasks[:, 0]] if total else np.zeros(0, np.int64)
-        engines = plan_engines(scene, plan)
-        vis = np.zeros(total, dtype=bool)
-        asked = np.zeros(total, dtype=bool)
-        counters: dict[str, int] = {}
-        info: dict = {"executor": "in-process", "workers": 1, "counters": counters}
-        t_rays = 0.0
+        self._update(job, total=len(plan.tasks), observers=[o.id for o in plan.observers])
+        run = _Run(self, job, plan, plan_engines(scene, plan))
         for k in range(len(OVERLAY_STRIDES)):
             self._update(job, **{"pass": k + 1})
-            idx = np.flatnonzero(task_pass == k)
+            idx = np.flatnonzero(run.task_pass == k)
             pool = self.workers != 1 and len(idx) >= OVERLAY_POOL_FROM
             parts = -(-len(idx) // OVERLAY_BATCH)
             for part in [idx] if pool or parts <= 1 else np.array_split(idx, parts):
-                if len(part):
-                    before = int(np.count_nonzero(asked))
-
-                    def progress(d: int, _t: int, before: int = before) -> None:
-                        self._update(job, done=before + int(d))
-
-                    sub = dataclasses.replace(plan.job, tasks=tasks[part])
-                    t1 = time.perf_counter()
-                    got, info = visible_tasks(
-                        sub, **engines, workers=self.workers if pool else 1, progress=progress
-                    )
-                    t_rays += time.perf_counter() - t1
-                    vis[part], asked[part] = got, True
-                    for name, v in info["counters"].items():
-                        counters[name] = counters.get(name, 0) + int(v)
-                self._update(
-                    job,
-                    done=int(np.count_nonzero(asked)),
-                    cells=_partial_cells(plan, vis, asked, spot_pass, k),
-                )
-        info = {**info, "counters": counters}
-        doc = finish_exposure(scene, plan, vis, info, t_rays).document
+                run.ask(part, k, self.workers if pool else 1)
+        info = {**run.info, "counters": run.counters}
+        doc = finish_exposure(scene, plan, run.vis, info, run.t_rays).document
         self._update(
             job,
             state="done",
-            done=total,
+            done=len(plan.tasks),
             spacing_mm=doc["spacing_mm"],
             safe_share=doc["safe_share"],
             observers=doc["observers"],
             cells=doc["cells"],
             seconds=round(time.perf_counter() - t0, 3),
+        )
+
+
+class _Run:
+    """One overlay's answers so far, and how it asks a batch and reports it."""
+
+    def __init__(self, jobs: ExposureJobs, job: int, plan, engines: dict) -> None:
+        grid, n = plan.grid, len(plan.tasks)
+        self.jobs, self.job, self.plan, self.engines = jobs, job, plan, engines
+        self.spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
+        self.task_pass = self.spot_pass[plan.tasks[:, 0]] if n else np.zeros(0, np.int64)
+        self.vis = np.zeros(n, dtype=bool)
+        self.asked = np.zeros(n, dtype=bool)
+        self.counters: dict[str, int] = {}
+        self.info: dict = {"executor": "in-process", "workers": 1}
+        self.t_rays = 0.0
+
+    def ask(self, part: np.ndarray, k: int, workers: int | None) -> None:
+        """Search tasks ``part`` (of pass ``k``) on ``workers``; report the spots done
+        (after the batch, and on workers every :data:`OVERLAY_BATCH` answers)."""
+        from geom3d.exposure.jobs import visible_tasks
+
+        if len(part):
+            before = int(np.count_nonzero(self.asked))
+            answers = np.full(len(part), -1, np.int8)  # a pool's chunks as they come
+            shown = [0]
+
+            def progress(done: int, _total: int) -> None:
+                self.jobs._update(self.job, done=before + int(done))
+                if workers != 1 and done - shown[0] >= OVERLAY_BATCH:
+                    shown[0] = done
+                    self.vis[part] = answers == 1
+                    now = self.asked.copy()
+                    now[part] = answers >= 0
+                    self._report(now, k)
+
+            sub = dataclasses.replace(self.plan.job, tasks=self.plan.tasks[part])
+            t1 = time.perf_counter()
+            got, self.info = visible_tasks(
+                sub, **self.engines, workers=workers, progress=progress, answers=answers
+            )
+            self.t_rays += time.perf_counter() - t1
+            self.vis[part], self.asked[part] = got, True
+            for name, v in self.info["counters"].items():
+                self.counters[name] = self.counters.get(name, 0) + int(v)
+        self.jobs._update(self.job, done=int(np.count_nonzero(self.asked)))
+        self._report(self.asked, k)
+
+    def _report(self, asked: np.ndarray, k: int) -> None:
+        self.jobs._update(
+            self.job, cells=_partial_cells(self.plan, self.vis, asked, self.spot_pass, k)
         )
 
 

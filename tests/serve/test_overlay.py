@@ -144,7 +144,8 @@ def test_a_new_overlay_cancels_the_running_one(table_file):
 @pytest.mark.slow
 def test_overlay_on_spawned_workers_answers_the_same(table_file, monkeypatch):
     """Every pass on two spawned worker processes (from the overlay's thread a process
-    is never forked): the same map as in the thread."""
+    is never forked): the same map as in the thread, and on the way the chunks' answers
+    as they came (a picture every 50 answers), each spot as the finished map has it."""
     import geom3d.serve.overlay as overlay
 
     s = Session(table_file)
@@ -153,9 +154,15 @@ def test_overlay_on_spawned_workers_answers_the_same(table_file, monkeypatch):
     here.start(s.scene, "red", s.generation)
     want = _wait(here)
     monkeypatch.setattr(overlay, "OVERLAY_POOL_FROM", 0)
-    pool = ExposureJobs()
+    monkeypatch.setattr(overlay, "OVERLAY_BATCH", 50)
+    pool = _Recording()
     pool.workers = 2
     pool.start(s.scene, "red", s.generation)
     got = _wait(pool)
     assert got["state"] == want["state"] == "done", got
     assert got["cells"] == want["cells"] and got["total"] == want["total"]
+    final = {(tuple(c["position"]), c["level"]): c["seen_by"] for c in want["cells"]}
+    assert len(pool.snapshots) > len(OVERLAY_STRIDES) + 1  # within the passes too
+    for snap in pool.snapshots:
+        for c in snap["cells"]:
+            assert final[(tuple(c["position"]), c["level"])] == c["seen_by"]
