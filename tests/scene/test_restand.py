@@ -112,3 +112,47 @@ def test_restand_refuses_bad_input():
         scene.restand("a", [10, float("nan")])
     with pytest.raises(InputError, match="facing_deg"):
         scene.restand("a", [10, 10], facing_deg=float("inf"))
+
+
+def test_restand_moves_40k_vehicles_as_a_scene_built_anew():
+    """A baseless vehicle (its hull's stand-in cylinder) and a vehicle on a base moved and
+    turned: the same placed hulls, warnings and Line of Fire as the scenario read anew."""
+    import dataclasses
+    from pathlib import Path
+
+    from geom3d.api import build_scene
+    from geom3d.scenario import load_scenario
+
+    path = Path(__file__).resolve().parents[2] / "meshes/scenarios/attacks/wh40k_vehicle.yaml"
+    scene = build_scene(load_scenario(path))
+    for tid, pos, facing in (("pred", (160.0, 300.0, 0.0), 0.0), ("rhino", (260.0, 120.0), 45.0)):
+        new = scene.restand(tid, pos, facing_deg=facing)
+        specs = tuple(
+            dataclasses.replace(t, position=pos, facing_deg=facing) if t.id == tid else t
+            for t in scene.scenario.troopers
+        )
+        want = build_scene(dataclasses.replace(scene.scenario, troopers=specs))
+        for t in want.troopers.values():
+            got = new.troopers[t.id]
+            assert (got.position, got.facing_deg, got.height) == (
+                t.position,
+                t.facing_deg,
+                t.height,
+            )
+            if t.vehicle is not None:
+                assert got.vehicle is not None
+                a, b = got.vehicle, t.vehicle
+                assert (a.barrel, a.base_z, a.height, a.origin) == (
+                    b.barrel, b.base_z, b.height, b.origin
+                )  # fmt: skip
+                assert (a.hull.center, a.hull.half_size, a.hull.heading_deg) == (
+                    b.hull.center, b.hull.half_size, b.hull.heading_deg
+                )  # fmt: skip
+                assert a.hull.footprint.equals_exact(b.hull.footprint, 0.0)
+        assert [str(w) for w in new.warnings] == [str(w) for w in want.warnings]
+        pairs = [(tid, o) for o in want.troopers if o != tid]
+        pairs += [(o, tid) for o in want.troopers if o != tid]
+        assert [r.to_dict(area=False) for r in new.lof_matrix(pairs)] == [
+            r.to_dict(area=False) for r in want.lof_matrix(pairs)
+        ]
+        scene = new
