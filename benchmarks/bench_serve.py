@@ -228,10 +228,11 @@ def bench(
         f"{secs:.2f} s, {cells} spots, {st.get('total')} pairs searched, state {st['state']}"
     )
     shown = set()
-    for t, spots, mm in passes:  # the first picture of each grid, and the finished map
-        if mm not in shown or spots == cells:
+    for n, (t, spots, mm) in enumerate(passes):  # the first picture of each grid, the map
+        if mm not in shown or n == len(passes) - 1:
             shown.add(mm)
-            print(f"     {spots:6d} spots drawn (finest {mm:g} mm) after {t:6.2f} s")
+            what = "the finished map" if n == len(passes) - 1 else f"finest {mm:g} mm"
+            print(f"     {spots:6d} spots drawn ({what}) after {t:6.2f} s")
     if passes:
         print(
             f"     in raw Embree segments: {secs * rate / 1e6:,.1f} M "
