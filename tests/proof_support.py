@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from geom3d.adjudication import lof
-from geom3d.core.tolerances import CONTACT_EPS_MM
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.visibility import (
     ApparentView,
     eye_points,

@@ -18,10 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import VIEW_MAX_ELEVATION_DEG, VIEW_ZOOM_RANGE
 
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND
 from .model import Drawing
+
+#: Viewer camera options (``geom3d render --azimuth --elevation --zoom``): the largest
+#: elevation in degrees either way (straight up or down leaves no "up" for the camera) and
+#: the range of the zoom factor.
+VIEW_MAX_ELEVATION_DEG: float = 89.0
+VIEW_ZOOM_RANGE: tuple[float, float] = (0.05, 50.0)
 
 __all__ = [
     "CAMERAS",

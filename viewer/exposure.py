@@ -9,24 +9,33 @@ as their bases with an id, a facing arrow and their front arc (the boundary line
 180° half-plane and a shaded half-disc on the front side; none for a 360° observer, in a
 ruleset whose arc is 360° or with ``--ignore-arcs``). 40k vehicles' hulls are drawn
 as their plan outlines: they block Line of Fire like scenery. The background is the
-survey heat map's (scenery tops or a hillshade). The same input gives the same SVG bytes
-and PNG pixels.
+survey heat map's (scenery tops or a hillshade). The page (title wrapped to it, the
+colour bar and legend in a column beside the map, observer ids placed by the label
+solver, font sizes in pixels of the output) is :class:`viewer.map_page.MapPage`'s, as
+the survey map's; :func:`exposure_figure` also returns its layout records for the layout
+lint. The same input gives the same SVG bytes and PNG pixels.
 """
 
 from __future__ import annotations
 
 import math
-import textwrap
-from io import BytesIO
 
 import matplotlib
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize, to_rgb
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Circle, Patch, Polygon, Rectangle, Wedge
+from matplotlib.patches import Patch, Polygon, Rectangle, Wedge
 
+from .map_page import (
+    DEFAULT_MAP_SIZE,
+    OTHER_ALPHA,
+    ColorBar,
+    MapLabel,
+    MapPage,
+    Observer,
+    map_rc,
+    save_map,
+)
 from .palette import side_colors
 from .survey import _background
 
@@ -34,7 +43,10 @@ __all__ = ["SAFE_COLOR", "exposure_figure", "render_exposure"]
 
 SAFE_COLOR = "#1a9850"
 _SEEN_RAMP = ("#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026", "#67001f")
-_RC = {"svg.hashsalt": "geom3d-exposure", "svg.fonttype": "none", "font.family": "DejaVu Sans"}
+_SALT = "geom3d-exposure"
+_NO_SIDE = "#2166ac"  # an observer the scene does not know (a document of another scene)
+#: Most tick labels on the colour bar of observer counts (every n-th count above).
+_MAX_COUNT_TICKS = 11
 _ARC_RADIUS_SHARE = 0.08  # shaded front half-disc radius, share of the table's span
 #: Opacity of an observer's front half-disc (it was 0.18: too faint to read, issue 46).
 ARC_ALPHA = 0.3
@@ -57,8 +69,58 @@ def _cmap(k: int):
     return cmap, BoundaryNorm(np.arange(-0.5, k + 1.5), cmap.N)
 
 
-def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) -> Figure:
-    """The exposure map of an ``exposure.json`` document (a Figure, no pyplot state)."""
+#: Observers named in a generated title; more are counted ("and 4 more").
+TITLE_OBSERVERS = 8
+
+
+def _title(doc: dict, page: MapPage, n_cells: int) -> tuple[str, str]:
+    """The generated title and subtitle of an exposure document."""
+    sp = page.length(float(doc["spacing_mm"]))
+    probe = doc["probe"]["silhouette"]
+    target = doc.get("seen_from")  # SPEC 13.1: the viewshed of one trooper
+    name = doc.get("scenario", "")
+    if target is not None:
+        return (
+            f"{name}: where {target} can be seen from",
+            f"Line of Fire from a silhouette {probe} probe free to face anywhere, every {sp}; "
+            f"hidden from {doc['safe_share']:.1%} of {n_cells} spots",
+        )
+    obs = list(doc["observers"])
+    if len(obs) > TITLE_OBSERVERS:
+        obs = [*obs[: TITLE_OBSERVERS - 2], f"and {len(obs) - TITLE_OBSERVERS + 2} more"]
+    what = "visibility, arcs ignored" if doc.get("ignore_arcs") else "Line of Fire"
+    head = "danger from" if "odds" in doc else "exposure to"
+    return (
+        f"{name}: {head} {', '.join(obs)} ({what})",
+        f"silhouette {probe} probe every {sp}; {doc['safe_share']:.1%} of {n_cells} spots safe",
+    )
+
+
+def exposure_figure(scene, doc: dict, *, size=DEFAULT_MAP_SIZE, title: str | None = None):
+    """The exposure map of an ``exposure.json`` document and its layout records.
+
+    Parameters
+    ----------
+    scene : geom3d.Scene
+    doc : dict
+        The SPEC 12.5 document (with ``odds``: a danger map, SPEC 13.2).
+    size : (int, int)
+        Page size in pixels of the output.
+    title : str or None
+        The title (default: the scenario, the observers, what is decided); the subtitle
+        (probe, spacing, safe share) stays.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        No pyplot state.
+    layout : viewer.layout_lint.Layout
+    """
+    with matplotlib.rc_context(map_rc(_SALT)):
+        return _figure(scene, doc, size, title)
+
+
+def _figure(scene, doc: dict, size, title):
     cells = np.array([c["position"] for c in doc["cells"]], dtype=float).reshape(-1, 3)
     count = np.array([len(c["seen_by"]) for c in doc["cells"]], dtype=int)
     level = np.array([c["level"] for c in doc["cells"]], dtype=int)
@@ -67,222 +129,214 @@ def exposure_figure(scene, doc: dict, *, size_in=(10.0, 8.5), dpi: int = 110) ->
     sp = float(doc["spacing_mm"])
     danger = "odds" in doc  # exposure --odds (SPEC 13.2): cells coloured by P(hit)
     value = np.array([c["p_hit"] for c in doc["cells"]], dtype=float) if danger else count
-    with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=size_in, dpi=dpi)
-        FigureCanvasAgg(fig)
-        ax = fig.add_axes((0.07, 0.1, 0.74, 0.82))
-        cax = fig.add_axes((0.85, 0.1, 0.025, 0.82))
-        extent = _extent(scene, cells)
-        x0, y0, x1, y1 = extent
-        span = max(x1 - x0, y1 - y0, 1.0)
-        ax.add_patch(
-            Rectangle(
-                (x0, y0),
-                x1 - x0,
-                y1 - y0,
-                facecolor="#f4f1ea",
-                edgecolor="#444444",
-                linewidth=1.0,
-                zorder=-1,
-            )
+    page = MapPage(size, getattr(scene.scenario, "units", "mm"))
+    fig, ax = page.fig, page.ax
+    extent = _extent(scene, cells)
+    x0, y0, x1, y1 = extent
+    span = max(x1 - x0, y1 - y0, 1.0)
+    ax.add_patch(
+        Rectangle(
+            (x0, y0),
+            x1 - x0,
+            y1 - y0,
+            facecolor="#f4f1ea",
+            edgecolor="#444444",
+            linewidth=page.lw(1.0),
+            zorder=-1,
         )
-        _background(ax, scene, extent)
-        if danger:
-            cmap, norm = matplotlib.colormaps["YlOrRd"], Normalize(0.0, 1.0)
-        else:
-            cmap, norm = _cmap(k)
-        base = level == 0
-        if base.any():  # the lowest level: one raster cell per spot
-            gx0, gy0 = cells[base, 0].min(), cells[base, 1].min()
-            ix = np.rint((cells[base, 0] - gx0) / sp).astype(int)
-            iy = np.rint((cells[base, 1] - gy0) / sp).astype(int)
-            img = np.full((iy.max() + 1, ix.max() + 1), np.nan)
-            img[iy, ix] = value[base]
-            box = (
-                gx0 - sp / 2,
-                gx0 + sp * (ix.max() + 0.5),
-                gy0 - sp / 2,
-                gy0 + sp * (iy.max() + 0.5),
-            )
-            ax.imshow(
-                img,
-                extent=box,
-                origin="lower",
-                cmap=cmap,
-                norm=norm,
-                alpha=0.85,
-                interpolation="nearest",
-                zorder=2,
-            )
-            # hatch exactly the safe cells: each cell sampled just inside its two edges
-            # on both axes, so the 0.5 contour runs along the cell boundaries
-            safe = np.kron((img == 0).astype(float), np.ones((2, 2)))
-            e = 1e-3 * sp
+    )
+    _background(ax, scene, extent, label_pt=page.pt(page.px("label")))
+    if danger:
+        cmap, norm = matplotlib.colormaps["YlOrRd"], Normalize(0.0, 1.0)
+    else:
+        cmap, norm = _cmap(k)
+    base = level == 0
+    if base.any():  # the lowest level: one raster cell per spot
+        gx0, gy0 = cells[base, 0].min(), cells[base, 1].min()
+        ix = np.rint((cells[base, 0] - gx0) / sp).astype(int)
+        iy = np.rint((cells[base, 1] - gy0) / sp).astype(int)
+        img = np.full((iy.max() + 1, ix.max() + 1), np.nan)
+        img[iy, ix] = value[base]
+        box = (
+            gx0 - sp / 2,
+            gx0 + sp * (ix.max() + 0.5),
+            gy0 - sp / 2,
+            gy0 + sp * (iy.max() + 0.5),
+        )
+        ax.imshow(
+            img,
+            extent=box,
+            origin="lower",
+            cmap=cmap,
+            norm=norm,
+            alpha=0.85,
+            interpolation="nearest",
+            zorder=2,
+        )
+        # hatch exactly the safe cells: each cell sampled just inside its two edges
+        # on both axes, so the 0.5 contour runs along the cell boundaries
+        safe = np.kron((img == 0).astype(float), np.ones((2, 2)))
+        e = 1e-3 * sp
 
-            def edges(c0: float, n: int) -> np.ndarray:
-                c = c0 + sp * np.arange(n)
-                return np.column_stack([c - sp / 2 + e, c + sp / 2 - e]).ravel()
+        def edges(c0: float, n: int) -> np.ndarray:
+            c = c0 + sp * np.arange(n)
+            return np.column_stack([c - sp / 2 + e, c + sp / 2 - e]).ravel()
 
-            ax.contourf(
-                edges(gx0, img.shape[1]),
-                edges(gy0, img.shape[0]),
-                safe,
-                levels=[0.5, 1.5],
-                colors="none",
-                hatches=["////"],
-                zorder=3,
+        ax.contourf(
+            edges(gx0, img.shape[1]),
+            edges(gy0, img.shape[0]),
+            safe,
+            levels=[0.5, 1.5],
+            colors="none",
+            hatches=["////"],
+            zorder=3,
+        )
+    up = ~base
+    spots = None
+    if up.any():
+        shift = 0.25 * sp * level[up]
+        spots = ax.scatter(
+            cells[up, 0] + shift,
+            cells[up, 1] + shift,
+            c=value[up],
+            cmap=cmap,
+            norm=norm,
+            marker="s",
+            edgecolors="#222222",
+            linewidths=page.lw(0.5),
+            zorder=4,
+        )
+    hulls = [t.vehicle.hull.footprint for t in scene.troopers.values() if t.vehicle]
+    for fp in hulls:  # 40k: every vehicle's hull in plan (it blocks Line of Fire)
+        for poly in getattr(fp, "geoms", [fp]):
+            ax.add_patch(
+                Polygon(
+                    np.asarray(poly.exterior.coords)[:, :2],
+                    closed=True,
+                    facecolor="#7f7f7f",
+                    alpha=0.45,
+                    edgecolor="#222222",
+                    lw=page.lw(1.0),
+                    zorder=5,
+                )
             )
-        up = ~base
-        if up.any():
-            shift = 0.25 * sp * level[up]
-            ax.scatter(
-                cells[up, 0] + shift,
-                cells[up, 1] + shift,
-                c=value[up],
-                cmap=cmap,
-                norm=norm,
+    r_arc = _ARC_RADIUS_SHARE * span
+    every_way = scene.ruleset.lof_policy.arc_deg >= 360.0  # as exposure.decide.screen
+    arcs = False
+    # observers in their side's colour, as in every other figure (issue 46)
+    colour_of = side_colors(t.side for t in scene.troopers.values())
+    observers, labels, sides = [], [], {}
+    for o in doc["observer_positions"]:
+        t = scene.troopers.get(o["id"])
+        colour = colour_of.get(t.side, _NO_SIDE) if t is not None else _NO_SIDE
+        sides.setdefault(t.side if t is not None else "", colour)
+        r = t.radius if t is not None else 12.5
+        x, y = o["position"][:2]
+        f = math.radians(o["facing_deg"])
+        full = every_way or (t is not None and (t.has_360 or t.is_moving))
+        if not doc.get("ignore_arcs") and not full:
+            arcs = True
+            a0 = o["facing_deg"] - 90.0
+            ax.add_patch(
+                Wedge(
+                    (x, y),
+                    r_arc,
+                    a0,
+                    a0 + 180.0,
+                    facecolor=(*to_rgb(colour), ARC_ALPHA),
+                    edgecolor="#222222",
+                    lw=page.lw(1.0),
+                    zorder=5,
+                )
+            )
+            dx, dy = -math.sin(f) * 2 * span, math.cos(f) * 2 * span
+            ax.plot(
+                [x - dx, x + dx],
+                [y - dy, y + dy],
+                color="#222222",
+                lw=page.lw(1.2),
+                ls="--",
+                zorder=5,
+            )
+        observers.append(Observer(o["id"], (x, y), r, o["facing_deg"], colour))
+        labels.append(MapLabel(o["id"], (x, y), observer=o["id"]))
+    drawn = {o.id for o in observers}
+    others = [t for t in scene.troopers.values() if t.id not in drawn and not t.vehicle]
+    for t in others:  # they block Line of Fire: drawn faded, unlabelled, no arc
+        colour = colour_of.get(t.side, _NO_SIDE)
+        observers.append(
+            Observer(t.id, tuple(t.position[:2]), t.radius, 0.0, colour, arrow=False, about=False)
+        )
+    target = doc.get("seen_from")
+    who = "target" if target is not None else "observer"
+    safe_label = (
+        f"hidden: no LoF to {target}"
+        if target is not None
+        else "safe: P(hit) 0"
+        if danger
+        else "safe: no LoF"
+    )
+    safe_face = cmap(norm(0.0))  # as the safe cells are drawn (green; a danger map's 0)
+    handles = [Patch(facecolor=safe_face, hatch="////", edgecolor="#222222", label=safe_label)]
+    for side, colour in sides.items():  # one entry per side drawn
+        name = f"{who}, side {side}" if len(sides) > 1 and side else who
+        handles.append(Line2D([], [], lw=0, marker="o", mfc=colour, mec="black", label=name))
+    if others:
+        handles.append(
+            Line2D([], [], lw=0, marker="o", mfc="#999999", mec="black", alpha=OTHER_ALPHA,
+                   label="faded: other trooper (blocks LoF)")
+        )  # fmt: skip
+    if arcs:
+        handles.append(Patch(facecolor="#888888", alpha=ARC_ALPHA, label="observer's front arc"))
+    if hulls:
+        handles.append(
+            Patch(facecolor="#7f7f7f", alpha=0.45, edgecolor="#222222", label="vehicle hull")
+        )
+    if up.any():
+        handles.append(
+            Line2D(
+                [],
+                [],
+                lw=0,
                 marker="s",
-                s=max(4.0, 0.5 * sp / span * 720),
-                edgecolors="#222222",
-                linewidths=0.3,
-                zorder=4,
+                mfc="#cccccc",
+                mec="#222222",
+                label="upper level spot (shifted)",
             )
-        hulls = [t.vehicle.hull.footprint for t in scene.troopers.values() if t.vehicle]
-        for fp in hulls:  # 40k: every vehicle's hull in plan (it blocks Line of Fire)
-            for poly in getattr(fp, "geoms", [fp]):
-                ax.add_patch(
-                    Polygon(
-                        np.asarray(poly.exterior.coords)[:, :2],
-                        closed=True,
-                        facecolor="#7f7f7f",
-                        alpha=0.45,
-                        edgecolor="#222222",
-                        lw=1.0,
-                        zorder=5,
-                    )
-                )
-        r_arc = _ARC_RADIUS_SHARE * span
-        every_way = scene.ruleset.lof_policy.arc_deg >= 360.0  # as exposure.decide.screen
-        arcs = False
-        # observers in their side's colour, as in every other figure (issue 46)
-        colour_of = side_colors(t.side for t in scene.troopers.values())
-        first_colour = "#2166ac"
-        for o in doc["observer_positions"]:
-            t = scene.troopers.get(o["id"])
-            colour = colour_of.get(t.side, "#2166ac") if t is not None else "#2166ac"
-            if o is doc["observer_positions"][0]:
-                first_colour = colour
-            r = t.radius if t is not None else 12.5
-            x, y = o["position"][:2]
-            f = math.radians(o["facing_deg"])
-            full = every_way or (t is not None and (t.has_360 or t.is_moving))
-            if not doc.get("ignore_arcs") and not full:
-                arcs = True
-                a0 = o["facing_deg"] - 90.0
-                ax.add_patch(
-                    Wedge(
-                        (x, y),
-                        r_arc,
-                        a0,
-                        a0 + 180.0,
-                        facecolor=(*to_rgb(colour), ARC_ALPHA),
-                        edgecolor="#222222",
-                        lw=0.8,
-                        zorder=5,
-                    )
-                )
-                dx, dy = -math.sin(f) * 2 * span, math.cos(f) * 2 * span
-                ax.plot(
-                    [x - dx, x + dx], [y - dy, y + dy], color="#222222", lw=1.0, ls="--", zorder=5
-                )
-            ax.add_patch(Circle((x, y), r, facecolor=colour, edgecolor="black", lw=1.0, zorder=6))
-            ax.annotate(
-                "",
-                xy=(x + 2.2 * r * math.cos(f), y + 2.2 * r * math.sin(f)),
-                xytext=(x, y),
-                zorder=7,
-                arrowprops={"arrowstyle": "->", "color": "white", "lw": 1.4},
-            )
-            ax.text(
-                x + 1.2 * r,
-                y + 1.2 * r,
-                o["id"],
-                fontsize=8,
-                zorder=8,
-                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1},
-            )
-        ax.set_xlim(x0 - 0.02 * span, x1 + 0.02 * span)
-        ax.set_ylim(y0 - 0.02 * span, y1 + 0.02 * span)
-        ax.set_aspect("equal")
-        ax.set_xlabel("x (mm)")
-        ax.set_ylabel("y (mm)")
-        what = "visibility, arcs ignored" if doc.get("ignore_arcs") else "Line of Fire"
-        target = doc.get("seen_from")  # SPEC 13.1: the viewshed of one trooper
-        if target is not None:
-            title = (
-                f"{doc.get('scenario', '')}: where {target} can be seen from (Line of Fire "
-                f"from a silhouette {doc['probe']['silhouette']} probe free to face anywhere, "
-                f"every {sp:g} mm) - hidden from {doc['safe_share']:.1%} of {len(cells)} spots"
-            )
-            safe_label, who = f"hidden: no LoF to {target}", "target"
-        else:
-            title = (
-                f"{doc.get('scenario', '')}: exposure to {', '.join(obs)} ({what}); silhouette "
-                f"{doc['probe']['silhouette']} probe every {sp:g} mm - "
-                f"{doc['safe_share']:.1%} of {len(cells)} spots safe"
-            )
-            safe_label = "safe: P(hit) 0" if danger else "safe: no LoF"
-            who = "observer"
-        ax.set_title(title, fontsize=9)
-        handles = [
-            Patch(facecolor=SAFE_COLOR, hatch="////", edgecolor="#222222", label=safe_label),
-            Line2D([], [], lw=0, marker="o", mfc=first_colour, mec="black", label=who),
-        ]
-        if arcs:
-            handles.append(
-                Patch(facecolor="#888888", alpha=ARC_ALPHA, label="observer's front arc")
-            )
-        if hulls:
-            handles.append(
-                Patch(facecolor="#7f7f7f", alpha=0.45, edgecolor="#222222", label="vehicle hull")
-            )
-        if up.any():
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    lw=0,
-                    marker="s",
-                    mfc="#cccccc",
-                    mec="#222222",
-                    label="upper level spot (shifted)",
-                )
-            )
-        if danger:
-            handles.append(Patch(facecolor="none", edgecolor="none", label=_profiles(doc)))
-        ax.legend(
-            handles=handles,
-            loc="upper left",
-            bbox_to_anchor=(0.0, -0.06),
-            ncol=4,
-            fontsize=8,
-            frameon=False,
         )
-        ticks = np.linspace(0.0, 1.0, 5) if danger else range(k + 1)
-        cb = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, ticks=ticks)
-        cb.solids.set_rasterized(False)
-        cb.set_label(
-            f"Line of Fire to {target} (0 no, 1 yes)"
-            if target is not None
-            else "P(hit) by at least one ARO"
-            if danger
-            else "observers with Line of Fire"
-        )
-    return fig
-
-
-#: Characters per line of the danger map's profile legend entry.
-_PROFILE_WRAP = 60
+    if danger:
+        handles.append(Patch(facecolor="none", edgecolor="none", label=_profiles(doc)))
+    if danger:
+        ticks = tuple(np.linspace(0.0, 1.0, 5))
+        tick_labels = tuple(f"{v:g}" for v in ticks)
+    else:
+        step = max(1, math.ceil((k + 1) / _MAX_COUNT_TICKS))
+        ticks = tuple(range(0, k + 1, step))
+        tick_labels = tuple(str(v) for v in ticks)
+    bar = ColorBar(
+        matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap),
+        ticks,
+        tick_labels,
+        f"Line of Fire to {target} (0 no, 1 yes)"
+        if target is not None
+        else "P(hit) by at least one ARO"
+        if danger
+        else "observers with Line of Fire",
+    )
+    auto_title, subtitle = _title(doc, page, len(cells))
+    layout = page.finish(
+        title=auto_title if title is None else title,
+        subtitle=subtitle,
+        limits=(x0 - 0.02 * span, y0 - 0.02 * span, x1 + 0.02 * span, y1 + 0.02 * span),
+        handles=handles,
+        colorbar=bar,
+        observers=observers,
+        labels=labels,
+    )
+    if spots is not None:  # upper level spots: half a cell wide at the final scale
+        side_pt = page.pt(max(3.0, 0.5 * sp * page.scale))
+        spots.set_sizes([side_pt**2])
+    return fig, layout
 
 
 def _profiles(doc: dict) -> str:
@@ -293,19 +347,16 @@ def _profiles(doc: dict) -> str:
         bands = "no ranges" if not p["ranges"] else f"{len(p['ranges'])} range bands"
         parts.append(f"{oid} {p['attribute'].upper()} {p['value']}{mod:+d}, {bands}")
     text = "AROs (B1, range and Partial Cover from the table): " + "; ".join(parts)
-    return textwrap.fill(text, _PROFILE_WRAP)
+    return text  # the page wraps it to the legend's column
 
 
-def render_exposure(scene, doc: dict) -> dict[str, bytes]:
-    """``{"exposure.png": bytes, "exposure.svg": bytes}`` for an exposure document."""
-    fig = exposure_figure(scene, doc)
-    out = {}
-    with matplotlib.rc_context(_RC):
-        for name, fmt, meta in (
-            ("exposure.png", "png", {"Software": None}),
-            ("exposure.svg", "svg", {"Date": None, "Creator": None}),
-        ):
-            buf = BytesIO()
-            fig.savefig(buf, format=fmt, metadata=meta)
-            out[name] = buf.getvalue()
-    return out
+def render_exposure(
+    scene, doc: dict, *, size=DEFAULT_MAP_SIZE, title: str | None = None
+) -> dict[str, bytes]:
+    """``{"exposure.png": bytes, "exposure.svg": bytes}`` for an exposure document.
+
+    ``size``: page size in pixels (the PNG's); ``title``: replaces the generated title.
+    """
+    fig, _ = exposure_figure(scene, doc, size=size, title=title)
+    files = save_map(fig, _SALT, ("png", "svg"))
+    return {"exposure.png": files["png"], "exposure.svg": files["svg"]}

@@ -28,6 +28,8 @@ GALLERY = Path(__file__).resolve().parents[1] / "docs" / "gallery"
 SIZES = ((800, 500), (1600, 1200), (3200, 2400))
 #: ``geom3d render`` options a figure may give.
 _OPTIONS = ("view", "lof", "attack", "zoom", "annotate", "title", "caption")
+#: Options of a survey or exposure map (``map: survey|exposure``; viewer/map_render.py).
+_MAP_OPTIONS = ("map", "observers", "seen_from", "spacing", "probe", "ignore_arcs", "odds")
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ def load_cases(path: Path | None = None) -> list[Case]:
     out = []
     for c in doc["cases"]:
         figs = [
-            Figure(f["kind"], {k: f[k] for k in _OPTIONS if k in f}, f.get("check"))
+            Figure(f["kind"], {k: f[k] for k in _OPTIONS + _MAP_OPTIONS if k in f}, f.get("check"))
             for f in c["figures"]
         ]
         out.append(Case(c["name"], path.parent / c["scenario"], figs))
@@ -74,6 +76,10 @@ def render_figure(scene, fig: Figure, out: Path, size) -> tuple[object, list[str
     seconds : float
         Wall time of the render.
     """
+    if "map" in fig.options:  # a survey or exposure map: its own page and records
+        from .map_render import lint_map
+
+        return lint_map(scene, fig.options, out, size)
     from .render import render
 
     t0 = time.perf_counter()

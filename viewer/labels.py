@@ -161,13 +161,13 @@ class _Cand:
     cost: float
 
 
-def _candidates(anchor, wh, region, pad, hard, rays, soft_rays, scenery, obstacles):
+def _candidates(anchor, wh, region, pad, hard, rays, soft_rays, scenery, obstacles, rad=0.0):
     ax, ay = anchor
     w, h = wh
     rx0, rx1, ry0, ry1 = region
     out: list[_Cand] = []
     for k, ring in enumerate(LEADER_RINGS):
-        dist = ring * h
+        dist = rad + ring * h  # from the anchor's disc (radius 0: the point)
         for j, (dx, dy) in enumerate(_DIRECTIONS):
             cx = ax + dx * (dist + 0.5 * w) if dx else ax
             cy = ay + dy * (dist + 0.5 * h) if dy else ay
@@ -224,6 +224,7 @@ def place_labels(
     rays=(),
     soft_rays=(),
     scenery=(),
+    anchor_radius=None,
 ) -> list[Placement]:
     """Place label boxes next to their anchors, jointly (see the module docstring).
 
@@ -246,6 +247,9 @@ def place_labels(
         Segments a label should not cover (other rays: :data:`RAY_COST` each).
     scenery : sequence of (x0, y0, x1, y1), px
         Boxes a label should not cover (:data:`SCENERY_COST` by the share covered).
+    anchor_radius : (n,) float, px, or None
+        Each anchor's disc (a map's observer): its rings are measured from the disc's
+        edge, so the first ring touches the disc, not its centre (default: points).
 
     Returns
     -------
@@ -261,11 +265,14 @@ def place_labels(
     rays = [tuple(map(tuple, r)) for r in rays]
     soft = [tuple(map(tuple, r)) for r in soft_rays]
     n = len(a)
+    rad = np.zeros(n) if anchor_radius is None else np.asarray(anchor_radius, dtype=float)
     cands: list[list[_Cand]] = []
-    for (ax, ay), wh in zip(a, s, strict=True):
+    for (ax, ay), wh, r in zip(a, s, rad, strict=True):
         ok = np.isfinite(ax) and np.isfinite(ay) and rx0 <= ax <= rx1 and ry0 <= ay <= ry1
         cands.append(
-            _candidates((ax, ay), wh, region, pad, hard, rays, soft, scen, hard) if ok else []
+            _candidates((ax, ay), wh, region, pad, hard, rays, soft, scen, hard, float(r))
+            if ok
+            else []
         )
     choice: list[int | None] = [None] * n
 

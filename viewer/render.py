@@ -30,9 +30,9 @@ import numpy as np
 import pyvista as pv
 from PIL import Image
 
+from geom3d.commands.render import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 from geom3d.core.errors import InputError
 from geom3d.core.output import atomic_write, check_writable
-from geom3d.core.tolerances import RENDER_MAX_PIXELS, RENDER_SIDE_RANGE_PX
 
 from .camera import CAMERAS, camera_matrix, camera_options
 from .compose import build_drawing

@@ -2,7 +2,7 @@
 
 Across the line A-B (the camera looks horizontally, perpendicular to A-B, with A on the
 left) only a section of the table is shown: a slab
-:data:`~geom3d.core.tolerances.SIDE_SLAB_MARGIN_MM` beyond the larger base radius either side
+:data:`~viewer.side.SIDE_SLAB_MARGIN_MM` beyond the larger base radius either side
 of the vertical plane through A and B (:func:`section_filter`), so the scenery between
 them is not hidden by scenery in front. Without A-B the camera looks along +y at the
 whole table. Every trooper gets its silhouette outline (a rectangle facing the camera),
@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.core.tolerances import SIDE_SLAB_MARGIN_MM
-
 from . import palette as pal
 from . import shapes as sh
 from .layers.annotations import nice_scale_length
 from .model import ActorSpec, Drawing, Label
 from .views import VISIBLE_REGION, seen_samples
 from .wording import length
+
+#: Side view across A-B: half-thickness of the section shown beyond the larger base
+#: radius, mm (nearer and farther scenery is clipped away).
+SIDE_SLAB_MARGIN_MM: float = 25.0
 
 __all__ = [
     "SEEN_REGION",

@@ -252,6 +252,28 @@ def main() -> None:
         ],
         box("block", (40, 40, 50), (300, 60, 0)),
     )  # fmt: skip
+    files["maps"] = scenario(
+        "Survey and exposure maps: a crowded team by a building, observers on the table's\n"
+        "edges and corner, three zones, both sides observing.",
+        [
+            trooper("blue-1", "blue", 100, 40, 90), trooper("blue-2", "blue", 128, 52, 80),
+            trooper("blue-scout", "blue", 12, 200, 0),
+            trooper("red-leader", "red", 300, 345, 270),
+            trooper("red-gunner", "red", 327, 356, 250),
+            trooper("red-medic", "red", 273, 336, 280),
+            trooper("red-sniper", "red", 586, 386, 225),
+        ],
+        box("house", (120, 80, 60), (420, 200, 0)) + box("wall", (160, 10, 30), (200, 250, 0))
+        + box("crate", (30, 30, 25), (150, 150, 0)),
+        size=(600, 400),
+    )  # fmt: skip
+    files["maps"] += (
+        "zones:\n  - {id: blue-deploy, rect: [0, 0, 600, 80]}\n"
+        "  - {id: red-deploy, rect: [0, 320, 600, 400]}\n"
+        "  - {id: objective, rect: [250, 160, 350, 240]}\n"
+    )
+    odds = HERE.parents[1] / "meshes" / "scenarios" / "attacks" / "grenade_odds.yaml"
+    files["danger"] = odds.read_text().split("expect:")[0]  # t2 has an ARO profile
     for name, text in files.items():
         (HERE / f"{name}.yaml").write_text(text)
 

@@ -25,6 +25,7 @@ from PIL import Image
 
 from geom3d import load_scene
 from viewer.gallery import GALLERY, SIZES, load_cases, render_figure
+from viewer.map_render import MAP_FORMATS
 
 FORMATS = ("png", "svg", "pdf", "html")
 THUMB = (400, 250)
@@ -58,6 +59,8 @@ def main(argv=None) -> int:
         for fig in case.figures:
             for size in sizes:
                 for ext in formats:
+                    if "map" in fig.options and ext not in MAP_FORMATS:
+                        continue  # a map is a flat figure: no HTML page
                     path = out / f"{case.name}-{fig.kind}-{size[0]}x{size[1]}.{ext}"
                     if not warm:  # one untimed render: kernels, fonts, VTK
                         render_figure(scene, fig, path, size)
@@ -73,8 +76,8 @@ def main(argv=None) -> int:
     print("\nmedian render time per figure (warm), seconds:")
     for (size, ext), ts in sorted(times.items()):
         print(f"  {size[0]}x{size[1]} {ext:4s}: {statistics.median(ts):6.2f}  (n={len(ts)})")
-    if args.sheet:
-        _sheet(cases, out, verdicts)
+    if args.sheet:  # every case's row: those not drawn now (--only) keep their old one
+        _sheet(load_cases(), out, verdicts)
     print(f"\n{failed} of {len(verdicts)} figures with layout problems")
     return 1 if failed else 0
 
@@ -95,9 +98,19 @@ def _sheet(cases, out: Path, verdicts) -> None:
         "| case | figure | 800 x 500 | lint |",
         "| --- | --- | --- | --- |",
     ]
+    sheet = GALLERY.parent / "gallery.md"
+    old = {
+        line.split(" | ")[0] + " | " + line.split(" | ")[1].split(" (")[0]: line
+        for line in (sheet.read_text().splitlines() if sheet.exists() else [])
+        if line.startswith("| ") and line.count(" | ") >= 3
+    }
     for case in cases:
         for fig in case.figures:
             png = out / f"{case.name}-{fig.kind}-800x500.png"
+            if not any(k[:2] == (case.name, fig.kind) for k in verdicts):
+                if f"| {case.name} | {fig.kind}" in old:
+                    lines.append(old[f"| {case.name} | {fig.kind}"])
+                continue
             if not png.exists():
                 continue
             name = f"{case.name}-{fig.kind}.png"
@@ -110,7 +123,7 @@ def _sheet(cases, out: Path, verdicts) -> None:
             lines.append(
                 f"| {case.name} | {fig.kind} ({opts}) | ![{name}](gallery/thumbs/{name}) | {lint} |"
             )
-    (GALLERY.parent / "gallery.md").write_text("\n".join(lines) + "\n")
+    sheet.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

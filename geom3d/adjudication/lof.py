@@ -39,19 +39,16 @@ from geom3d.adjudication.portable import (
 )
 from geom3d.adjudication.routepath import route_path, scan_windows
 from geom3d.bodies.cylinder import cylinders_touch
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import (
-    ARC_EPS_MM,
-    CONTACT_EPS_MM,
-    ENGAGED_CONTACT_MM,
-    PROOF_MIN_PAIRS,
-)
+from geom3d.core.tolerances import ARC_EPS_MM, PROOF_MIN_PAIRS
 from geom3d.core.validation import xyz
 from geom3d.execution.items import map_items, uses_processes
 from geom3d.scene.ahead import settle_background
 from geom3d.scene.interface import LofPolicy
 from geom3d.scene.results import LofResult, RouteResult, RouteWindow
 from geom3d.scene.scene import Scene, Trooper
+from geom3d.scene.tolerances import ENGAGED_CONTACT_MM
 from geom3d.scene.vehicles import engine_for
 from geom3d.visibility import PatchWitness, Prover, VisibilityStats, cylinder_array, pair_patch
 

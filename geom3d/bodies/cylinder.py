@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.core.tolerances import CONTACT_EPS_MM, GEOM_EPS_MM
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM, GEOM_EPS_MM
 from geom3d.core.validation import as_point, as_points, require_positive
 
 __all__ = [

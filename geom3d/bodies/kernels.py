@@ -52,7 +52,7 @@ from numba.core.registry import CPUDispatcher as _CPUDispatcher
 if not _numba_config.CACHE_DIR or _why:  # type: ignore[attr-defined]  # imported before us
     _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]
 
-from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
+from geom3d.bodies.kernel_constants import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM
 
 
 class _PlainArgsDispatcher(_CPUDispatcher):

@@ -15,7 +15,7 @@ from geom3d.check.globbing import safe_glob
 from geom3d.core.errors import UsageError
 from geom3d.core.inputfile import InputFileProblem, read_regular
 from geom3d.core.output import safe_text
-from geom3d.core.tolerances import MAX_SCENARIO_BYTES
+from geom3d.scenario.limits import MAX_SCENARIO_BYTES
 
 __all__ = [
     "SCENARIO_KEYS",

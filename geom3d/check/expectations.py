@@ -7,7 +7,7 @@
   ``reason`` matches the id alone), ``troopers`` per trooper and field
   (``attacks.ID.troopers.T.dodge``); every other field (``outcome``, ``reason``, ``hits``,
   ``wall_of_death``, ``placements``, ...) by equality: numbers to within
-  :data:`~geom3d.core.tolerances.CHECK_NUMBER_TOL`, lists in order, mappings on the keys the
+  :data:`~geom3d.check.expectations.CHECK_NUMBER_TOL`, lists in order, mappings on the keys the
   expectation writes (extra keys in the result are fine).
 
 - ``lof[A->B].visible_area_mm2``: the witness's visible area (None when there is no LoF).
@@ -40,7 +40,10 @@ from geom3d.adjudication.attacks import resolve_attack
 from geom3d.adjudication.lof import line_of_fire
 from geom3d.check.lines import duplicate_suffix
 from geom3d.core.errors import Geom3dError
-from geom3d.core.tolerances import CHECK_NUMBER_TOL
+
+#: ``geom3d check``: numbers in expectations match when within this (JSON output is
+#: rounded to 1e-3 mm).
+CHECK_NUMBER_TOL: float = 1e-3
 
 __all__ = [
     "Checks",

@@ -15,7 +15,7 @@ import re
 import yaml
 
 from geom3d.core.inputfile import InputFileProblem, read_regular
-from geom3d.core.tolerances import MAX_SCENARIO_BYTES
+from geom3d.scenario.limits import MAX_SCENARIO_BYTES
 
 __all__ = [
     "duplicate_suffix",

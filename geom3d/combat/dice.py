@@ -24,7 +24,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import cache
 
-from geom3d.core.tolerances import D20_FACES
+from geom3d.combat.numbers import D20_FACES
 
 __all__ = ["CRIT", "RANKS", "die_counts", "die_ranks", "success_probability"]
 

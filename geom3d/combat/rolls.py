@@ -36,7 +36,7 @@ from functools import cache
 from math import comb
 
 from geom3d.combat.dice import CRIT, die_counts, die_ranks
-from geom3d.core.tolerances import D20_FACES
+from geom3d.combat.numbers import D20_FACES
 
 __all__ = ["Dice", "HitDist", "direct_template", "face_to_face", "normal_roll"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb, lcm
 
+from geom3d.combat.numbers import D20_FACES
 from geom3d.combat.rolls import HitDist
-from geom3d.core.tolerances import D20_FACES
 
 __all__ = ["save_failure", "saving_rolls", "wounds_distribution"]
 

@@ -2,7 +2,8 @@
 unseen by the chosen observers.
 
 ``geom3d exposure SCENARIO --observers SIDE|ID[,ID...] [--probe S] [--spacing D]
-[--ignore-arcs] [--out DIR] [--workers N] [--scheduler|--dask ADDR] [--quiet]``
+[--ignore-arcs] [--size WxH] [--title TEXT] [--out DIR] [--workers N]
+[--scheduler|--dask ADDR] [--quiet]``
 
 Writes ``DIR/exposure.json`` and, when a renderer is installed (the ``geom3d.renderers``
 entry point with ``render_exposure``, from ``geom3d[viewer]``), ``DIR/exposure.png`` and
@@ -16,6 +17,7 @@ import argparse
 from pathlib import Path
 
 from geom3d.commands._common import RENDERER_GROUP, add_workers, progress_for, warn_scene
+from geom3d.commands._maps import add_map_options, map_options
 from geom3d.core.errors import UsageError
 from geom3d.core.units import LENGTH_UNITS
 
@@ -102,6 +104,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "reaction: {attack: ...} profile, range and Partial Cover from the geometry) and "
         "from any (default: off)",
     )
+    add_map_options(p, "the scenario, the observers and what is decided")
     p.add_argument(
         "--quiet", action="store_true", help="no warnings, no progress display (default: off)"
     )
@@ -205,6 +208,7 @@ def run(args) -> int:
         raise UsageError("--odds maps the observers' AROs; it does not combine with --seen-from")
     if args.scheduler is not None:
         check_address(args.scheduler)
+    drawn = map_options(args)  # --size, --title: checked before the work
     out = Path(args.out)
     _check_out(out, Path(args.scenario))
     prepare_kernels(quiet=args.quiet)
@@ -232,7 +236,7 @@ def run(args) -> int:
         add_danger_odds(scene, res.document)
     files = {"exposure.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
-        files.update(render(scene, res.document))
+        files.update(render(scene, res.document, **drawn))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -1,7 +1,7 @@
 """The ``geom3d survey`` subcommand (SPEC 11.6): options, run, summary on stdout.
 
 ``geom3d survey SCENARIO [--probe S] [--spacing D] [--out DIR] [--workers N]
-[--scheduler ADDR] [--compare OLD.json] [--lanes N] [--quiet]``
+[--scheduler ADDR] [--compare OLD.json] [--lanes N] [--size WxH] [--title TEXT] [--quiet]``
 
 Writes ``DIR/survey.json`` and, when a renderer is installed (the ``geom3d.renderers``
 entry point with ``render_survey``, from ``geom3d[viewer]``), ``DIR/heatmap.png`` and
@@ -25,6 +25,7 @@ from geom3d.commands._common import (
     progress_for,
     warn_scene,
 )
+from geom3d.commands._maps import add_map_options, map_options
 from geom3d.core.errors import UsageError
 from geom3d.core.tolerances import SURVEY_DEFAULT_LANES as DEFAULT_LANES
 from geom3d.core.units import LENGTH_UNITS
@@ -98,6 +99,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         metavar="N",
         help=f"longest lanes listed in survey.json (default: {DEFAULT_LANES})",
     )
+    add_map_options(p, "the scenario and 'survey'")
     p.add_argument(
         "--quiet", action="store_true", help="no warnings, no progress display (default: off)"
     )
@@ -239,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--lanes: must be at least 0 (got {args.lanes})")
     if args.scheduler is not None:
         check_address(args.scheduler)
+    drawn = map_options(args)  # --size, --title: checked before the work
     old = load_survey(args.compare) if args.compare else None
     out = Path(args.out)
     _check_out(out, args.scenario, args.compare)
@@ -271,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
         return exit_code(intr)
     files = {"survey.json": dumps_json(res.document).encode("utf-8")}
     if render is not None:
-        files.update(render(scene, res.document))
+        files.update(render(scene, res.document, **drawn))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

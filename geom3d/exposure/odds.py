@@ -23,8 +23,8 @@ from fractions import Fraction
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.combat import Dice, normal_roll
+from geom3d.combat.numbers import ARO_BURST, PARTIAL_COVER_ROLL_MOD
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import ARO_BURST, PARTIAL_COVER_ROLL_MOD
 from geom3d.core.units import LENGTH_UNITS
 from geom3d.rules.infinity.cover import partial_cover
 from geom3d.rules.infinity.plain import range_info

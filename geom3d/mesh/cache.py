@@ -42,7 +42,7 @@ import numpy as np
 
 from geom3d.core.cache_paths import default_cache_dir
 from geom3d.core.errors import printable
-from geom3d.core.tolerances import MAX_MESH_BYTES
+from geom3d.mesh.limits import MAX_MESH_BYTES
 
 __all__ = [
     "BadEntry",

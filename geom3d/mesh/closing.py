@@ -51,7 +51,7 @@ Caveats
 
 Tolerances
 ----------
-In :mod:`geom3d.core.tolerances` (re-exported here): ``CURTAIN_FLOOR_EPS_MM``,
+In :mod:`geom3d.mesh.tolerances` (re-exported here): ``CURTAIN_FLOOR_EPS_MM``,
 ``CURTAIN_FLOOR_STEP_MM``, ``TABLE_FLOOR_DEPTH_MM``, ``TABLE_CAP_MARGIN_MM``,
 ``FRAGMENT_FLOOR_TOL_MM``.
 
@@ -73,13 +73,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from geom3d.core.tolerances import (
-    CURTAIN_FLOOR_EPS_MM,
-    CURTAIN_FLOOR_STEP_MM,
-    FRAGMENT_FLOOR_TOL_MM,
-    TABLE_CAP_MARGIN_MM,
-    TABLE_FLOOR_DEPTH_MM,
-)
 from geom3d.mesh.boundary import (
     Boundary,
     _as_faces,
@@ -90,6 +83,13 @@ from geom3d.mesh.boundary import (
     merge_positions,
 )
 from geom3d.mesh.parity import inside_parity
+from geom3d.mesh.tolerances import (
+    CURTAIN_FLOOR_EPS_MM,
+    CURTAIN_FLOOR_STEP_MM,
+    FRAGMENT_FLOOR_TOL_MM,
+    TABLE_CAP_MARGIN_MM,
+    TABLE_FLOOR_DEPTH_MM,
+)
 
 __all__ = [
     "CURTAIN_FLOOR_EPS_MM",

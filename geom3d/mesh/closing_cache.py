@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from geom3d.core import tolerances
 from geom3d.core.errors import printable
+from geom3d.mesh import tolerances
 from geom3d.mesh.cache import (
     BadEntry,
     default_cache_dir,

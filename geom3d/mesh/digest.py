@@ -36,7 +36,7 @@ import xxhash
 
 from geom3d.core.errors import MeshError
 from geom3d.core.inputfile import InputFileProblem, iter_regular, read_regular
-from geom3d.core.tolerances import MAX_MESH_BYTES
+from geom3d.mesh.limits import MAX_MESH_BYTES
 
 __all__ = [
     "array_digest",

@@ -13,7 +13,7 @@ scene-graph walk reaches them: nodes x children x instances).
 from __future__ import annotations
 
 from geom3d.core.errors import MeshError
-from geom3d.core.tolerances import MAX_MESH_ELEMENTS, MAX_MESH_TRIANGLES
+from geom3d.mesh.limits import MAX_MESH_ELEMENTS, MAX_MESH_TRIANGLES
 
 __all__ = ["check_gltf_bounds"]
 

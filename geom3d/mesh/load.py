@@ -54,7 +54,7 @@ from geom3d.core.errors import InputError, MeshError
 from geom3d.core.inputfile import InputFileProblem, read_regular
 from geom3d.core.memory import building, refuse_if_too_big
 from geom3d.core.output import safe_text
-from geom3d.core.tolerances import MAX_COORD_MM, MAX_MESH_BYTES
+from geom3d.core.tolerances import MAX_COORD_MM
 from geom3d.core.units import LENGTH_UNITS, MESH_UNITS
 from geom3d.mesh.cache import default_cache_dir, disk_get, disk_put, memory_get, memory_put
 from geom3d.mesh.digest import (
@@ -65,6 +65,7 @@ from geom3d.mesh.digest import (
     gltf_json,
 )
 from geom3d.mesh.gltf_bounds import check_gltf_bounds
+from geom3d.mesh.limits import MAX_MESH_BYTES
 from geom3d.mesh.report import LoadedMesh, MeshReport, plural
 from geom3d.mesh.topology import degenerate_faces, mesh_topology, used_vertices
 

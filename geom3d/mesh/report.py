@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.core.messages import Message, note, warning
-from geom3d.core.tolerances import MESH_HUGE_MM, MESH_TINY_MM
+from geom3d.mesh.limits import MESH_HUGE_MM, MESH_TINY_MM
 
 __all__ = ["LoadedMesh", "MeshReport", "plural"]
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from geom3d.core.tolerances import GEOM_EPS_MM
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 
 __all__ = ["MeshTopology", "degenerate_faces", "mesh_topology", "used_vertices"]
 

@@ -5,11 +5,11 @@ base by the surface it stands on, is at least 1/2 (Jacobson et al. 2013). The ra
 only knows surfaces, so :func:`close_winding` adds the triangles that bound that set:
 
 * the **base**: every open boundary loop whose lowest point lies within
-  :data:`~geom3d.core.tolerances.BASE_LOOP_GAP_MM` of the surface beneath (the missing
+  :data:`~geom3d.mesh.tolerances.BASE_LOOP_GAP_MM` of the surface beneath (the missing
   underside of a statue, a basin), or whose plan spans
-  :data:`~geom3d.core.tolerances.BASE_LOOP_COVER` of the piece's in x and y (the rim of a
+  :data:`~geom3d.mesh.tolerances.BASE_LOOP_COVER` of the piece's in x and y (the rim of a
   heightfield sheet or a bottomless hill, however high it lies) hangs a curtain from
-  each of its edges down to :data:`~geom3d.core.tolerances.CURTAIN_FLOOR_EPS_MM` below the
+  each of its edges down to :data:`~geom3d.mesh.tolerances.CURTAIN_FLOOR_EPS_MM` below the
   lowest floor under the loop,
   and a *floor* (a fan at that depth) closes the curtains' bottoms. This is "closed at its
   base by the surface it stands on";
@@ -26,7 +26,7 @@ than a hemisphere), negative on its outer side and positive on its inner side, s
 ``W >= 1/2`` exactly where ``W_c = 1``: the capped solid *is* the winding-number solid.
 Where that may fail (a warped hole, several holes seen together, the edge of a loose
 flap of scan that encloses nothing) the cap is checked (``igl.fast_winding_number``): at
-sample points offset along its normal by :data:`~geom3d.core.tolerances.CAP_CHECK_OFFSET` of
+sample points offset along its normal by :data:`~geom3d.mesh.tolerances.CAP_CHECK_OFFSET` of
 the hole's size (halved up to three times, to stay inside thin parts), a sample is *in
 air* when ``W < 1/2`` on both sides at every offset. A cap in air at more than half its
 samples is not added: the winding number says the hole opens onto air (a pipe's end, a
@@ -43,22 +43,33 @@ inside out (negative enclosed volume) is evaluated with its orientation flipped.
 
 Example
 -------
+A cube 10 mm wide raised 5 mm off the table (``box_mesh`` stands it on z = 0, so it spans
+z = 5 to 15). Without its lid it is a cup: the rim spans the whole piece in plan, so it is
+the piece's base, like a bowl's (SPEC 12.1: "a bowl's inside is air") and gets curtains,
+no cap. With a side missing instead, the opening is a hole 5 mm above the table, capped:
+
 >>> import numpy as np
 >>> from geom3d.mesh.primitives import box_mesh
 >>> v, f = box_mesh((10.0, 10.0, 10.0))
->>> v = v + [0, 0, 5.0]                       # a cube 10 mm wide, resting on z = 0
->>> top = np.flatnonzero(v[f].mean(axis=1)[:, 2] > 14.9)
->>> f = np.delete(f, top, axis=0)             # its lid is missing: one hole, 10 mm up
->>> ev, ef, rep = close_winding(v, f, 0.0)
->>> rep.method, rep.caps, rep.caps_rejected, round(rep.largest_cap_height_mm, 1)
-('caps', 1, 0, 15.0)
+>>> v = v + [0, 0, 5.0]
+>>> centres = v[f].mean(axis=1)
+>>> cup = np.delete(f, np.flatnonzero(centres[:, 2] > 14.9), axis=0)
+>>> rep = close_winding(v, cup, 0.0)[2]
+>>> rep.method, rep.base_loops, rep.caps
+('caps', 1, 0)
+>>> side_open = np.delete(f, np.flatnonzero(centres[:, 0] > 4.9), axis=0)
+>>> rep = close_winding(v, side_open, 0.0)[2]
+>>> rep.base_loops, rep.caps, rep.caps_rejected, round(rep.largest_cap_height_mm, 1)
+(0, 1, 0, 5.0)
+>>> round(rep.largest_cap_mm ** 2, 6)  # the hole's diagonal, 10 * sqrt(2) mm
+200.0
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from geom3d.core.tolerances import (
+from geom3d.mesh.tolerances import (
     BASE_LOOP_COVER,
     BASE_LOOP_GAP_MM,
     CAP_CHECK_MAX_MM,

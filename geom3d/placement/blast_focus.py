@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder, ray_cylinder_entry
+from geom3d.bodies.kernel_constants import APPARENT_DEPTH_EPS_MM
 from geom3d.core.tolerances import (
-    APPARENT_DEPTH_EPS_MM,
     EYE_SPACING_MM,
     PATCH_MM,
     SAMPLE_MM,

@@ -22,16 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import (
-    CLEAR_BISECT_MM,
-    COINCIDENT_EPS_MM,
-    CONTACT_EPS_MM,
-    PENETRATION_TOL_MM,
-    SOLVER_TIE_DECIMALS,
-)
+from geom3d.core.tolerances import COINCIDENT_EPS_MM
 from geom3d.core.validation import xyz
 from geom3d.placement.search import evaluate, radial_sweep, rotation_sweep, search_placements
+from geom3d.placement.tolerances import CLEAR_BISECT_MM, PENETRATION_TOL_MM, SOLVER_TIE_DECIMALS
 from geom3d.templates import (
     CircleShape,
     TeardropShape,

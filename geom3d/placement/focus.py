@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from geom3d.core.tolerances import SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import SolverResult, _run_around
 from geom3d.placement.search import rotation_sweep
+from geom3d.placement.tolerances import SOLVER_TIE_DECIMALS
 
 __all__ = ["solve_heading_at"]
 

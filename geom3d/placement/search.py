@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.core.tolerances import CONTACT_EPS_MM, SEARCH_ANGLE_EPS, SEARCH_ROOT_IMAG_TOL
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
+from geom3d.placement.tolerances import SEARCH_ANGLE_EPS, SEARCH_ROOT_IMAG_TOL
 from geom3d.templates import CircleShape, TemplateShape
 
 __all__ = ["Candidates", "radial_sweep", "rotation_sweep", "search_placements"]

@@ -38,8 +38,8 @@ import shapely
 from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from geom3d.core.tolerances import (
-    CONTACT_EPS_MM,
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
+from geom3d.placement.tolerances import (
     FACING_TIE_MM,
     HULL_AREA_ERROR_MM,
     HULL_GRID_CONTACT_DEG,

@@ -17,8 +17,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.bodies.kernels import njit, njit_leaf
-from geom3d.core.tolerances import GEOM_EPS_MM
 from geom3d.raycast._embree_capi import INTERSECT1, OCCLUDED_PACKET
 
 __all__ = [

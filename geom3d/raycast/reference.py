@@ -22,8 +22,9 @@ import threading
 import numpy as np
 from numpy.typing import ArrayLike
 
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import GEOM_EPS_MM, RAY_EPS_MM
+from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.core.validation import as_faces, as_points
 from geom3d.raycast.base import RayBackend
 

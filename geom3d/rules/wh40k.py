@@ -56,7 +56,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from geom3d.core.tolerances import CONTACT_EPS_MM, PLACEMENT_TOL_MM, WH40K_MAX_CONTACT_OFFSET_DEG
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
+from geom3d.core.tolerances import PLACEMENT_TOL_MM, WH40K_MAX_CONTACT_OFFSET_DEG
 from geom3d.placement.direct import base_edge_point, default_heading, solve_heading
 from geom3d.placement.focus import solve_heading_at
 from geom3d.rules import wh40k_vehicles as vehicles

@@ -38,11 +38,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from shapely.geometry import Point
 
-from geom3d.core.tolerances import (
-    CONTACT_EPS_MM,
-    VEHICLE_SHARE_TOL,
-    WH40K_MAX_CONTACT_OFFSET_DEG,
-)
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
+from geom3d.core.tolerances import WH40K_MAX_CONTACT_OFFSET_DEG
+from geom3d.placement.tolerances import VEHICLE_SHARE_TOL
 from geom3d.placement.vehicles import covered_area, facing_hit, hull_touched, solve_hull_cover
 from geom3d.templates import TemplateShape, footprint_signed_distance
 

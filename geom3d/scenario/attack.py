@@ -14,9 +14,9 @@ import itertools
 import math
 
 from geom3d.core.errors import ScenarioError, UnknownIdError
-from geom3d.core.tolerances import MAX_BURST
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
+from geom3d.scenario.limits import MAX_BURST
 from geom3d.scenario.model import AttackSpec, TrooperSpec
 from geom3d.scenario.plain import parse_cover, plain_fields
 from geom3d.scenario.rolls import check_infinity_only, parse_weapon, weapon_burst

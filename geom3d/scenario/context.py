@@ -14,8 +14,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from geom3d.core.errors import ScenarioError, printable
-from geom3d.core.tolerances import MAX_COORD_MM, MAX_SCENARIO_DEPTH, MAX_SCENARIO_INT, MIN_BODY_MM
+from geom3d.core.tolerances import MAX_COORD_MM
 from geom3d.core.units import LENGTH_UNITS
+from geom3d.scenario.limits import MAX_SCENARIO_DEPTH, MAX_SCENARIO_INT, MIN_BODY_MM
 
 __all__ = ["ParseContext", "check_finite", "first_error"]
 

@@ -16,21 +16,20 @@ from pathlib import Path
 
 from geom3d.core.errors import UnknownIdError
 from geom3d.core.inputfile import InputFileProblem, stat_regular
-from geom3d.core.tolerances import (
-    MAX_BODY_MM,
-    MAX_MESH_BYTES,
+from geom3d.core.tolerances import MAX_BODY_MM, ROUTE_STEP_MM
+from geom3d.core.validation import xyz
+from geom3d.mesh.limits import MAX_MESH_BYTES
+from geom3d.ruledata import RulesetData, load_ruleset
+from geom3d.scenario.attack import parse_attacks
+from geom3d.scenario.context import ParseContext
+from geom3d.scenario.limits import (
     MAX_ROUTE_MM_TROOPERS,
     MAX_ROUTE_POINTS,
     MAX_ROUTE_TRAVEL_MM,
     MAX_SILHOUETTE_MM,
     MIN_BODY_MM,
     ROUTE_SCAN_S_PER_MM_TROOPER,
-    ROUTE_STEP_MM,
 )
-from geom3d.core.validation import xyz
-from geom3d.ruledata import RulesetData, load_ruleset
-from geom3d.scenario.attack import parse_attacks
-from geom3d.scenario.context import ParseContext
 from geom3d.scenario.model import (
     LOF_EXPECT_KEYS,
     AttackSpec,

@@ -1,7 +1,7 @@
 """Read a scenario file's text into plain Python data, refusing hostile or ambiguous input.
 
 :func:`read_scenario_data` is the only place a scenario file is opened. On top of the YAML
-and JSON parsers it enforces (limits in :mod:`geom3d.core.tolerances`):
+and JSON parsers it enforces (limits in :mod:`geom3d.scenario.limits`):
 
 - the file is a regular file of at most ``MAX_SCENARIO_BYTES`` (a FIFO, ``/dev/zero`` or a
   5 GB sparse file is refused from its ``stat``, without reading it);
@@ -25,7 +25,7 @@ import yaml
 
 from geom3d.core.errors import ScenarioError
 from geom3d.core.inputfile import InputFileProblem, read_regular
-from geom3d.core.tolerances import MAX_SCENARIO_BYTES, MAX_SCENARIO_DEPTH, MAX_SCENARIO_NODES
+from geom3d.scenario.limits import MAX_SCENARIO_BYTES, MAX_SCENARIO_DEPTH, MAX_SCENARIO_NODES
 
 __all__ = ["read_scenario_data"]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from geom3d.core.tolerances import MAX_ATTRIBUTE, MAX_BURST, MAX_PS, MAX_ROLL_MOD, MAX_WOUNDS
 from geom3d.scenario.context import ParseContext
+from geom3d.scenario.limits import MAX_ATTRIBUTE, MAX_BURST, MAX_PS, MAX_ROLL_MOD, MAX_WOUNDS
 
 __all__ = [
     "ATTRIBUTES",

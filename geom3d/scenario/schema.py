@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, field_validator
 
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import MAX_BURST, MAX_ID_CHARS, MAX_SCALE, MIN_SCALE
 from geom3d.core.units import MeshUnit, ScenarioUnit
 from geom3d.scenario.context import check_finite, first_error
+from geom3d.scenario.limits import MAX_BURST, MAX_ID_CHARS, MAX_SCALE, MIN_SCALE
 
 __all__ = ["FORMAT", "STATES", "ScenarioModel", "check_schema"]
 

@@ -7,9 +7,9 @@ unit factor and reports its problems with the field path.
 
 from __future__ import annotations
 
-from geom3d.core.tolerances import MAX_SILHOUETTE_MM, MIN_BODY_MM
 from geom3d.ruledata import RulesetData
 from geom3d.scenario.context import ParseContext
+from geom3d.scenario.limits import MAX_SILHOUETTE_MM, MIN_BODY_MM
 from geom3d.templates import TemplateSpecError, shape_from_spec
 
 __all__ = ["check_overridden", "check_override_types", "resolve_template", "scale_overrides"]

@@ -23,10 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from geom3d.core.tolerances import MAX_ARMOUR, MAX_BODY_MM, MIN_ARMOUR, MIN_BODY_MM
+from geom3d.core.tolerances import MAX_BODY_MM
 from geom3d.core.validation import xyz
 from geom3d.ruledata import Capabilities
 from geom3d.scenario.context import ParseContext
+from geom3d.scenario.limits import MAX_ARMOUR, MIN_ARMOUR, MIN_BODY_MM
 
 __all__ = ["VehicleSpec", "parse_vehicle"]
 

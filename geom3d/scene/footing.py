@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from geom3d.bodies.kernels import njit
-from geom3d.core.tolerances import FOOTING_SLOPE_DEG, FOOTING_STEP_MM
+from geom3d.scene.tolerances import FOOTING_SLOPE_DEG, FOOTING_STEP_MM
 
 __all__ = ["Footing", "connected_rest", "link_pairs"]
 

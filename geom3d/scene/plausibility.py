@@ -4,16 +4,16 @@ Scene building (:func:`geom3d.scene.scenery.build_scenery`) asks these about eve
 and the table mesh, so ``lof``, ``attack``, ``render``, ``check`` and ``survey`` all say
 the same thing:
 
-* a piece more than :data:`~geom3d.core.tolerances.PIECE_MAX_MM` or less than
-  :data:`~geom3d.core.tolerances.PIECE_MIN_MM` across (a bird bath declared in cm is 3 m; an
+* a piece more than :data:`~geom3d.scene.tolerances.PIECE_MAX_MM` or less than
+  :data:`~geom3d.scene.tolerances.PIECE_MIN_MM` across (a bird bath declared in cm is 3 m; an
   unscaled glTF building in metres is 1 mm);
-* a table mesh more than :data:`~geom3d.core.tolerances.TABLE_MESH_RATIO` times larger or
+* a table mesh more than :data:`~geom3d.scene.tolerances.TABLE_MESH_RATIO` times larger or
   smaller than ``table.size`` (a DEM declared in mm is a 9 m table);
-* terrain hanging off the table (more than :data:`~geom3d.core.tolerances.OFF_TABLE_WARN_MM`
+* terrain hanging off the table (more than :data:`~geom3d.scene.tolerances.OFF_TABLE_WARN_MM`
   beyond ``table.size``) and pieces wholly below the table top.
 
 The unit that would fit is the mesh unit whose reading brings the size nearest the
-plausible middle (:data:`~geom3d.core.tolerances.PIECE_TYPICAL_MM` for a piece,
+plausible middle (:data:`~geom3d.scene.tolerances.PIECE_TYPICAL_MM` for a piece,
 ``table.size`` for a table mesh); none is named when the declared one is already best.
 
 >>> better_unit(3000.0, "cm", 100.0)
@@ -27,9 +27,9 @@ import math
 import numpy as np
 
 from geom3d.core.messages import Message, warning
-from geom3d.core.tolerances import (
-    MESH_HUGE_MM,
-    MESH_TINY_MM,
+from geom3d.core.units import LENGTH_UNITS, MESH_UNITS
+from geom3d.mesh.limits import MESH_HUGE_MM, MESH_TINY_MM
+from geom3d.scene.tolerances import (
     OFF_TABLE_WARN_MM,
     PIECE_MAX_MM,
     PIECE_MIN_MM,
@@ -37,7 +37,6 @@ from geom3d.core.tolerances import (
     PIECE_TYPICAL_MM,
     TABLE_MESH_RATIO,
 )
-from geom3d.core.units import LENGTH_UNITS, MESH_UNITS
 
 __all__ = ["better_unit", "off_table", "piece_size", "table_mesh_size"]
 

@@ -26,9 +26,7 @@ from numpy.typing import ArrayLike
 from geom3d.bodies.cylinder import cylinders_touch
 from geom3d.core.errors import InputError, UnknownIdError, printable
 from geom3d.core.messages import Message, severity_of
-from geom3d.core.tolerances import (
-    SURVEY_DEFAULT_LANES,
-)
+from geom3d.core.tolerances import SURVEY_DEFAULT_LANES
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
 from geom3d.raycast import make_engine, selected_backend

@@ -43,7 +43,6 @@ from scipy.sparse.csgraph import connected_components
 
 from geom3d.core.errors import MeshError
 from geom3d.core.messages import Message, note, warning
-from geom3d.core.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
 from geom3d.mesh import LoadedMesh, box_mesh, load_mesh, prism_mesh
 from geom3d.mesh.boundary import merge_positions
 from geom3d.mesh.closing import ClosingReport, close_table
@@ -54,6 +53,7 @@ from geom3d.raycast import make_engine
 from geom3d.raycast.base import RayBackend
 from geom3d.scenario import Scenario, SceneryItem
 from geom3d.scene.piece_messages import closing_message, piece_lines, plausibility_messages
+from geom3d.scene.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
 
 if TYPE_CHECKING:
     from geom3d.scene.standing import Surface

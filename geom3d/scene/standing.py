@@ -3,7 +3,7 @@
 A trooper given ``[x, y]`` rests on the **highest point of the ground under its base
 that is connected to the support under its centre** (SPEC 12.2, :mod:`geom3d.scene.footing`):
 vertical rays on a ``STAND_GRID_MM`` grid inside the disc and every ``STAND_RIM_MM`` on
-its rim (:mod:`geom3d.core.tolerances`), joined where neighbours differ no more than a slope
+its rim (:mod:`geom3d.scene.tolerances`), joined where neighbours differ no more than a slope
 or a small step, plus the highest scenery vertex inside the disc where it is that close
 to the connected ground. The first surface a ray meets coming down is taken whatever way
 it faces, so steep faces never let a probe fall through to the table. A wall or a
@@ -28,7 +28,11 @@ import numpy as np
 
 from geom3d.bodies.kernels import disc_tops
 from geom3d.core.messages import note, warning
-from geom3d.core.tolerances import (
+from geom3d.core.tolerances import STAND_INSET_MM
+from geom3d.mesh.topology import used_vertices
+from geom3d.raycast.base import RayBackend
+from geom3d.scene.footing import Footing, connected_rest
+from geom3d.scene.tolerances import (
     DROP_PROBE_HEIGHT_MM,
     DROP_REFINE_MAX_MM,
     DROP_STEEP_REL_EPS,
@@ -38,12 +42,8 @@ from geom3d.core.tolerances import (
     PARITY_MAX_CROSSINGS,
     SLOPE_WARN_FRACTION,
     STAND_GRID_MM,
-    STAND_INSET_MM,
     STAND_RIM_MM,
 )
-from geom3d.mesh.topology import used_vertices
-from geom3d.raycast.base import RayBackend
-from geom3d.scene.footing import Footing, connected_rest
 
 __all__ = [
     "PERCH_SHARE",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from geom3d.core.tolerances import CONTACT_EPS_MM
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 
 __all__ = ["disc_meets_polygon", "zone_report"]
 

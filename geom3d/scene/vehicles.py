@@ -34,12 +34,13 @@ from shapely.affinity import rotate, translate
 from shapely.geometry import box as shapely_box
 from shapely.geometry.base import BaseGeometry
 
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.core.errors import MeshError
-from geom3d.core.tolerances import GEOM_EPS_MM, MIN_BODY_MM
 from geom3d.mesh import box_mesh, load_mesh
 from geom3d.placement.vehicles import HullPlan
 from geom3d.raycast import make_engine
 from geom3d.raycast.base import RayBackend
+from geom3d.scenario.limits import MIN_BODY_MM
 from geom3d.scenario.vehicles import VehicleSpec
 
 __all__ = [

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.core.messages import severity_of
-from geom3d.core.tolerances import SURVEY_SCENERY_MAX_RATIO, SURVEY_TABLE_RANGE_MM
 from geom3d.core.units import LENGTH_UNITS, MESH_UNITS
 from geom3d.mesh import used_vertices
 from geom3d.scene.scene import Scene
 from geom3d.survey.grid import ProbeGrid
+from geom3d.survey.limits import SURVEY_SCENERY_MAX_RATIO, SURVEY_TABLE_RANGE_MM
 
 __all__ = [
     "Lane",

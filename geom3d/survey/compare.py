@@ -17,10 +17,13 @@ from pathlib import Path
 from geom3d.core.errors import UsageError
 from geom3d.core.output import safe_text
 from geom3d.core.reportfile import read_json_report
-from geom3d.core.tolerances import MAX_REPORT_BYTES
 from geom3d.core.units import LENGTH_UNITS
 
-__all__ = ["compare_surveys", "load_survey"]
+#: Largest report file read back as input (``survey --compare``): a survey of the most
+#: pairs allowed lists at most 10 M visible pairs, about 200 MB of JSON.
+MAX_REPORT_BYTES: int = 512 << 20
+
+__all__ = ["MAX_REPORT_BYTES", "compare_surveys", "load_survey"]
 
 #: Lanes and positions listed per category.
 _SHOWN = 10

@@ -1,7 +1,7 @@
 """Probe positions: a grid over the table, at every level where a probe can stand.
 
 Under each grid point a vertical ray is followed down through every surface (first hit,
-then on from just below it, :data:`~geom3d.core.tolerances.SURVEY_MAX_LAYERS` at most): each
+then on from just below it, :data:`~geom3d.survey.limits.SURVEY_MAX_LAYERS` at most): each
 upward-facing surface is a candidate level (the table, floors inside buildings, roofs,
 walkways). At a candidate the probe cylinder rests on the highest point under its base
 (rays down at the centre and on two rings of the base, from the probe's top), on the
@@ -9,7 +9,7 @@ ground connected to the support under its centre (the rule troopers are dropped 
 :mod:`geom3d.scene.footing`: a sculpture overlapping the rim does not lift it), and is kept
 when
 
-* nothing cuts into its volume above :data:`~geom3d.core.tolerances.SURVEY_FOOT_MM` over its
+* nothing cuts into its volume above :data:`~geom3d.survey.limits.SURVEY_FOOT_MM` over its
   resting height (headroom: horizontal chords at four heights, eight vertical segments);
 * it is not inside a closed piece (the first surface straight above faces up, i.e. it is
   seen from inside).
@@ -33,23 +33,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import (
-    DROP_REFINE_MAX_MM,
-    DROP_STEEP_REL_EPS,
-    STAND_INSET_MM,
+from geom3d.core.tolerances import STAND_INSET_MM
+from geom3d.mesh import used_vertices
+from geom3d.raycast.base import RayBackend
+from geom3d.scene.footing import Footing, connected_rest
+from geom3d.scene.reach import enclosing_pieces, reach_map
+from geom3d.scene.scene import Scene
+from geom3d.scene.tolerances import DROP_REFINE_MAX_MM, DROP_STEEP_REL_EPS, UPWARD_NORMAL_MIN_Z
+from geom3d.survey.limits import (
     SURVEY_BYTES_PER_PAIR,
     SURVEY_FOOT_MM,
     SURVEY_LEVEL_MERGE_MM,
     SURVEY_MAX_GRID_POINTS,
     SURVEY_MAX_LAYERS,
     SURVEY_MAX_PAIRS,
-    UPWARD_NORMAL_MIN_Z,
 )
-from geom3d.mesh import used_vertices
-from geom3d.raycast.base import RayBackend
-from geom3d.scene.footing import Footing, connected_rest
-from geom3d.scene.reach import enclosing_pieces, reach_map
-from geom3d.scene.scene import Scene
 
 __all__ = ["Probe", "ProbeGrid", "grid_points", "place_probes", "probe_for", "table_extent"]
 

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from geom3d.core.errors import WorkerLost
-from geom3d.core.tolerances import SURVEY_STALL_S
 from geom3d.execution.pool import Lost, Work, run_pool
 from geom3d.execution.shared import fork_usable, shared_map
+from geom3d.survey.limits import SURVEY_STALL_S
 
 __all__ = ["POOL_PAYS_FROM", "Tasks", "run_chunks"]
 

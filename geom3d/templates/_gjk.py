@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import GJK_BARYCENTRIC_EPS, GJK_MAX_ITER, GJK_TOL_MM
+from geom3d.templates.tolerances import GJK_BARYCENTRIC_EPS, GJK_MAX_ITER, GJK_TOL_MM
 from geom3d.templates.volume import TemplateVolume
 
 __all__ = ["Gjk", "gjk"]

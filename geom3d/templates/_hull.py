@@ -19,9 +19,10 @@ import math
 import numpy as np
 from shapely.geometry import Polygon
 
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import FOOTPRINT_MAX_ERROR_MM, GEOM_EPS_MM
 from geom3d.core.validation import as_point, as_points, require_positive
+from geom3d.templates.tolerances import FOOTPRINT_MAX_ERROR_MM
 
 __all__ = [
     "DiscHull",

@@ -20,8 +20,8 @@ import math
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.templates._gjk import gjk
 from geom3d.templates._hull import closest_discs, cos_sin_deg, half_width, sd_discs
 from geom3d.templates.minimize import minimize_convex

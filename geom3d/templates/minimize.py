@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import GOLDEN_ITER
+from geom3d.templates.tolerances import GOLDEN_ITER
 
 __all__ = ["ConvexMin", "minimize_convex"]
 

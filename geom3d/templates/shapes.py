@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import CONTACT_EPS_MM, MAX_BODY_MM
+from geom3d.core.tolerances import MAX_BODY_MM
 from geom3d.core.validation import as_point, require_positive
 from geom3d.templates._hull import DiscHull
 

@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 import trimesh
 
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.core.validation import as_point, as_points
 from geom3d.templates._hull import cos_sin_deg, sd_discs, support_discs
 from geom3d.templates.shapes import CircleShape, TeardropShape, TemplateShape

@@ -10,8 +10,11 @@ import numpy as np
 import trimesh
 
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import RECTILINEAR_GRID_DECIMALS
 from geom3d.core.validation import require_positive
+
+#: Procedural scenery (``geom3d.terrain.rectilinear``): box coordinates are rounded to
+#: this many decimals (1e-9 mm), so coordinates closer than that are one grid line.
+RECTILINEAR_GRID_DECIMALS: int = 9
 
 __all__ = ["aabb", "rectilinear", "size3"]
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import trimesh
 
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import GEOM_EPS_MM
 from geom3d.core.validation import require_positive
 from geom3d.mesh import box_mesh
 from geom3d.terrain.rectilinear import aabb, rectilinear, size3

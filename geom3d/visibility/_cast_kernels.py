@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
 from geom3d.bodies.kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
-from geom3d.core.tolerances import PROOF_CLEARANCE_MM
 from geom3d.raycast.compiled import packet_buffer, packet_cast, packet_ray
 from geom3d.visibility._convex_kernels import (
     OUTLINE_INSET,

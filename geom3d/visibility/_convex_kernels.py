@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
+from geom3d.bodies.kernel_constants import SURFACE_BOX_PAD_MM
 from geom3d.bodies.kernels import njit, njit_leaf
-from geom3d.core.tolerances import SURFACE_BOX_PAD_MM
 
 __all__ = [
     "OUTLINE_INSET",

@@ -20,10 +20,14 @@ import math
 import numpy as np
 
 from geom3d.bodies.kernels import cylinder_interval, njit, njit_leaf
-from geom3d.core.tolerances import PROOF_TOP_COLUMNS
 from geom3d.visibility._proof_hull import _corners, _crossings, _hull, _slab_z
 
-__all__ = ["column_tops", "prove_bundles", "segment_hits_cylinders"]
+#: Columns per side of the squares whose highest interior point the proofs read first: a
+#: column in a square whose top is below what a proof asks for (open ground under the
+#: troopers' boxes, most of a table) is passed over without reading its runs.
+PROOF_TOP_COLUMNS: int = 16
+
+__all__ = ["PROOF_TOP_COLUMNS", "column_tops", "prove_bundles", "segment_hits_cylinders"]
 
 #: Columns per side of a square of :func:`column_tops` (any count; a compile-time constant).
 _T = PROOF_TOP_COLUMNS

@@ -18,15 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder, ray_cylinder_entry
+from geom3d.bodies.kernel_constants import APPARENT_DEPTH_EPS_MM, GEOM_EPS_MM
 from geom3d.bodies.kernels import view_frames
-from geom3d.core.tolerances import (
-    APPARENT_CAP,
-    APPARENT_DEPTH_EPS_MM,
-    GEOM_EPS_MM,
-    PATCH_MM,
-    RIM_POINTS,
-    SAMPLE_MM,
-)
+from geom3d.core.tolerances import PATCH_MM, SAMPLE_MM
+from geom3d.visibility.tolerances import APPARENT_CAP, RIM_POINTS
 
 __all__ = [
     "ApparentView",

@@ -21,8 +21,8 @@ from typing import Protocol
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernel_constants import SURFACE_BOX_PAD_MM
 from geom3d.bodies.kernels import cast_view_rays
-from geom3d.core.tolerances import HIDDEN_MARGIN_MM, SURFACE_BOX_PAD_MM
 from geom3d.raycast.base import RayBackend
 from geom3d.raycast.compiled import lent_scene
 from geom3d.visibility._cast_kernels import clear_to_target, cull_kernel, hidden_kernel
@@ -30,6 +30,7 @@ from geom3d.visibility._leaf_kernels import NO_TREES
 from geom3d.visibility.apparent import ApparentView
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.ground import NO_GROUND, GroundProfile
+from geom3d.visibility.tolerances import HIDDEN_MARGIN_MM
 
 __all__ = [
     "NO_TREES",

@@ -24,21 +24,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import (
-    CONVEX_FLAT_MM,
-    CONVEX_MAX_FACES,
-    CONVEX_MAX_PLANES,
-    CONVEX_PRISM_SIDES,
-    PROOF_CLEARANCE_MM,
-    STAND_INSET_MM,
-    SURFACE_BOX_PAD_MM,
-    SURFACE_INSET_MM,
-)
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM
+from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
 from geom3d.visibility._convex_kernels import (
     bundle_meets,
     corners_hidden,
     near_pieces,
     segment_blocked,
+)
+from geom3d.visibility.tolerances import (
+    CONVEX_FLAT_MM,
+    CONVEX_MAX_FACES,
+    CONVEX_MAX_PLANES,
+    CONVEX_PRISM_SIDES,
 )
 
 __all__ = ["NO_SOLIDS", "ConvexSolids", "cylinder_row", "eye_corners", "prism_corners"]

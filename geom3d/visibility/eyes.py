@@ -17,7 +17,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import EYE_SPACING_MM, GEOM_EPS_MM, STAND_INSET_MM, SURFACE_INSET_MM
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
+from geom3d.core.tolerances import EYE_SPACING_MM, STAND_INSET_MM, SURFACE_INSET_MM
 
 __all__ = ["eye_batches", "eye_points", "two_adic"]
 

@@ -31,15 +31,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import (
-    GROUND_BLOCK_COLUMNS,
-    GROUND_SLAB_MM,
-    PROOF_CLEARANCE_MM,
-    SURFACE_BOX_PAD_MM,
-)
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM
 from geom3d.visibility._ground_kernels import ground_blocks, ground_hidden, ground_profile
 from geom3d.visibility.convex import cylinder_row
 from geom3d.visibility.interior import InteriorMap
+from geom3d.visibility.tolerances import GROUND_BLOCK_COLUMNS, GROUND_SLAB_MM
 
 __all__ = ["NO_GROUND", "GroundBlocks", "GroundProfile", "warm_profiles"]
 

@@ -25,8 +25,8 @@ not count: its triangles still bound every run, they just never certify one.
 A run is a gap between the z-ranges of every triangle meeting its (slightly grown) column,
 so no blocking triangle meets its box; its test point is decided by exact parity, and a
 test point too close to a projected edge leaves the column without runs. All tolerances
-(:data:`~geom3d.core.tolerances.PROOF_EPS_MM`, :data:`~geom3d.core.tolerances.PROOF_GUARD_MM`) err
-towards certifying less.
+(:data:`~geom3d.visibility.tolerances.PROOF_EPS_MM`,
+:data:`~geom3d.visibility.tolerances.PROOF_GUARD_MM`) err towards certifying less.
 """
 
 from __future__ import annotations
@@ -36,19 +36,18 @@ import math
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import (
-    PROOF_CLEARANCE_MM,
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
+from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
+from geom3d.visibility._interior_kernels import build_columns, interior_runs
+from geom3d.visibility._tile_kernels import bin_triangles, column_parity, cylinder_free, face_bounds
+from geom3d.visibility.tolerances import (
     PROOF_COLUMN_MM,
     PROOF_EPS_MM,
     PROOF_FLAT_MM,
     PROOF_GUARD_MM,
     PROOF_MAX_COLUMNS,
     PROOF_TILE_MM,
-    STAND_INSET_MM,
-    SURFACE_INSET_MM,
 )
-from geom3d.visibility._interior_kernels import build_columns, interior_runs
-from geom3d.visibility._tile_kernels import bin_triangles, column_parity, cylinder_free, face_bounds
 
 __all__ = ["InteriorMap"]
 

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 
-from geom3d.core import tolerances
 from geom3d.core.errors import printable
 from geom3d.mesh.cache import (
     BadEntry,
@@ -43,6 +42,7 @@ from geom3d.mesh.cache import (
     read_meta,
 )
 from geom3d.mesh.digest import array_digest
+from geom3d.visibility import tolerances
 from geom3d.visibility.interior import InteriorMap
 
 __all__ = [

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM, PROOF_AFTER_BATCHES, PROOF_EPS_MM
+from geom3d.core.tolerances import EYE_SPACING_MM, PATCH_MM
 from geom3d.mesh.primitives import box_mesh
 from geom3d.raycast import backend_class
 from geom3d.raycast.base import RayBackend
@@ -46,6 +46,7 @@ from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
 from geom3d.visibility.interior import InteriorMap
 from geom3d.visibility.proof import PairProof, Prover
 from geom3d.visibility.search import BATCH_SIZES, search_clear_patch, search_patch, warm_search
+from geom3d.visibility.tolerances import PROOF_AFTER_BATCHES, PROOF_EPS_MM
 from geom3d.visibility.witness import PatchWitness, patch_witness
 
 __all__ = ["pair_patch", "search_eyes", "warm_kernels"]

@@ -29,7 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import (
+from geom3d.bodies.kernel_constants import SURFACE_BOX_PAD_MM
+from geom3d.raycast.base import RayBackend
+from geom3d.visibility._leaf_kernels import ProofTrees, settled_eyes, settled_packed
+from geom3d.visibility._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
+from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
+from geom3d.visibility.interior import InteriorMap
+from geom3d.visibility.tolerances import (
     PROOF_MAX_BUNDLES,
     PROOF_MAX_BUNDLES_PAIR,
     PROOF_MAX_DEPTH,
@@ -40,13 +46,7 @@ from geom3d.core.tolerances import (
     PROOF_WALL_FRAMES,
     PROOF_WALL_MERGE_DEG,
     PROOF_WALL_MIN_TILT_DEG,
-    SURFACE_BOX_PAD_MM,
 )
-from geom3d.raycast.base import RayBackend
-from geom3d.visibility._leaf_kernels import ProofTrees, settled_eyes, settled_packed
-from geom3d.visibility._proof_kernels import column_tops, prove_bundles, segment_hits_cylinders
-from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
-from geom3d.visibility.interior import InteriorMap
 
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover"]
 

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.core.tolerances import APPARENT_DEPTH_EPS_MM, RAY_EPS_MM
+from geom3d.bodies.kernel_constants import APPARENT_DEPTH_EPS_MM
+from geom3d.core.tolerances import RAY_EPS_MM
 from geom3d.raycast.base import CompiledScene
 from geom3d.visibility._search_compiled import search_clear
 from geom3d.visibility._search_kernels import (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -68,6 +69,9 @@ def test_spacing_is_in_file_units(tmp_path):
         (["--observers", "red", "--probe", "9"], "--probe: no silhouette 9"),
         (["--observers", "red", "--spacing", "-1"], "--spacing: must be a positive length"),
         (["--observers", "red", "--dask", "tcp://no port"], "--scheduler"),
+        (["--observers", "red", "--size", "800by500"], "--size: expected WIDTHxHEIGHT"),
+        (["--observers", "red", "--size", "8x500"], "--size: each side must be 16..8192"),
+        (["--observers", "red", "--size", "8000x8000"], "--size: 8000x8000 is 64.0 M pixels"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, extra, message):
@@ -84,3 +88,25 @@ def test_out_that_is_a_file_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "f").write_text("x")
     assert main(["exposure", str(src), "--observers", "red", "--out", str(tmp_path / "f")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_size_and_title_reach_the_maps(tmp_path):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    def png_size(path):
+        with Image.open(path) as im:
+            return im.size
+
+    src = _scenario(tmp_path / "t.json")
+    out = tmp_path / "exp"
+    title = "Red's view & the wall: <where to stand> before turn 2"
+    args = ["exposure", str(src), "--observers", "red", "--spacing", "50", "--out", str(out)]
+    assert main([*args, "--size", "800x500", "--title", title, "--workers", "1", "--quiet"]) == 0
+    assert png_size(out / "exposure.png") == (800, 500)
+    svg = (out / "exposure.svg").read_text()
+    assert 'viewBox="0 0 600 375"' in svg  # 800 x 500 px at 96 px per inch, in points
+    words = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    # the title as written (markup escaped), perhaps wrapped over lines, and the subtitle
+    assert " ".join(words.split()).count("Red's view &amp; the wall: &lt;where to stand&gt;") == 1
+    assert "probe every 50 mm" in words

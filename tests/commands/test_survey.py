@@ -137,6 +137,8 @@ def test_cli_writes_json_and_summary_and_compares(tmp_path, capsys):
         (["--workers", "0"], "--workers"),
         (["--scheduler", "tcp://host:notaport"], "--scheduler"),
         (["--compare", "missing.json"], "file not found"),
+        (["--size", "big"], "--size: expected WIDTHxHEIGHT, e.g. 1600x1200 (got 'big')"),
+        (["--size", "0x0"], "--size: each side must be 16..8192"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message, monkeypatch):
@@ -222,3 +224,23 @@ def test_cli_reads_the_proof_map_ahead(tmp_path, capsys, monkeypatch):
     argv = ["survey", str(path), "--spacing", "150", "--out", str(tmp_path / "o"), "--quiet"]
     assert main([*argv, "--workers", "1"]) == 0
     assert asked == [True]  # the survey always proves (workers=1: the scene's own prover)
+
+
+def test_size_and_title_reach_the_heat_map(tmp_path):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    def png_size(path):
+        with Image.open(path) as im:
+            return im.size
+
+    path = _scenario(tmp_path / "s.json", SCENERY)
+    out = tmp_path / "out"
+    argv = ["survey", str(path), "--spacing", "100", "--out", str(out), "--workers", "1"]
+    assert main([*argv, "--size", "1000x700", "--title", "Deck and wall", "--quiet"]) == 0
+    assert png_size(out / "heatmap.png") == (1000, 700)
+    svg = (out / "heatmap.svg").read_text()
+    assert ">Deck and wall</text>" in svg and "s.json: survey" not in svg
+    assert main([*argv, "--quiet"]) == 0  # the defaults: 1600 x 1200, the generated title
+    assert png_size(out / "heatmap.png") == (1600, 1200)
+    assert "s.json: survey</text>" in (out / "heatmap.svg").read_text()

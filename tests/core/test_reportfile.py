@@ -17,7 +17,7 @@ from bounded import assert_one_clean_line, run_cli
 
 from geom3d.core.errors import UsageError
 from geom3d.core.reportfile import read_head, read_json_report
-from geom3d.core.tolerances import MAX_REPORT_BYTES
+from geom3d.survey.compare import MAX_REPORT_BYTES
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs, /dev")
 

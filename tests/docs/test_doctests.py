@@ -24,13 +24,7 @@ def test_the_examples_are_found():
 
 #: Examples that disagree with the code today, each with what differs: the test fails
 #: as soon as one agrees again (strict), so the entry goes with the fix.
-KNOWN_STALE = {
-    "geom3d.mesh.winding": (
-        "its cup (a box without its lid) gets its rim closed as a base loop with curtains "
-        "(caps=0, base_loops=1), not a cap 15 mm up as the example says; to be settled "
-        "by the owner of mesh/winding.py"
-    ),
-}
+KNOWN_STALE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", MODULES)

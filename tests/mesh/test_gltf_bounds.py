@@ -17,9 +17,9 @@ import pytest
 from bounded import run_code
 
 from geom3d.core.errors import MeshError
-from geom3d.core.tolerances import MAX_MESH_ELEMENTS, MAX_MESH_TRIANGLES
 from geom3d.mesh import load_mesh
 from geom3d.mesh.gltf_bounds import check_gltf_bounds
+from geom3d.mesh.limits import MAX_MESH_ELEMENTS, MAX_MESH_TRIANGLES
 
 V = np.array([[0, 0, 0], [10, 0, 0], [0, 10, 0], [0, 0, 10]], dtype="<f4")
 F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]], dtype="<u4")  # 4 triangles

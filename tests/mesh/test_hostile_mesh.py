@@ -13,7 +13,6 @@ import os
 import shutil
 import struct
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,9 @@ import trimesh
 from bounded import run_code
 
 from geom3d.core.errors import MeshError
-from geom3d.core.tolerances import MAX_COORD_MM, MESH_HUGE_MM, MESH_TINY_MM
+from geom3d.core.tolerances import MAX_COORD_MM
 from geom3d.mesh import clear_memory_cache, content_digest, file_digest, load_mesh
+from geom3d.mesh.limits import MESH_HUGE_MM, MESH_TINY_MM
 
 # ------------------------------------------------------------------ glTF / GLB builders
 TETRA_V = np.array([[0, 0, 0], [10, 0, 0], [0, 10, 0], [0, 0, 10]], dtype=np.float32)
@@ -441,25 +441,3 @@ def test_entry_owned_by_another_user_is_refused(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         assert not load_mesh(path, cache_dir=cache).report.cache_hit
     assert "owned by another user" in caplog.text
-
-
-def test_kernel_digest_follows_kernel_and_tolerance_sources(tmp_path, monkeypatch):
-    # numba checks a cached kernel only against its own file: a kernel embedding a changed
-    # kernel of another file, or a changed tolerance, must get a fresh cache folder
-    import geom3d
-    import geom3d.core.cache_paths as nc
-
-    pkg = tmp_path / "geom3d"
-    shutil.copytree(Path(geom3d.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(nc, "__file__", str(pkg / "core" / "cache_paths.py"))
-    first = nc.kernel_sources_digest()
-    assert first == nc.kernel_sources_digest() and len(first) == 16
-    (pkg / "cli.py").write_text((pkg / "cli.py").read_text() + "#\n")
-    assert nc.kernel_sources_digest() == first  # no kernel there
-    tol = pkg / "core" / "tolerances.py"
-    tol.write_text(tol.read_text() + "#\n")
-    second = nc.kernel_sources_digest()
-    assert second != first
-    kern = pkg / "visibility" / "_cast_kernels.py"
-    kern.write_text(kern.read_text() + "#\n")
-    assert nc.kernel_sources_digest() not in (first, second)

@@ -16,6 +16,7 @@ from support import make_scene, trooper
 
 from geom3d.mesh.boundary import boundary_edges
 from geom3d.mesh.closing import close_downward, concatenate
+from geom3d.mesh.primitives import box_mesh
 from geom3d.mesh.winding import close_winding
 from geom3d.raycast import RayEngine
 
@@ -228,6 +229,32 @@ def test_a_bowl_keeps_its_inside_as_air():
     eng = scene.engine
     assert not eng.occluded(np.array([water]), np.array([[30, 30, 60.0]]))[0]
     assert eng.occluded(np.array([water]), np.array([floor]))[0]  # through the capped hole
+
+
+def test_a_raised_cup_is_a_bowl_and_a_side_hole_is_capped():
+    # mesh.winding's docstring example, judged by the solid-angle winding number of the
+    # closed result: a cube 10 mm wide raised 5 mm (z 5..15). Without its lid its rim
+    # spans the piece, so it is the base (BASE_LOOP_COVER): the inside stays air, as a
+    # bowl's (SPEC 12.1). Without a side the opening is a hole: capped, the inside solid.
+    v, f = box_mesh((10.0, 10.0, 10.0))
+    v = v + [0, 0, 5.0]
+    centres = v[f].mean(axis=1)
+    inside, under, above, beside = [0, 0, 10.0], [0, 0, 2.5], [0, 0, 20.0], [20, 0, 10.0]
+    q = np.array([inside, under, above, beside])
+    cup = np.delete(f, np.flatnonzero(centres[:, 2] > 14.9), axis=0)
+    assert solid_angle_winding(v, cup, q)[0] >= 0.5  # the open scan alone says solid
+    ev, ef, rep = close_winding(v, cup, 0.0)
+    assert (rep.base_loops, rep.caps) == (1, 0)
+    w = solid_angle_winding(np.concatenate([v, ev]), np.concatenate([cup, ef + len(v)]), q)
+    assert (w < 0.5).all()  # closed at its rim: air inside, under and around
+    side = np.delete(f, np.flatnonzero(centres[:, 0] > 4.9), axis=0)
+    ev, ef, rep = close_winding(v, side, 0.0)
+    assert (rep.base_loops, rep.caps, rep.caps_rejected) == (0, 1, 0)
+    assert rep.largest_cap_height_mm == pytest.approx(5.0)
+    assert rep.largest_cap_mm == pytest.approx(10.0 * np.sqrt(2.0))
+    assert np.allclose(ev[ef][:, :, 0], 5.0)  # the cap lies in the missing side
+    w = solid_angle_winding(np.concatenate([v, ev]), np.concatenate([side, ef + len(v)]), q)
+    assert w[0] == pytest.approx(1.0) and (np.abs(w[1:]) < 0.5).all()
 
 
 def test_a_strip_of_holes_above_the_line_of_fire_hangs_no_curtain():

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.placement.direct import (
     base_edge_point,
     default_heading,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import MAX_ID_CHARS, MAX_ROUTE_MM_TROOPERS
 from geom3d.scenario import parse_scenario
+from geom3d.scenario.limits import MAX_ID_CHARS, MAX_ROUTE_MM_TROOPERS
 
 
 def _doc(troopers, **top) -> dict:

@@ -14,7 +14,8 @@ from bounded import assert_one_clean_line, run_cli
 from support import make_scene, trooper
 
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import (
+from geom3d.scenario import load_scenario, parse_scenario
+from geom3d.scenario.limits import (
     MAX_BURST,
     MAX_SCALE,
     MAX_SCENARIO_BYTES,
@@ -24,7 +25,6 @@ from geom3d.core.tolerances import (
     MIN_BODY_MM,
     MIN_SCALE,
 )
-from geom3d.scenario import load_scenario, parse_scenario
 
 BASE = {
     "format": "geom3d/1",

@@ -13,8 +13,9 @@ import pytest
 from bounded import assert_one_clean_line, run_cli
 
 from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import MAX_ROUTE_POINTS, MAX_ROUTE_TRAVEL_MM, ROUTE_STEP_MM
+from geom3d.core.tolerances import ROUTE_STEP_MM
 from geom3d.scenario import parse_scenario
+from geom3d.scenario.limits import MAX_ROUTE_POINTS, MAX_ROUTE_TRAVEL_MM
 
 
 def _doc(route) -> dict:

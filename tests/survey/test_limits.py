@@ -15,8 +15,8 @@ from bounded import assert_one_clean_line, run_cli
 
 import geom3d.survey.grid as grid_mod
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import SURVEY_BYTES_PER_PAIR, SURVEY_MAX_PAIRS
 from geom3d.survey import survey
+from geom3d.survey.limits import SURVEY_BYTES_PER_PAIR, SURVEY_MAX_PAIRS
 
 
 def test_thirty_thousand_points_are_refused_with_an_estimate(tmp_path):

@@ -13,8 +13,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from geom3d.bodies.cylinder import Cylinder
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import CONTACT_EPS_MM
 from geom3d.templates import (
     CircleShape,
     TeardropShape,

@@ -224,3 +224,45 @@ def test_cli_lof_modes(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "nobody" in err
     assert not bad.exists()
+
+
+# --- the survey and exposure maps (SPEC 13.5; viewer/map_page.py) ---------------------
+
+
+def test_a_map_with_a_long_title_wraps_it_inside_the_page(tmp_path):
+    case, fig = _fig("exposure-map", "long-title")
+    for size in SIZES[:2]:
+        res, problems, _ = render_figure(_scene(case), fig, tmp_path / "m.svg", size)
+        assert problems == []
+        lines = [t for t in res.layout.texts if t.id == "title" or t.id.startswith("title-")]
+        assert " ".join(" ".join(t.text for t in lines).split()) == fig.options["title"]
+        if size == (800, 500):
+            assert len(lines) >= 2  # wrapped, not clipped
+        for t in lines:
+            assert 0 <= t.box[0] and t.box[2] <= size[0] and 0 <= t.box[1]
+
+
+def test_a_map_of_both_sides_colours_each_observer_by_its_side(tmp_path):
+    from matplotlib.colors import to_hex
+
+    from viewer.exposure import exposure_figure
+    from viewer.map_render import map_document
+    from viewer.palette import side_colors
+
+    case, fig = _fig("exposure-map", "exposure-both-sides")
+    scene = _scene(case)
+    res, problems, _ = render_figure(scene, fig, tmp_path / "m.svg", (800, 500))
+    assert problems == []
+    assert sorted(res.layout.about) == sorted(fig.options["observers"].split(","))
+    # the other troopers block Line of Fire: drawn (faded, no label), kept clear of text
+    assert set(res.layout.troopers) == set(scene.troopers)
+    assert not {t.text for t in res.layout.texts} & (set(scene.troopers) - set(res.layout.about))
+    figure, _ = exposure_figure(scene, map_document(scene, fig.options), size=(800, 500))
+    colour = side_colors(t.side for t in scene.troopers.values())
+    for p in figure.axes[0].patches:
+        gid = p.get_gid() or ""
+        if gid.startswith("observer-"):
+            side = scene.troopers[gid.removeprefix("observer-")].side
+            assert to_hex(p.get_facecolor()) == colour[side].lower()
+    names = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert "observer, side red" in names and "observer, side blue" in names

@@ -105,3 +105,20 @@ def test_unplaceable_labels_come_back_unplaced():
     out = place_labels(anchors, [(40.0, 10.0)] * 3, (0.0, 60.0, 0.0, 25.0))
     assert sum(p.placed for p in out) < 3
     assert lb.unplaced_note(["a", "b", "c"], out).startswith("labels not shown (no room): ")
+
+
+def test_a_disc_anchor_gets_its_label_beside_the_disc_without_a_leader():
+    # an observer's disc (radius 12 px) on an open map: with the disc's radius the first
+    # ring touches its edge (no leader line, hand check: the box's nearest corner is the
+    # ring's 0.35 label heights plus 12 px out on both axes); as a bare point the label
+    # must jump a ring out to clear the disc and needs a leader
+    disc = (388.0, 238.0, 412.0, 262.0)
+    size = [(60.0, 16.0)]
+    (near,) = place_labels([(400.0, 250.0)], size, (0, 800, 0, 500), obstacles=[disc],
+                           anchor_radius=[12.0])  # fmt: skip
+    (far,) = place_labels([(400.0, 250.0)], size, (0, 800, 0, 500), obstacles=[disc])
+    assert near.placed and not near.leader
+    assert near.box[0] == pytest.approx(400.0 + 12.0 + lb.LEADER_RINGS[0] * 16.0)
+    assert near.box[3] == pytest.approx(250.0 - 12.0 - lb.LEADER_RINGS[0] * 16.0)
+    assert not _overlap(near.box, disc)
+    assert far.placed and far.leader and not _overlap(far.box, disc)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import CONVEX_MAX_FACES, CONVEX_PRISM_SIDES, PROOF_CLEARANCE_MM
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
 from geom3d.mesh.primitives import box_mesh, prism_mesh
 from geom3d.raycast import RayEngine
 from geom3d.visibility import eye_points
@@ -22,6 +22,7 @@ from geom3d.visibility._convex_kernels import (
     segment_meets,
 )
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids, eye_corners, prism_corners
+from geom3d.visibility.tolerances import CONVEX_MAX_FACES, CONVEX_PRISM_SIDES
 
 # --------------------------------------------------------------------------------------
 # meshes built here

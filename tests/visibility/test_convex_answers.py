@@ -18,7 +18,7 @@ import geom3d.exposure.document as exposure_doc
 import geom3d.survey.document as survey_doc
 from geom3d.adjudication import lof
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import PROOF_CLEARANCE_MM
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
 from geom3d.exposure import run_exposure
 from geom3d.mesh.primitives import box_mesh, prism_mesh
 from geom3d.raycast import RayEngine

@@ -18,11 +18,12 @@ from support import box, lof_answers, make_scene, trooper
 import geom3d.visibility.ground as ground_mod
 from geom3d.adjudication import lof
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import GROUND_BLOCK_COLUMNS, GROUND_SLAB_MM, PROOF_CLEARANCE_MM
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
 from geom3d.visibility import VisibilityStats, eye_points, warm_kernels
 from geom3d.visibility._ground_kernels import ground_profile
 from geom3d.visibility.ground import NO_GROUND, GroundBlocks
 from geom3d.visibility.proof import Prover
+from geom3d.visibility.tolerances import GROUND_BLOCK_COLUMNS, GROUND_SLAB_MM
 
 SIZE = 300.0
 

@@ -8,7 +8,6 @@ import pytest
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernels import STATUS_SCENERY
-from geom3d.core.tolerances import HIDDEN_MARGIN_MM
 from geom3d.raycast import RayEngine
 from geom3d.visibility import (
     ApparentView,
@@ -20,6 +19,7 @@ from geom3d.visibility import (
     pair_patch,
 )
 from geom3d.visibility import pair as pair_module
+from geom3d.visibility.tolerances import HIDDEN_MARGIN_MM
 
 NO_SCENERY = RayEngine(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64))
 EYE = np.array([[0.0, 0.0, 20.0]])

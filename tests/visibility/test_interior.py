@@ -15,7 +15,8 @@ import pytest
 from support import box, make_scene, trooper
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import PROOF_CLEARANCE_MM, SURFACE_INSET_MM
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
+from geom3d.core.tolerances import SURFACE_INSET_MM
 from geom3d.mesh.primitives import box_mesh
 from geom3d.scene.scenery import closed_solids
 from geom3d.visibility import InteriorMap

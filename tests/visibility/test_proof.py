@@ -405,7 +405,7 @@ def test_a_bundle_tries_its_best_scored_planes_ties_by_the_lower_index():
 
 
 def test_column_tops_are_the_highest_run_of_each_square_of_columns():
-    from geom3d.core.tolerances import PROOF_TOP_COLUMNS as T
+    from geom3d.visibility._proof_kernels import PROOF_TOP_COLUMNS as T
     from geom3d.visibility._proof_kernels import column_tops
 
     nx, ny = T + 3, 2 * T + 1  # partial squares at both far edges

@@ -7,12 +7,15 @@ import math
 import numpy as np
 
 from geom3d.core.errors import InputError
-from geom3d.core.tolerances import SCALE_BAR_REL_EPS
 from geom3d.core.units import LENGTH_UNITS
 from viewer import palette as pal
 from viewer import shapes as sh
 from viewer.model import ActorSpec, Label
 from viewer.wording import has_blast_focus, length, length_unit, number
+
+#: Viewer (diagram scale bar): relative slack when a round length is compared with the
+#: length it must not exceed, and the smallest length (file units) it looks for.
+SCALE_BAR_REL_EPS: float = 1e-9
 
 __all__ = [
     "ANNOTATIONS",

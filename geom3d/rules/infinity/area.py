@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import CONTACT_EPS_MM
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.placement.blast_focus import FocusStats, blast_focus_lof
 from geom3d.placement.blast_focus import t3 as _t3
 from geom3d.rules.infinity.routes import route_candidates

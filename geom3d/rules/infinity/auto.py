@@ -45,25 +45,46 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from geom3d.core.tolerances import AUTO_MAX_REAL_EVALS, AUTO_SET_EVALS, SOLVER_TIE_DECIMALS
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.placement.search import radial_sweep
+from geom3d.placement.tolerances import SOLVER_TIE_DECIMALS
 from geom3d.rules.infinity.automargin import centre_placement
-from geom3d.rules.infinity.autoplan import plan_sets, spread_order, to_troopers
+from geom3d.rules.infinity.autoplan import PlanSets, plan_sets, spread_order, to_troopers
 from geom3d.rules.infinity.validity import target_problem
-from geom3d.templates import TeardropShape
+from geom3d.scene.outcomes import PlacementResult, PlacementSpec
+from geom3d.templates import TeardropShape, TemplateShape
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
+
+#: Infinity ``heading_deg: auto``: most placements judged by the full engine (Blast Focus
+#: Line of Fire included) per search; the search reports when it stopped there.
+AUTO_MAX_REAL_EVALS: int = 200
+
+#: Infinity ``auto``: most placements of one touched set judged by the full engine; a set
+#: is judged until one placement affects every enemy it can (issue 35 defect 3).
+AUTO_SET_EVALS: int = 24
 
 __all__ = ["choose_auto"]
 
 #: Most judged placements combined exhaustively for Burst B > 1.
 _MAX_COMBINE = 40
 
+#: The full resolver for one placement.
+Judge = Callable[[PlacementSpec], PlacementResult]
+#: A placement to make: (heading, contact) in degrees.
+HeadingContact = tuple[float, float]
 
-def _is_auto(attack, shape, spec) -> bool:
+
+def _is_auto(attack: AttackSpec, shape: TemplateShape, spec: PlacementSpec) -> bool:
     return (
         spec.heading_deg == "auto"
         and attack.mode == "direct"
@@ -72,7 +93,16 @@ def _is_auto(attack, shape, spec) -> bool:
     )
 
 
-def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups):
+def choose_auto(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    specs: list[PlacementSpec],
+    judge: Judge,
+    lof_cache: dict[str, Any],
+    groups: dict[str, tuple[str, ...]],
+) -> tuple[list[PlacementSpec], list[dict[str, Any]]]:
     """Replace the ``auto`` placements of ``specs`` by chosen headings and contacts.
 
     Parameters
@@ -92,7 +122,7 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     log : list of dict
         One ``solver`` entry per main target searched.
     """
-    todo: dict = {}
+    todo: dict[str | None, list[int]] = {}
     for s in specs:
         if _is_auto(attack, shape, s):
             todo.setdefault(s.main_target, []).append(s.index)
@@ -100,11 +130,11 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     for s in specs:  # non-auto placements keep "auto" out of the placement code
         if s.heading_deg == "auto" and not _is_auto(attack, shape, s):
             out[s.index] = replace(s, heading_deg=None)
-    log = []
+    log: list[dict[str, Any]] = []
     for main, idx in todo.items():
-        entry = {"placements": idx, "main_target": main, "found": False}
+        entry: dict[str, Any] = {"placements": idx, "main_target": main, "found": False}
         problem = target_problem(scene, attack, attacker, main, lof_cache)
-        chosen = None
+        chosen: list[HeadingContact] | None = None
         if problem is None:
             chosen, info, ps = _search(
                 scene, attack, shape, attacker, out[idx[0]], len(idx), judge, groups
@@ -127,7 +157,7 @@ def choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     return out, log
 
 
-def _radial_middles(shape, attacker, ps) -> dict[bytes, float]:
+def _radial_middles(shape: TemplateShape, attacker: Trooper, ps: PlanSets) -> dict[bytes, float]:
     """Touched set (packed) -> heading (degrees) in the middle of the widest run of radial
     placements touching exactly that set: the preferred representative of a group."""
     if len(ps.discs) == 0:
@@ -157,11 +187,13 @@ def _radial_middles(shape, attacker, ps) -> dict[bytes, float]:
     return {key: math.degrees(0.5 * (lo + hi)) % 360.0 for key, (lo, hi) in runs.items()}
 
 
-def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> list:
+def _placements_of_set(
+    ps: PlanSets, members: np.ndarray, radial_deg: float | None
+) -> list[HeadingContact]:
     """(heading, contact) in degrees to judge for one touched set, in order: the middle
     of its widest radial run (when it has one), its representative, then its other
     placements spread over contact angles and headings (:func:`spread_order`)."""
-    out = [] if radial_deg is None else [(radial_deg, radial_deg)]
+    out: list[HeadingContact] = [] if radial_deg is None else [(radial_deg, radial_deg)]
     for k in spread_order(ps.theta[members], ps.delta[members], AUTO_SET_EVALS):
         m = members[k]
         h = math.degrees(ps.theta[m]) % 360.0
@@ -170,7 +202,17 @@ def _placements_of_set(ps, members: np.ndarray, radial_deg: float | None) -> lis
     return out
 
 
-def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
+def _judge_sets(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    spec: PlacementSpec,
+    burst: int,
+    judge: Judge,
+    ps: PlanSets,
+    budget: int,
+) -> tuple[list[tuple[frozenset[str], float, float]], int, bool, bool, int]:
     """Judge the touched sets of ``ps`` in order of their bound (see the module
     docstring). Returns (judged [(enemies, heading, contact)], evaluated, truncated,
     short: some set was judged without reaching its bound, sets)."""
@@ -201,7 +243,7 @@ def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
     nf = (ps.closed[reps] & friend).sum(axis=1)
     group_order = np.lexsort((first, nf, -ub))
     radial = _radial_middles(shape, attacker, ps)
-    judged: list[tuple[frozenset, float, float]] = []
+    judged: list[tuple[frozenset[str], float, float]] = []
     best = -1
     evaluated = 0
     truncated = False
@@ -242,7 +284,16 @@ def _judge_sets(scene, attack, shape, attacker, spec, burst, judge, ps, budget):
     return judged, evaluated, truncated, short, len(reps)
 
 
-def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
+def _search(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    spec: PlacementSpec,
+    burst: int,
+    judge: Judge,
+    groups: dict[str, tuple[str, ...]],
+) -> tuple[list[HeadingContact] | None, dict[str, Any], PlanSets]:
     dmax = max_contact_offset_deg(shape)
     ps = plan_sets(scene, attacker, shape, dmax, groups, grid=False)
     judged, evaluated, truncated, short, n_sets = _judge_sets(
@@ -257,7 +308,7 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
         )
         judged += more
         evaluated += n
-    info = {
+    info: dict[str, Any] = {
         "events": ps.events,
         "examined": len(ps.theta),
         "groups": n_sets,
@@ -270,14 +321,15 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
         top = max(range(len(judged)), key=lambda k: (len(judged[k][0]), -k))
         info["enemies"] = len(judged[top][0])
         return [judged[top][1:]], info, ps
-    uniq: dict[frozenset, tuple] = {}
+    uniq: dict[frozenset[str], HeadingContact] = {}
     for s, h, c in judged:
         uniq.setdefault(s, (h, c))
     sets = sorted(uniq, key=lambda s: -len(s))[:_MAX_COMBINE]
     k = min(burst, len(sets))
-    best_combo, best_n = None, -1
+    best_combo: tuple[int, ...] | None = None
+    best_n = -1
     for combo in itertools.combinations(range(len(sets)), k):
-        n = len(frozenset().union(*(sets[i] for i in combo)))
+        n = len(frozenset[str]().union(*(sets[i] for i in combo)))
         if n > best_n:
             best_combo, best_n = combo, n
     info["enemies"] = best_n
@@ -285,11 +337,19 @@ def _search(scene, attack, shape, attacker, spec, burst: int, judge, groups):
     return [uniq[sets[i]] for i in best_combo], info, ps
 
 
-def _centred(shape, attacker, ps, spec, chosen, judge):
+def _centred(
+    shape: TemplateShape,
+    attacker: Trooper,
+    ps: PlanSets,
+    spec: PlacementSpec,
+    chosen: list[HeadingContact],
+    judge: Judge,
+) -> tuple[list[HeadingContact], list[float | None]]:
     """Each chosen placement moved to the middle of its region, with its margin in mm
     (ruling 13.3, :mod:`~geom3d.rules.infinity.automargin`)."""
     dmax = max_contact_offset_deg(shape)
-    out, margins = [], []
+    out: list[HeadingContact] = []
+    margins: list[float | None] = []
     for h, c in chosen:
         h, c, m = centre_placement(shape, attacker, ps, dmax, spec, h, c, judge)
         out.append((h, c))

@@ -37,14 +37,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from geom3d.core.tolerances import (
-    AUTO_MARGIN_GAIN_MM,
-    AUTO_MARGIN_GRID_DEG,
-    AUTO_MARGIN_REFINE,
-    AUTO_MARGIN_TRIES,
-    CONTACT_EPS_MM,
-)
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.rules.infinity.autoplan import to_troopers
+
+#: Infinity ``auto`` (ruling 13.3): the chosen placement is moved to the middle of its
+#: region on a plan grid (AUTO_MARGIN_GRID_DEG, refined AUTO_MARGIN_REFINE times by 10),
+#: the AUTO_MARGIN_TRIES widest spots judged; a move must gain AUTO_MARGIN_GAIN_MM.
+AUTO_MARGIN_GRID_DEG: float = 1.0
+AUTO_MARGIN_REFINE: int = 2
+AUTO_MARGIN_TRIES: int = 6
+AUTO_MARGIN_GAIN_MM: float = 1e-3
 
 __all__ = ["centre_placement", "plan_margin"]
 

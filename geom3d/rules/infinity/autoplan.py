@@ -33,13 +33,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from geom3d.core.tolerances import AUTO_GRID_STEP_DEG, AUTO_ROUTE_STEP_MM
 from geom3d.placement.search import evaluate, search_placements
 
 if TYPE_CHECKING:
     from geom3d.scene.scene import Scene
     from geom3d.scene.trooper import Trooper
     from geom3d.templates import TemplateShape
+
+
+#: Infinity ``auto``: grid of extra placements (heading and contact offset, degrees) beside
+#: the exact cells, so a touched set is judged over the placements it allows.
+AUTO_GRID_STEP_DEG: float = 1.0
+
+#: Infinity ``auto``: a trooper on a route is covered in plan by discs this far apart along
+#: the route (radius grown to cover the capsule between them).
+AUTO_ROUTE_STEP_MM: float = 10.0
 
 __all__ = ["PlanSets", "plan_sets", "spread_order", "to_troopers"]
 

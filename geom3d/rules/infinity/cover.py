@@ -30,16 +30,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geom3d.core.tolerances import (
-    COVER_BASE_HEIGHTS,
-    COVER_CONTACT_MM,
-    COVER_EYE_SPACING_MM,
-    COVER_PATCH_SAMPLES,
-    COVER_RAY_DEG,
-    COVER_SAMPLE_MM,
-)
 from geom3d.raycast import make_engine
 from geom3d.visibility.eyes import eye_points
+
+#: Partial Cover (SPEC 13.2, :mod:`geom3d.rules.infinity.cover`): an element within
+#: COVER_CONTACT_MM of the base (rays every COVER_RAY_DEG at these shares of the base
+#: height) that hides a patch of COVER_PATCH_SAMPLES x COVER_PATCH_SAMPLES samples
+#: COVER_SAMPLE_MM apart (3 x 3 mm) from the shooter's best eye (eyes this far apart).
+COVER_CONTACT_MM: float = 1.0
+COVER_RAY_DEG: float = 2.0
+COVER_BASE_HEIGHTS: tuple[float, ...] = (0.2, 0.5, 0.9)
+COVER_SAMPLE_MM: float = 1.0
+COVER_PATCH_SAMPLES: int = 4
+COVER_EYE_SPACING_MM: float = 5.0
 
 __all__ = ["Cover", "partial_cover", "touching_elements"]
 

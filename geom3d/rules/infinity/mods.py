@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from geom3d.core.tolerances import PARTIAL_COVER_ROLL_MOD
+from geom3d.combat.numbers import PARTIAL_COVER_ROLL_MOD
 from geom3d.rules.infinity.plain import cover_of, range_info
 
 __all__ = ["ShotMods", "shot_mods"]

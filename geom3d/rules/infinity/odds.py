@@ -30,13 +30,25 @@ Rules applied (the seed sentence each comes from is in docs/rules.md):
 
 from __future__ import annotations
 
-from geom3d.combat import Dice, Odds, RollPlan, trooper_odds
-from geom3d.core.errors import ScenarioError
-from geom3d.core.tolerances import ARO_BURST, DODGE_NO_LOF_MOD, PARTIAL_COVER_SAVE_MOD
-from geom3d.rules.infinity.fire_at import firing_trooper
-from geom3d.rules.infinity.mods import shot_mods
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["template_odds"]
+from geom3d.combat import Dice, Odds, RollPlan, trooper_odds
+from geom3d.combat.numbers import ARO_BURST, DODGE_NO_LOF_MOD, PARTIAL_COVER_SAVE_MOD
+from geom3d.core.errors import ScenarioError
+from geom3d.rules.infinity.fire_at import firing_trooper
+from geom3d.rules.infinity.mods import ShotMods, shot_mods
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec, TrooperSpec
+    from geom3d.scenario.rolls import Reaction, Weapon
+    from geom3d.scene.outcomes import AttackResult
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
+
+__all__ = ["Ledger", "template_odds"]
+
+#: Every number of a roll and where it came from: (what, value) rows.
+Ledger = list[tuple[str, object]]
 
 
 def _signed(v: int) -> str:
@@ -46,9 +58,11 @@ def _signed(v: int) -> str:
 class _Sheet:
     """The scenario's roll data for one attack, with field paths for errors."""
 
-    def __init__(self, scene, attack) -> None:
+    def __init__(self, scene: Scene, attack: AttackSpec) -> None:
         self.scene = scene
         self.attack = attack
+        assert attack.weapon is not None  # the callers answer {} without one
+        self.weapon: Weapon = attack.weapon
         path = scene.scenario.path
         self.file = scene.scenario.name if path is None else str(path)  # as parse errors do
         self.index = {t.id: i for i, t in enumerate(scene.scenario.troopers)}
@@ -56,7 +70,7 @@ class _Sheet:
             i for i, a in enumerate(scene.scenario.attacks) if a.id == attack.id
         )
 
-    def spec(self, tid: str):
+    def spec(self, tid: str) -> TrooperSpec:
         return self.scene.scenario.troopers[self.index[tid]]
 
     def where(self, tid: str) -> str:
@@ -74,7 +88,7 @@ class _Sheet:
                 file=self.file,
                 path=path,
             )
-        return value
+        return int(value)
 
     def stat_label(self, tid: str, key: str) -> str:
         return f"{key.upper()} of {tid} ({self.where(tid)}.stats.{key})"
@@ -83,7 +97,7 @@ class _Sheet:
     def weapon_path(self) -> str:
         return f"attacks[{self.attack_index}].weapon"
 
-    def shooter(self, result):
+    def shooter(self, result: AttackResult) -> Trooper:
         """The attacker where it fired from (a moving attacker: ``result.fire_at``)."""
         a = self.scene.trooper(self.attack.attacker)
         if result.fire_at is None:
@@ -91,19 +105,19 @@ class _Sheet:
         return firing_trooper(a, result.fire_at["at_mm"])
 
 
-def _intuitive(attack) -> bool:
+def _intuitive(attack: AttackSpec) -> bool:
     """An Intuitive Attack (SPEC 12.6, ``intuitive: true`` where the scenario format has
     it): a direct template that rolls to hit (000), so enemies oppose it face to face."""
     return bool(getattr(attack, "intuitive", False))
 
 
-def _is_enemy(scene, attacker_id: str, tid: str) -> bool:
+def _is_enemy(scene: Scene, attacker_id: str, tid: str) -> bool:
     me, other = scene.troopers[attacker_id].side, scene.troopers[tid].side
     return tid != attacker_id and other != me and other != "neutral"
 
 
-def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
-    attack, weapon = sheet.attack, sheet.attack.weapon
+def _attack_dice(sheet: _Sheet, result: AttackResult, tid: str, ledger: Ledger) -> Dice:
+    attack, weapon = sheet.attack, sheet.weapon
     a = attack.attacker
     resolved = [p for p in result.placements if p.outcome == "resolved" and tid in p.affected]
     n = len(resolved)
@@ -112,7 +126,7 @@ def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
     sv = attr + weapon.mod
     order = list(sheet.scene.troopers)
     mains = sorted({p.main_target for p in resolved if p.main_target}, key=order.index)
-    geo = None
+    geo: ShotMods | None = None
     if attack.mode == "impact" and mains:
         # 000: the roll takes the MODs of the main target (this trooper's own when it is
         # one; with several main targets, the first in scenario order), saves excepted
@@ -159,7 +173,7 @@ def _attack_dice(sheet: _Sheet, result, tid: str, ledger: list) -> Dice:
     return Dice(sv, n_crit, n - n_crit)
 
 
-def _not_activated(reaction, source: str, tid: str, ledger: list) -> str:
+def _not_activated(reaction: Reaction | None, source: str, tid: str, ledger: Ledger) -> str:
     """A trooper that is not activated cannot react to an ARO: its declared reaction (if
     any) is noted as ignored in ``ledger``; returns the reaction kind, ``none``."""
     if reaction is not None and reaction.kind != "none":
@@ -169,7 +183,7 @@ def _not_activated(reaction, source: str, tid: str, ledger: list) -> str:
     return "none"
 
 
-def _dodge_sv(sheet: _Sheet, flags: dict, tid: str, ledger: list) -> int:
+def _dodge_sv(sheet: _Sheet, flags: dict[str, Any], tid: str, ledger: Ledger) -> int:
     spec = sheet.spec(tid)
     ph = sheet.stat(tid, "ph", "its dodge (or give reaction: none)")
     ledger.append((f"dodge attribute: {sheet.stat_label(tid, 'ph')}", ph))
@@ -189,11 +203,20 @@ def _dodge_sv(sheet: _Sheet, flags: dict, tid: str, ledger: list) -> int:
     return sv
 
 
-def _counter_dice(sheet: _Sheet, result, tid: str, active: bool, ledger: list):
+def _reaction_attack(spec: TrooperSpec) -> Weapon:
+    """The weapon of a trooper whose reaction is an attack (the parser requires one:
+    :mod:`geom3d.scenario.rolls`)."""
+    assert spec.reaction is not None and spec.reaction.attack is not None
+    return spec.reaction.attack
+
+
+def _counter_dice(
+    sheet: _Sheet, result: AttackResult, tid: str, active: bool, ledger: Ledger
+) -> tuple[Dice | None, bool]:
     """The reaction attack's dice (None: out of range, no roll) and the attacker's
     Partial Cover against it."""
     spec = sheet.spec(tid)
-    w = spec.reaction.attack
+    w = _reaction_attack(spec)
     where = f"{sheet.where(tid)}.reaction.attack"
     attr = sheet.stat(tid, w.attribute, f"its reaction attack ({where}.attribute)")
     declared = w.burst or 1
@@ -237,11 +260,11 @@ def _save_sv(
     ps: int | None,
     save: str,
     path: str,
-    ledger: list,
+    ledger: Ledger,
     who: str,
     template: bool = True,
     cover: bool = False,
-):
+) -> int | None:
     if ps is None:
         ledger.append((f"Saving Rolls of {who}: none (a harmless weapon has no PS, 000)", 0))
         return None
@@ -274,11 +297,11 @@ def _save_sv(
     return sv
 
 
-def _plan(sheet: _Sheet, result, tid: str) -> RollPlan:
-    scene, attack, weapon = sheet.scene, sheet.attack, sheet.attack.weapon
+def _plan(sheet: _Sheet, result: AttackResult, tid: str) -> RollPlan:
+    scene, attack, weapon = sheet.scene, sheet.attack, sheet.weapon
     flags = result.troopers.get(tid, {})
     spec = sheet.spec(tid)
-    ledger: list = [(f"role of {tid}", flags.get("role", "secondary"))]
+    ledger: Ledger = [(f"role of {tid}", flags.get("role", "secondary"))]
     enemy = _is_enemy(scene, attack.attacker, tid)
     rolls_to_hit = attack.mode == "impact" or _intuitive(attack)
     dice = _attack_dice(sheet, result, tid, ledger) if rolls_to_hit else None
@@ -324,9 +347,10 @@ def _plan(sheet: _Sheet, result, tid: str) -> RollPlan:
             ("the reaction attack is a Normal Roll and does not avoid the template (001)", "normal")
         )
     save_sv = _save_sv(sheet, tid, weapon.ps, weapon.save, sheet.weapon_path, ledger, tid)
-    attacker_save = attacker_wounds = None
+    attacker_save: int | None = None
+    attacker_wounds: int | None = None
     if counter is not None:
-        ra = spec.reaction.attack
+        ra = _reaction_attack(spec)
         attacker_save = _save_sv(
             sheet,
             attack.attacker,
@@ -357,7 +381,7 @@ def _wounds(sheet: _Sheet, tid: str) -> int | None:
     return None if stats is None else stats.wounds
 
 
-def template_odds(scene, attack, result) -> dict[str, Odds]:
+def template_odds(scene: Scene, attack: AttackSpec, result: AttackResult) -> dict[str, Odds]:
     """The odds of every trooper a template attack's ``result`` affects (SPEC 12.4).
 
     Parameters

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 
-from geom3d.core.tolerances import GEOM_EPS_MM
+from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.core.units import LENGTH_UNITS
 from geom3d.rules.infinity.cover import Cover, partial_cover
 from geom3d.rules.infinity.validity import target_problem

@@ -16,23 +16,32 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from geom3d.combat import Dice, Odds, RollPlan, trooper_odds
-from geom3d.core.tolerances import ARO_BURST
+from geom3d.combat.numbers import ARO_BURST
 from geom3d.rules.infinity.mods import shot_mods
 from geom3d.rules.infinity.odds import (
+    Ledger,
     _counter_dice,
     _dodge_sv,
     _not_activated,
+    _reaction_attack,
     _save_sv,
     _Sheet,
     _wounds,
     template_odds,
 )
 
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.outcomes import AttackResult
+    from geom3d.scene.scene import Scene
+
 __all__ = ["attack_odds", "plain_plan"]
 
 
-def attack_odds(scene, attack, result) -> dict[str, Odds]:
+def attack_odds(scene: Scene, attack: AttackSpec, result: AttackResult) -> dict[str, Odds]:
     """The odds of every trooper ``result`` affects (SPEC 12.4, 13.2): a plain attack's
     target by :func:`plain_plan`, template targets by
     :func:`~geom3d.rules.infinity.odds.template_odds`; empty without a ``weapon``."""
@@ -44,12 +53,12 @@ def attack_odds(scene, attack, result) -> dict[str, Odds]:
     return {tid: trooper_odds(plain_plan(sheet, result, tid)) for tid in result.affected}
 
 
-def plain_plan(sheet: _Sheet, result, tid: str) -> RollPlan:
+def plain_plan(sheet: _Sheet, result: AttackResult, tid: str) -> RollPlan:
     """The :class:`~geom3d.combat.RollPlan` of a plain attack's target ``tid``."""
-    scene, attack, weapon = sheet.scene, sheet.attack, sheet.attack.weapon
+    scene, attack, weapon = sheet.scene, sheet.attack, sheet.weapon
     a = attack.attacker
     spec = sheet.spec(tid)
-    ledger: list = [(f"role of {tid}", "target of a plain BS attack (no template)")]
+    ledger: Ledger = [(f"role of {tid}", "target of a plain BS attack (no template)")]
     attr = sheet.stat(a, weapon.attribute, f"the attack roll ({sheet.weapon_path}.attribute)")
     geo = shot_mods(
         scene, attack, weapon.ranges, sheet.shooter(result), scene.trooper(tid), label="attacker"
@@ -94,9 +103,10 @@ def plain_plan(sheet: _Sheet, result, tid: str) -> RollPlan:
         template=False,
         cover=geo.cover,
     )
-    attacker_save = attacker_wounds = None
+    attacker_save: int | None = None
+    attacker_wounds: int | None = None
     if counter is not None:
-        ra = spec.reaction.attack
+        ra = _reaction_attack(spec)
         attacker_save = _save_sv(
             sheet,
             a,

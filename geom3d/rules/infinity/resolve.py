@@ -5,6 +5,8 @@ See :mod:`geom3d.rules.infinity` for the rules and their precedence.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from geom3d.placement.blast_focus import FocusStats
 from geom3d.rules.infinity.area import area_status
 from geom3d.rules.infinity.auto import choose_auto
@@ -13,13 +15,33 @@ from geom3d.rules.infinity.groups import engaged_groups
 from geom3d.rules.infinity.plain import range_info, resolve_plain
 from geom3d.rules.infinity.positioning import place
 from geom3d.rules.infinity.validity import target_problem
-from geom3d.scene.outcomes import PlacementResult, PlacementSpec, combine, invalid_placement
-from geom3d.templates import shape_from_spec
+from geom3d.scene.outcomes import (
+    AttackResult,
+    PlacementResult,
+    PlacementSpec,
+    combine,
+    invalid_placement,
+)
+from geom3d.templates import TemplateShape, shape_from_spec
+
+if TYPE_CHECKING:
+    from geom3d.scenario import AttackSpec
+    from geom3d.scene.scene import Scene
+    from geom3d.scene.trooper import Trooper
 
 __all__ = ["resolve"]
 
 
-def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats):
+def _resolve_placement(
+    scene: Scene,
+    attack: AttackSpec,
+    shape: TemplateShape,
+    attacker: Trooper,
+    spec: PlacementSpec,
+    groups: dict[str, tuple[str, ...]],
+    lof_cache: dict[str, Any],
+    stats: FocusStats | None,
+) -> PlacementResult:
     placed = place(scene, attack, shape, attacker, spec)
     if isinstance(placed, PlacementResult):
         return placed
@@ -73,7 +95,7 @@ def _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, 
     return res
 
 
-def _out_of_range(scene, attack, attacker, main: str | None) -> bool:
+def _out_of_range(scene: Scene, attack: AttackSpec, attacker: Trooper, main: str | None) -> bool:
     """An impact template whose main target lies beyond its weapon's last range band
     (SPEC 13.2: the roll takes the main target's MODs, 000)."""
     w = attack.weapon
@@ -82,12 +104,14 @@ def _out_of_range(scene, attack, attacker, main: str | None) -> bool:
     return not range_info(scene, w.ranges, attacker, scene.trooper(main))["in_range"]
 
 
-def _aro_main_in_area(scene, attack, in_area: list[str]) -> bool:
+def _aro_main_in_area(scene: Scene, attack: AttackSpec, in_area: list[str]) -> bool:
     """In ARO an active trooper in the area counts as a main target (Update 1.3)."""
     return bool(attack.aro) and any(scene.scenario.is_active(t) for t in in_area)
 
 
-def _dodge(scene, attack, tid: str, attacker_id: str, cache: dict) -> str:
+def _dodge(
+    scene: Scene, attack: AttackSpec, tid: str, attacker_id: str, cache: dict[str, bool]
+) -> str:
     if attack.mode == "deployable":
         return "PH-3"
     if tid == attacker_id:
@@ -97,7 +121,13 @@ def _dodge(scene, attack, tid: str, attacker_id: str, cache: dict) -> str:
     return "PH" if cache[tid] else "PH-3"
 
 
-def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | None = None):
+def resolve(
+    scene: Scene,
+    attack: AttackSpec,
+    specs: list[PlacementSpec],
+    *,
+    stats: FocusStats | None = None,
+) -> AttackResult:
     """Resolve an Infinity attack (see the module docstring).
 
     Parameters
@@ -124,20 +154,26 @@ def resolve(scene, attack, specs: list[PlacementSpec], *, stats: FocusStats | No
     )
 
 
-def _resolve_from(scene, attack, specs, attacker, stats):
+def _resolve_from(
+    scene: Scene,
+    attack: AttackSpec,
+    specs: list[PlacementSpec],
+    attacker: Trooper,
+    stats: FocusStats,
+) -> AttackResult:
     """The attack with ``attacker`` standing where it fires from."""
     shape = shape_from_spec(attack.template)
     groups = engaged_groups(scene)
-    lof_cache: dict = {}
+    lof_cache: dict[str, Any] = {}
 
-    def judge(spec):
+    def judge(spec: PlacementSpec) -> PlacementResult:
         return _resolve_placement(scene, attack, shape, attacker, spec, groups, lof_cache, stats)
 
     specs, log = choose_auto(scene, attack, shape, attacker, specs, judge, lof_cache, groups)
     placements = [judge(s) for s in specs]
     mains = {p.main_target for p in placements if p.outcome == "resolved" and p.main_target}
     dodge_cache: dict[str, bool] = {}
-    troopers = {}
+    troopers: dict[str, dict[str, Any]] = {}
     for p in placements:
         if p.outcome != "resolved":
             continue
@@ -165,7 +201,7 @@ def _resolve_from(scene, attack, specs, attacker, stats):
     return combine(scene, attack, placements, troopers)
 
 
-def _roll(attack) -> str | None:
+def _roll(attack: AttackSpec) -> str | None:
     """The attacker's roll: ``BS`` (impact template), ``WIP`` (Intuitive Attack, SPEC
     12.6), None (direct and deployable templates make no roll)."""
     if attack.mode == "impact":
@@ -175,6 +211,6 @@ def _roll(attack) -> str | None:
     return None
 
 
-def _is_enemy(scene, attacker, tid: str) -> bool:
+def _is_enemy(scene: Scene, attacker: Trooper, tid: str) -> bool:
     side = scene.troopers[tid].side
     return side != attacker.side and side != "neutral"

@@ -16,19 +16,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.core.tolerances import (
-    CONTACT_EPS_MM,
-    GEOM_EPS_MM,
-    ROUTE_SEARCH_TOL,
-    ROUTE_SLOPE_EPS,
-    ROUTE_STEP_MM,
-    ROUTE_TOUCH_STEP_MM,
-)
+from geom3d.bodies.kernel_constants import CONTACT_EPS_MM, GEOM_EPS_MM
+from geom3d.core.tolerances import ROUTE_STEP_MM, ROUTE_TOUCH_STEP_MM
 from geom3d.placement.blast_focus import t3 as _t3
 from geom3d.templates import TemplateVolume, volume_touches_cylinder
 
 if TYPE_CHECKING:
     from geom3d.scene.trooper import Trooper
+
+
+#: Route contact with a level template (``geom3d.rules.infinity.routes``), in units of the
+#: route segment's parameter t in [0, 1]: a z rate of change below ``ROUTE_SLOPE_EPS``
+#: counts as level; the golden-section search for the deepest touching point stops once
+#: its bracket is ``ROUTE_SEARCH_TOL`` wide.
+ROUTE_SLOPE_EPS: float = 1e-15
+ROUTE_SEARCH_TOL: float = 1e-12
 
 __all__ = ["route_candidates"]
 

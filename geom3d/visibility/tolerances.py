@@ -1,0 +1,111 @@
+"""Tolerances and budgets of the visibility search and its blocking proofs: the apparent
+window (:mod:`geom3d.visibility.apparent`), the interior column map
+(:mod:`geom3d.visibility.interior`, part of its cache key), bundles and frames of proofs
+(:mod:`geom3d.visibility.proof`), convex pieces and ground profiles. Each errs towards
+proving less. Lengths in mm, angles in degrees.
+
+The few the compiled kernels read live in :mod:`geom3d.bodies.kernel_constants`.
+"""
+
+#: The apparent view of a target is sampled only within this many target sizes
+#: (``max(diameter, height)``) of its centre, on each axis. An eye point touching the
+#: target sees it under nearly 180 degrees and its apparent view is unbounded; sampling
+#: a capped window can miss area but never reports any that is not there.
+APPARENT_CAP: float = 4.0
+
+#: Points sampled on each of a silhouette's two rims to bound its apparent outline. The
+#: rim polygon under-covers the circle by at most ``radius * (1 - cos(pi / RIM_POINTS))``
+#: (true size), which the apparent extent pads. The answer does not depend on it: lattice
+#: points in the pad miss the target. Every eye of a batch projects all the points, so
+#: fewer cost less (16: a pad of 2 % of the radius, a third of 48's projections).
+RIM_POINTS: int = 16
+
+#: Side (mm) of the columns of the interior column map (:mod:`geom3d.visibility.interior`),
+#: unless the table is so large that the map would exceed ``PROOF_MAX_COLUMNS``.
+PROOF_COLUMN_MM: float = 1.0
+
+#: Most columns in one interior column map (the column side grows to stay below it).
+PROOF_MAX_COLUMNS: int = 4_000_000
+
+#: Side (mm) of the coarse tiles in which the proof map looks up the triangles near a
+#: trooper (to certify its eye region outside every solid); larger on a table so big that
+#: there would be more than ``PROOF_MAX_COLUMNS`` tiles.
+PROOF_TILE_MM: float = 16.0
+
+#: Conservative growth (mm) of columns, triangle z-ranges and proof boxes: every error of
+#: the column map errs towards "not proved".
+PROOF_EPS_MM: float = 1e-6
+
+#: Triangles at most this tall (mm) are recorded with their whole z-range in every column
+#: of their bounding box instead of being clipped to each (conservative; builds faster).
+PROOF_FLAT_MM: float = 0.5
+
+#: A parity test point closer than this (mm) to a projected triangle edge is undecided,
+#: and its column gets no interior runs.
+PROOF_GUARD_MM: float = 1e-5
+
+#: An eye point is skipped as hidden behind one occluding trooper only when its view of
+#: the whole target crosses that trooper's axial plane at least this far (mm) inside the
+#: cylinder: every segment then runs at least twice this far through the trooper, far
+#: more than the ``CONTACT_EPS_MM`` that blocks a ray (:func:`geom3d.visibility.cast.hidden_eyes`).
+HIDDEN_MARGIN_MM: float = 1e-2
+
+#: Closed convex blocking pieces (:mod:`geom3d.visibility.convex`): a scenery element of
+#: at most ``CONVEX_MAX_FACES`` faces and ``CONVEX_MAX_PLANES`` distinct face planes, every
+#: vertex within ``CONVEX_FLAT_MM`` inside every face's plane, settles the segments through
+#: it (shrunk by ``PROOF_CLEARANCE_MM``) without a ray; the troopers' own volumes are
+#: bounded by prisms of ``CONVEX_PRISM_SIDES`` sides in its whole-eye and whole-pair tests.
+CONVEX_MAX_FACES: int = 256
+CONVEX_MAX_PLANES: int = 40  # at most 63: a kernel keeps one bit per plane
+CONVEX_FLAT_MM: float = 1e-6
+CONVEX_PRISM_SIDES: int = 16
+
+#: Ground profiles (:mod:`geom3d.visibility.ground`): the band between two troopers is cut
+#: into slabs ``GROUND_SLAB_MM`` long along their line; each slab's height is the lowest
+#: bottom-run top of the blocks of ``GROUND_BLOCK_COLUMNS`` x ``GROUND_BLOCK_COLUMNS``
+#: interior-map columns that meet it. Smaller blocks follow the ground more closely (a
+#: block loses its slope times its side) and cost more reads per pair: on the waving
+#: table of ``bench_lof.py`` 8 columns and 4 mm cast 7 % more segments than 4 and 2 mm
+#: and the matrix took 3 % less time, but on steeper hills they settled a third less.
+GROUND_SLAB_MM: float = 2.0
+GROUND_BLOCK_COLUMNS: int = 4
+
+#: Eye batches of the first trooper searched before a pair's proof is made: most visible
+#: pairs are settled by then (1 + 8 eyes), and a proof would be wasted on them.
+PROOF_AFTER_BATCHES: int = 2
+
+#: Halvings of a bundle (eye box or target box) before its remaining parts go to rays
+#: (at least; more for a pair with more bundles, see ``PROOF_SEGMENTS_PER_BUNDLE``).
+PROOF_MAX_DEPTH: int = 7
+
+#: Bundles examined per pair and frame at least (the rest go to rays).
+PROOF_MAX_BUNDLES: int = 32
+
+#: A pair whose search would cast many segments earns more bundles per frame: one per
+#: this many segments its search is expected to cast (a bundle costs about as much as
+#: that many segments), up to ``PROOF_MAX_BUNDLES_PAIR``, halved up to
+#: ``log2(bundles) + 2`` times.
+PROOF_SEGMENTS_PER_BUNDLE: int = 1000
+PROOF_MAX_BUNDLES_PAIR: int = 128
+
+#: Besides the pair's own frame, proofs are tried in at most this many frames aligned with
+#: the walls that a few probe segments between the two troopers hit first (a thin wall
+#: at an angle to the line between them is crossed by planes square to it, not by planes
+#: square to that line); faces steeper than ``PROOF_WALL_MIN_TILT_DEG`` from the
+#: horizontal count as walls, and walls within ``PROOF_WALL_MERGE_DEG`` share a frame.
+PROOF_WALL_FRAMES: int = 3
+PROOF_WALL_MIN_TILT_DEG: float = 60.0
+PROOF_WALL_MERGE_DEG: float = 2.0
+
+#: Planes scored per bundle (one column apart, at most this many), and the best of them
+#: fully tested.
+PROOF_PLANES: int = 1024
+PROOF_PLANE_TRIES: int = 2
+
+#: Of consecutive plane positions (one column apart) with something solid across the
+#: pair, one per this many is kept: the middle of a thin wall, every few columns through
+#: a thick block.
+PROOF_PLANE_GROUP: int = 4
+
+#: Every constant above is public: an upper-case name is a tolerance, a limit or a rule number.
+__all__ = sorted(name for name in dict(globals()) if name.isupper() and not name.startswith("_"))
