@@ -39,7 +39,7 @@ from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, close
 from geom3d.scene.standing import Surface
 from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
-from geom3d.scene.vehicles import local_hull, place_vehicle
+from geom3d.scene.vehicles import local_hull, place_vehicle, share_engines
 from geom3d.visibility import Prover
 from geom3d.visibility.convex import ConvexSolids
 from geom3d.visibility.interior_cache import build_interior
@@ -214,7 +214,8 @@ class Scene:
 
         The new scene shares this one's scenery, BVH, standing surface and blocking
         proofs, and keeps every other trooper as it stands with what the scene found
-        about it (its footing notes, its own checks: :mod:`geom3d.scene.placed`). Only
+        about it (its footing notes, its own checks: :mod:`geom3d.scene.placed`), and,
+        when ``tid`` is no vehicle, the BVHs of scenery plus 40k hulls. Only
         ``tid`` is stood (SPEC 11.2, 12.2) and checked (embedded, enclosed: 13.1) again,
         and the warnings about two troopers are made again. So it equals the scene built
         from this scenario with ``tid``'s entry changed: the same troopers, warnings and
@@ -271,6 +272,8 @@ class Scene:
         bodies = tuple(keep[t.id].spec if t.id in keep else new._as_body(t) for t in specs)
         new._stood = stand(new, bodies, keep)
         new.troopers = {k: st.trooper for k, st in new._stood.items()}
+        if self.troopers[tid].vehicle is None:  # the hulls did not move: their BVHs hold
+            share_engines(self, new)
         both = [*self._built.warnings, *trooper_warnings(new._stood)]
         new.warnings = [Message(printable(w), severity_of(w)) for w in both]
         return new

@@ -122,11 +122,19 @@ def test_restand_moves_40k_vehicles_as_a_scene_built_anew():
 
     from geom3d.api import build_scene
     from geom3d.scenario import load_scenario
+    from geom3d.scene.vehicles import engine_for
 
     path = Path(__file__).resolve().parents[2] / "meshes/scenarios/attacks/wh40k_vehicle.yaml"
     scene = build_scene(load_scenario(path))
-    for tid, pos, facing in (("pred", (160.0, 300.0, 0.0), 0.0), ("rhino", (260.0, 120.0), 45.0)):
+    moves = (
+        ("pred", (160.0, 300.0, 0.0), 0.0),
+        ("rhino", (260.0, 120.0), 45.0),
+        ("flamer", (60.0, 200.0), 30.0),  # no vehicle: the hulls' BVHs are kept
+    )
+    for tid, pos, facing in moves:
+        hulls = engine_for(scene, ("sergeant",))  # the scenery plus both hulls
         new = scene.restand(tid, pos, facing_deg=facing)
+        assert (engine_for(new, ("sergeant",)) is hulls) == (tid == "flamer")
         specs = tuple(
             dataclasses.replace(t, position=pos, facing_deg=facing) if t.id == tid else t
             for t in scene.scenario.troopers
