@@ -49,7 +49,7 @@ def fused_scene(tmp_path, seed):
     return make_scene(ts, table=table)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_fused_table_answers_agree_with_brute_force(tmp_path, seed):
     scene = fused_scene(tmp_path, seed)
     assert scene.trooper("roof").position[2] > 35.0  # on the block, not beside it
@@ -63,23 +63,27 @@ def test_fused_table_answers_agree_with_brute_force(tmp_path, seed):
     assert any(seen) and not all(seen)  # both kinds of pair on the table
 
 
-@pytest.mark.parametrize("seed", [2])
+@pytest.mark.parametrize("seed", [0])
 def test_generated_fused_tables_agree_with_brute_force(tmp_path, seed):
     # the benchmark's own generators, small: blocks and spots drawn from the seed
-    blocks = terrain.fused_blocks(seed, size_mm=360.0, n_blocks=5)
-    mesh = terrain.fused_scan_table(40_000, seed, size_mm=360.0, blocks=blocks)
+    blocks = terrain.fused_blocks(seed, size_mm=300.0, n_blocks=4)
+    mesh = terrain.fused_scan_table(28_000, seed, size_mm=300.0, blocks=blocks)
     path = tmp_path / "gen.stl"
     mesh.export(path)
-    sil = [1, 2, 3, 5, 1]
-    radii = np.array([12.5, 12.5, 20.0, 20.0, 12.5])
-    spots = terrain.fused_trooper_spots(blocks, radii, seed, size_mm=360.0, cell_mm=2.6)
+    sil = [1, 2, 3, 1]
+    radii = np.array([12.5, 12.5, 20.0, 12.5])
+    spots = terrain.fused_trooper_spots(blocks, radii, seed, size_mm=300.0, cell_mm=2.5)
     ts = [
         trooper(f"t{i}", list(xy), silhouette=s, side="red" if i % 2 else "blue")
         for i, (xy, s) in enumerate(zip(spots, sil, strict=True))
     ]
-    table = {"size": [360, 360], "mesh": str(path), "mesh_units": "mm", "solid": "auto"}
+    table = {"size": [300, 300], "mesh": str(path), "mesh_units": "mm", "solid": "auto"}
     scene = make_scene(ts, table=table)
+    assert (blocks.signed_distance(spots).min(axis=1) < 0).any()  # one on a block top
+    seen = []
     for x, y in pairs(scene):
         a, b = scene.trooper(x), scene.trooper(y)
         visible, _ = check_against_brute_force(scene, a, b)
         assert same_answer(scene, a, b) == visible
+        seen.append(visible)
+    assert any(seen) and not all(seen)
