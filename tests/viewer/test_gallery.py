@@ -63,8 +63,21 @@ def test_first_figure_of_each_case_passes_the_lint(case, size, ext, tmp_path):
 def test_every_figure_passes_the_lint(case, size, tmp_path):
     for fig in case.figures:
         ext = "svg" if fig.options.get("view", "top") != "iso" else "png"
+        if size == (1600, 1200):  # the PDF's text agrees with the records too
+            ext = "pdf"
         _res, problems, _ = render_figure(_scene(case), fig, tmp_path / f"f.{ext}", size)
         assert problems == [], (case.name, fig.kind, size, problems)
+
+
+@pytest.mark.parametrize(
+    "name, kind", [("duel", "plan-lof"), ("peek-hidden", "eye"), ("flamer40k", "attack"),
+                   ("flamer40k", "side"), ("impact", "attack-iso")],
+)  # fmt: skip
+def test_pdf_text_agrees_with_the_layout_records(name, kind, tmp_path):
+    pytest.importorskip("pypdf")
+    case, fig = _fig(name, kind)
+    _res, problems, _ = render_figure(_scene(case), fig, tmp_path / "f.pdf", (800, 500))
+    assert problems == [], (name, kind, problems)
 
 
 # --- the defects of issue 47, each a gallery case -------------------------------------
