@@ -105,6 +105,8 @@ class Layout:
         Leader lines drawn from labels to their anchors.
     notes : list of str
         What the figure said about its own layout (labels left out, a numbered key).
+    anchors : dict str -> (x, y)
+        Where each placed label (by text id) points: the anchor it was placed about.
     """
 
     size: tuple[int, int]
@@ -116,6 +118,7 @@ class Layout:
     patches: list[Box] = field(default_factory=list)
     leaders: list = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    anchors: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def _overlap(a: Box, b: Box, tol: float = TOUCH_PX) -> bool:

@@ -330,6 +330,11 @@ def _vtk_layout(drawing, placements, matrix, size, region) -> Layout:
     lay = Layout(size, (x0, y0, x1, y1), texts, about=list(drawing.about))
     lay.troopers, lay.rays, lay.patches = world_records(drawing, matrix, size)
     lay.leaders = [(p.leader_end(), p.anchor) for p in placements if p.placed and p.leader]
+    lay.anchors = {
+        f"label-{i}": (float(p.anchor[0]), float(p.anchor[1]))
+        for i, p in enumerate(placements)
+        if p.placed
+    }
     lay.notes = list(drawing.notes)
     return lay
 

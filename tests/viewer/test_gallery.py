@@ -20,7 +20,7 @@ from geom3d.core.errors import UnknownIdError
 from viewer import render as vr
 from viewer.compose import LOF_MATRIX_MAX_TROOPERS, build_drawing
 from viewer.gallery import SIZES, load_cases, render_figure
-from viewer.layout_lint import MIN_TEXT_PX
+from viewer.layout_lint import MIN_TEXT_PX, lint
 
 pytestmark = pytest.mark.viewer
 
@@ -237,3 +237,33 @@ def test_cli_lof_modes(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "nobody" in err
     assert not bad.exists()
+
+
+@pytest.mark.parametrize(
+    "name, view", [("flamer40k", "side:sarge:boy-1"), ("wall-of-death", "side:sarge:boy-1"),
+                   ("hull", "side:flamer:rhino")],
+)  # fmt: skip
+@pytest.mark.parametrize("size", [(800, 500), (1600, 1200)], ids=["800x500", "1600x1200"])
+def test_40k_side_view_labels_point_at_their_models(name, view, size):
+    """Issue 47: in the 40k side views the labels sat half a model off (their plan anchor
+    lies up and to the right of the base). Each trooper label now points at the middle of
+    its model, and sits over it (or has a leader line to that point)."""
+    case = next(c for c in CASES if c.name == name)
+    res = vr.render(_scene(case), None, size=size, view=view)
+    lay = res.layout
+    assert lint(lay) == []
+    checked = 0
+    for tid, (ax, ay) in lay.anchors.items():
+        lab = res.drawing.labels[int(tid.split("-")[1])]
+        if lab.trooper is None or lab.trooper not in lay.troopers:
+            continue
+        x0, y0, x1, _y1 = lay.troopers[lab.trooper]
+        centre, half = 0.5 * (x0 + x1), 0.5 * (x1 - x0)
+        assert abs(ax - centre) < 0.1 * half + 1.0, (lab.text, ax, (x0, x1))
+        assert ay <= y0 + 1.0, (lab.text, ay, y0)  # over the model's top
+        box = next(t.box for t in lay.texts if t.id == tid)
+        over = box[0] < x1 and x0 < box[2]
+        led = any(np.hypot(q[0] - ax, q[1] - ay) < 1.0 for _p, q in lay.leaders)
+        assert over or led, (lab.text, box, (x0, x1))
+        checked += 1
+    assert checked >= 2
