@@ -296,9 +296,10 @@ def render(
         )
         if note:
             drawing.notes.append(note)
-        add_overlay(pl, drawing, size, legend_column=True)
+        legend_boxes = add_overlay(pl, drawing, size, legend_column=True)
         add_placed_labels(pl, drawing.labels, placements, size)
         layout = _vtk_layout(drawing, placements, matrix, size, region)
+        layout.texts.extend(legend_boxes)
         pl.render()
         image = np.asarray(pl.screenshot(None, return_img=True))[:, :, :3].copy()
         if path is not None and ext == ".svg":
@@ -317,8 +318,8 @@ def render(
 def _vtk_layout(drawing, placements, matrix, size, region) -> Layout:
     """Layout records of a VTK view: its placed labels, troopers, deciding ray, patch.
 
-    The title band, legend and notes of these views are laid out by :mod:`viewer.overlay`
-    in their own margins and are not recorded.
+    The title band and notes of these views are laid out by :mod:`viewer.overlay` in
+    their own margins and are not recorded; the legend rows are (added by the caller).
     """
     x0, x1, y0, y1 = region
     font = 2.0 * label_font_size(size)  # add_text draws at twice the size it is given

@@ -267,3 +267,26 @@ def test_40k_side_view_labels_point_at_their_models(name, view, size):
         assert over or led, (lab.text, box, (x0, x1))
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize("size", [(800, 500), (1600, 1200)], ids=["800x500", "1600x1200"])
+def test_iso_legend_text_is_11px_or_more_and_recorded(size):
+    """Issue 47: VTK's legend box scaled its text to the box (5-7 px at 800 x 500). The
+    rows are now drawn at a pixel size of their own and recorded, so the lint sees them."""
+    case, fig = _fig("impact", "attack-iso")
+    res = vr.render(_scene(case), None, size=size, **fig.options)
+    lay = res.layout
+    assert lint(lay, res.image) == []
+    rows = [t for t in lay.texts if t.id.startswith("legend-")]
+    # every legend entry is recorded, whole (its wrapped lines joined)
+    joined = " ".join(t.text.strip() for t in rows)
+    for e in res.drawing.legend:
+        assert " ".join(e.label.split()) in " ".join(joined.split()), e.label
+    assert min(t.px for t in rows) >= MIN_TEXT_PX
+    # and drawn that large: the ink of "side blue" (ascenders, no descenders) is at least
+    # the cap height of an 11 px font
+    first = next(t for t in rows if t.text == "side blue")
+    x0, y0, x1, y1 = (round(v) for v in first.box)
+    ink = res.image[max(0, y0 - 2) : y1 + 2, x0 : x1 + 1].astype(int).sum(axis=2) < 3 * 128
+    rows_inked = np.flatnonzero(ink.any(axis=1))
+    assert rows_inked.size and rows_inked[-1] - rows_inked[0] + 1 >= 0.7 * MIN_TEXT_PX
