@@ -290,3 +290,31 @@ def test_iso_legend_text_is_11px_or_more_and_recorded(size):
     ink = res.image[max(0, y0 - 2) : y1 + 2, x0 : x1 + 1].astype(int).sum(axis=2) < 3 * 128
     rows_inked = np.flatnonzero(ink.any(axis=1))
     assert rows_inked.size and rows_inked[-1] - rows_inked[0] + 1 >= 0.7 * MIN_TEXT_PX
+
+
+def test_iso_note_names_troopers_by_id_and_quotes_other_labels():
+    """Issue 47: a 3D view's note on labels behind scenery listed a label ("not affected:
+    total cover") as if it were one more trooper, in a second note of the same words, and
+    named troopers by their whole label ("target (main target): hit")."""
+    from viewer.views import BEHIND_SCENERY, behind_scenery_note
+
+    case, fig = _fig("impact", "attack-iso")
+    scene = _scene(case)
+    opts = {k: v for k, v in fig.options.items() if k != "zoom"}
+    seen = {}
+    for az in (0.0, 180.0):
+        res = vr.render(scene, None, size=(800, 500), azimuth=az, **opts)
+        notes = [n for n in res.drawing.notes if n.startswith(BEHIND_SCENERY)]
+        assert len(notes) <= 1, notes  # one note, whatever it hides
+        if notes:
+            seen[az] = notes[0]
+            ids, _, others = notes[0][len(BEHIND_SCENERY) :].partition("; ")
+            assert set(ids.split(", ")) <= set(scene.troopers), notes[0]
+            assert not others or others.startswith("the label"), notes[0]
+            # what the note names is not drawn; what is drawn is not named
+            drawn = {lab.trooper for lab in res.drawing.labels}
+            assert not set(ids.split(", ")) & drawn
+    # from behind the wall (180): trooper `behind` and its reason label are hidden
+    assert seen[180.0] == BEHIND_SCENERY + 'behind; the label "not affected: total cover"'
+    assert seen[0.0] == BEHIND_SCENERY + "target, beside"
+    assert behind_scenery_note([], ["50 mm", "a"]) == BEHIND_SCENERY + 'the labels "50 mm", "a"'
