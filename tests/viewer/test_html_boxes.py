@@ -2,8 +2,10 @@
 protocol (issue 47, SPEC 13.5): its DOM holds the title and every trooper label, and the
 boxes of its texts as laid out (``Range.getClientRects``: one box per line of text) do not
 overlap one another and lie inside the viewport and inside the text column, not under the
-3D scene. A screenshot of the page is taken from the same session (kept under pytest's
-``tmp_path`` to look at).
+3D scene. The scene's own model labels (3D text) are placed apart by the page's writer,
+which records their boxes in the page (``#g3-label-boxes``); the screenshot taken from the
+same session (kept under pytest's ``tmp_path`` to look at) shows each label's ink inside
+its box, so the boxes are where the labels are drawn.
 
 Chromium is the Debian package ``chromium`` (``.ci/run`` installs it). Without it the
 test skips, except in CI (``$CI`` set), where it must run.
@@ -27,7 +29,7 @@ pytest.importorskip("pyvista")
 pytest.importorskip("trame_vtk")
 aiohttp = pytest.importorskip("aiohttp")
 
-from PIL import Image  # noqa: E402
+from PIL import Image, ImageColor  # noqa: E402
 
 from geom3d import load_scene  # noqa: E402
 from viewer import render as vr  # noqa: E402
@@ -41,6 +43,9 @@ WAIT_S = 90.0
 WINDOW = (1200, 800)
 #: Boxes closer than this (CSS px) do not count as overlapping (sub-pixel line boxes).
 TOUCH_PX = 0.5
+#: A 3D label's box in the screenshot holds at least this share of pixels of its colour
+#: (thin vector-font strokes: 7-30 % measured; an empty box of table or sky has none).
+MIN_INK = 0.05
 
 #: Every text of the page's column, one entry per element: its kind and its line boxes.
 BOXES_JS = """(() => {
@@ -55,7 +60,11 @@ BOXES_JS = """(() => {
     out.push({kind: el.className || el.tagName, text: el.textContent, rects});
   }
   const p = panel.getBoundingClientRect();
+  const s = document.getElementById('g3-scene').getBoundingClientRect();
+  const rec = document.getElementById('g3-label-boxes');
   return {items: out, panel: [p.left, p.top, p.right, p.bottom],
+          scene: [s.left, s.top, s.right, s.bottom],
+          models: rec ? JSON.parse(rec.textContent) : null,
           view: [window.innerWidth, window.innerHeight],
           canvas: !!document.querySelector('#g3-scene canvas')};
 })()"""
@@ -208,3 +217,23 @@ def test_html_texts_after_the_scripts_ran_do_not_overlap(name, kind, tmp_path):
     scene_px = img[:, : int(px0) - 2].reshape(-1, 3).astype(int)
     drawn = np.abs(scene_px - 255).max(axis=1) > 24
     assert drawn.mean() > 0.05  # table, models and scenery, not a blank box
+
+    # the scene's own labels (3D text beside the models): placed apart, inside the
+    # scene's box, and drawn where the page's record says (the label's ink is there)
+    models = boxes["models"]
+    assert models is not None
+    sx0, sy0, sx1, sy1 = boxes["scene"]
+    assert models["box"] == [round(sx1 - sx0), round(sy1 - sy0)]
+    placed = models["labels"]
+    names = {lab.text for lab in troopers}
+    assert names & {m["text"] for m in placed}  # trooper labels in the scene
+    colour = {lab.text: lab.color for lab in res.drawing.labels}
+    for k, m in enumerate(placed):
+        x0, y0, x1, y1 = m["box"]
+        assert 0 <= x0 and x1 <= sx1 - sx0 and 0 <= y0 and y1 <= sy1 - sy0, m
+        for other in placed[k + 1 :]:
+            assert not _overlap(m["box"], other["box"]), (m, other)
+        patch = img[int(sy0 + y0) : int(sy0 + y1) + 1, int(sx0 + x0) : int(sx0 + x1) + 1]
+        want = np.array(ImageColor.getrgb(colour[m["text"]]))
+        ink = (np.abs(patch.astype(int) - want).max(axis=2) <= 60).mean()
+        assert ink > MIN_INK, (m, ink)
