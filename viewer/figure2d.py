@@ -96,8 +96,12 @@ def _figure(scene, drawing: Drawing, size, dpi):
     frame = layout_frame(renderer, drawing, size, dpi, tuple(f1 - f0), legend_wh)
     x0, y0, x1, y1 = frame.picture
     s = min((x1 - x0) / (f1[0] - f0[0]), (y1 - y0) / (f1[1] - f0[1]))  # px per view unit
-    if drawing.labels:  # a row of labels fits over the tallest model, by its anchor
+    if drawing.labels:  # a row of labels fits over the tallest model, by its anchor:
+        # the frame is laid out again for the taller fit (it grows where the page has
+        # room, else the picture is drawn a little smaller)
         f1 = f1 + np.array([0.0, LABEL_HEADROOM_EM * font_px("label", size) / s])
+        frame = layout_frame(renderer, drawing, size, dpi, tuple(f1 - f0), legend_wh)
+        x0, y0, x1, y1 = frame.picture
         s = min((x1 - x0) / (f1[0] - f0[0]), (y1 - y0) / (f1[1] - f0[1]))
     c = 0.5 * (f0 + f1)
     ulim = (c[0] - 0.5 * (x1 - x0) / s, c[0] + 0.5 * (x1 - x0) / s)

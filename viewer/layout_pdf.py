@@ -30,8 +30,9 @@ __all__ = ["PDF_POSITION_EM", "check_pdf", "pdf_images", "pdf_texts"]
 #: sizes (plus the width slack of :func:`viewer.layout_lint.check_texts`). One em, as for
 #: the SVG: matplotlib lays a legend out for the vector page with text metrics measured at
 #: 72 dpi, the raster (whose layout is recorded) at the page's dpi, and down a long
-#: legend of wrapped rows the two drift apart by up to most of a line; every other text
-#: sits within a pixel or two (measured over the gallery at 800 x 500 and 1600 x 1200).
+#: legend of wrapped rows the two drift apart by up to most of a line (measured on the
+#: flamer40k attack, side and eye figures: at most 0.7 em at 800 x 500, 0.2 em at
+#: 1600 x 1200).
 PDF_POSITION_EM = 1.0
 
 
