@@ -358,12 +358,11 @@ def _add_model_labels(plotter, drawing: Drawing, box=None) -> list:
     up = np.cross(right, fwd)
     m = _perspective_matrix(plotter, box)
     inv = np.linalg.inv(m)
-    # every label stands in front of the whole drawing (it draws where it was placed,
-    # scenery never hides it as the page opens): at the depth of the drawing's nearest
-    # corner, less a margin, and past the near clipping plane
-    lo, hi = np.asarray(drawing.bounds, dtype=float)
-    corners = np.array([[x, y, zc] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                        for zc in (lo[2], hi[2])])  # fmt: skip
+    # every label stands in front of the whole scene (it draws where it was placed,
+    # scenery and the table never hide it as the page opens): at the depth of the nearest
+    # corner of everything drawn so far, less a margin, and past the near clipping plane
+    b = np.asarray(plotter.bounds, dtype=float)
+    corners = np.array([[x, y, zc] for x in b[0:2] for y in b[2:4] for zc in b[4:6]])
     depth = float(((corners - pos) @ fwd).min()) - 0.02 * float(np.ptp(corners, axis=0).max())
     depth = max(depth, 1.05 * float(cam.clipping_range[0]))
     c = m @ np.array([*(pos + depth * fwd), 1.0])
