@@ -299,10 +299,20 @@ def fit_lines(plotter, text: str, font: int, width_px: float, most: int):
 def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list:
     """Title, subtitle, legend and notes; in a plan view they get their own margins.
 
-    Returns the legend rows' text boxes (:class:`viewer.layout_lint.TextBox`, page
-    pixels), for the layout records.
+    Returns every text's box (:class:`viewer.layout_lint.TextBox`, page pixels, rows
+    down: title, subtitle, legend rows, notes and caption lines), for the layout records.
     """
+    from .layout_lint import TextBox
+
     w, h = size
+    boxes: list = []
+
+    def record(txt, tid: str, line: str, x: float, y: float, top: bool) -> None:
+        """The box of ``line`` drawn at display ``(x, y)`` (rows up), by its top or bottom."""
+        tw, th = text_px(txt.prop, line)
+        y0 = h - y if top else h - y - th
+        boxes.append(TextBox(tid, line, (x, y0, x + tw, y0 + th), float(txt.prop.font_size)))
+
     k = size_scale(size)
     if legend_column:
         add_mask(plotter, "mask:title", 0.0, 1.0 - TITLE_BAND, 1.0, 1.0)
@@ -329,6 +339,7 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list
                 name=name if i == 0 else f"{name}:{i}",
             )
             texts.append(txt)
+            record(txt, name if i == 0 else f"{name}-{i}", line, round(0.015 * w), round(y), False)
     n = len(drawing.legend) if drawing.show_legend else 0
     lw = LEGEND_COLUMN - 0.02
     x0 = 1.0 - lw - 0.01
@@ -338,6 +349,7 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list
     if n:  # rows at a fixed pixel size, wrapped to the column
         legend_boxes, bottom = add_legend_rows(plotter, drawing, x0 * w, TITLE_BAND * h,
                                                lw * w, size)  # fmt: skip
+        boxes.extend(legend_boxes)
         lh = bottom / h - TITLE_BAND
     if drawing.notes:
         notes_font = max(7, round(12 * k))
@@ -350,6 +362,14 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list
         plotter.remove_actor("notes:probe", render=False)
         # one text actor per line: SVG <text> elements do not break lines
         y0 = (top - lh - 0.02) * h
+        # down to the caption (or the page's bottom margin): what does not fit is counted
+        floor_px = BOTTOM_MARGIN * h
+        if drawing.caption:
+            floor_px += _caption_px(plotter, drawing, size)
+        room = max(int((y0 - floor_px) // step), 0)
+        if len(lines) > room:
+            more = f"... {len(lines) - room + 1} more lines not shown"
+            lines = [*lines[: room - 1], more] if room else []
         for i, line in enumerate(lines):
             txt = plotter.add_text(
                 line,
@@ -360,6 +380,7 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list
             )
             txt.prop.justification_vertical = "top"
             texts.append(txt)
+            record(txt, f"notes-{i}", line, round(x0 * w), round(y0 - i * step), True)
     if drawing.caption:  # under the picture, on a white backing
         cap_font = max(7, round(13 * k))
         probe = plotter.add_text(" ", position=(0, 0), font_size=cap_font, name="caption:probe")
@@ -378,11 +399,25 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list
             )
             txt.prop.background_color = pal.BACKGROUND
             txt.prop.background_opacity = 0.85
+            cy = round((len(lines) - 1 - i) * step + 0.01 * h)
+            record(txt, f"caption-{i}", line, round(0.015 * w), cy, False)
     if not legend_column:  # text over the picture: give it a backing
         for t in texts:
             t.prop.background_color = pal.BACKGROUND
             t.prop.background_opacity = 0.8
-    return legend_boxes
+    return boxes
+
+
+def _caption_px(plotter, drawing: Drawing, size) -> float:
+    """Height in pixels the caption takes at the page's bottom (as :func:`add_overlay`
+    draws it)."""
+    w, h = size
+    cap_font = max(7, round(13 * size_scale(size)))
+    probe = plotter.add_text(" ", position=(0, 0), font_size=cap_font, name="caption:probe")
+    lines = wrap(probe.prop, drawing.caption.splitlines(), 0.97 * w)
+    step = 1.25 * text_px(probe.prop, "Ag")[1]
+    plotter.remove_actor("caption:probe", render=False)
+    return len(lines) * step + 0.012 * h
 
 
 def label_font_size(size) -> int:

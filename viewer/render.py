@@ -296,10 +296,10 @@ def render(
         )
         if note:
             drawing.notes.append(note)
-        legend_boxes = add_overlay(pl, drawing, size, legend_column=True)
+        page_texts = add_overlay(pl, drawing, size, legend_column=True)
         add_placed_labels(pl, drawing.labels, placements, size)
         layout = _vtk_layout(drawing, placements, matrix, size, region)
-        layout.texts.extend(legend_boxes)
+        layout.texts.extend(page_texts)
         pl.render()
         image = np.asarray(pl.screenshot(None, return_img=True))[:, :, :3].copy()
         if path is not None and ext == ".svg":
@@ -318,8 +318,8 @@ def render(
 def _vtk_layout(drawing, placements, matrix, size, region) -> Layout:
     """Layout records of a VTK view: its placed labels, troopers, deciding ray, patch.
 
-    The title band and notes of these views are laid out by :mod:`viewer.overlay` in
-    their own margins and are not recorded; the legend rows are (added by the caller).
+    The title, subtitle, legend, notes and caption, laid out by :mod:`viewer.overlay` in
+    their own margins, are added by the caller (:func:`viewer.overlay.add_overlay`).
     """
     x0, x1, y0, y1 = region
     font = 2.0 * label_font_size(size)  # add_text draws at twice the size it is given

@@ -318,3 +318,22 @@ def test_iso_note_names_troopers_by_id_and_quotes_other_labels():
     assert seen[180.0] == BEHIND_SCENERY + 'behind; the label "not affected: total cover"'
     assert seen[0.0] == BEHIND_SCENERY + "target, beside"
     assert behind_scenery_note([], ["50 mm", "a"]) == BEHIND_SCENERY + 'the labels "50 mm", "a"'
+
+
+def test_3d_view_records_every_text_and_cuts_long_notes():
+    """A 3D view records its title, subtitle, legend, notes and caption too, so the lint
+    sees them all; the squad's 3D view had 45 lines of notes that ran 400 px past the
+    bottom of an 800 x 500 page: now they stop above the caption, the last line counting
+    what was left out."""
+    case, fig = _fig("squad-template", "attack")
+    res = vr.render(_scene(case), None, size=(800, 500), view="iso", **fig.options)
+    lay = res.layout
+    assert lint(lay, res.image) == []
+    ids = {t.id for t in lay.texts}
+    assert {"title", "subtitle", "legend-0", "notes-0", "caption-0"} <= ids
+    notes = [t for t in lay.texts if t.id.startswith("notes-")]
+    last = max(notes, key=lambda t: t.box[1])
+    assert re.fullmatch(r"\.\.\. \d+ more lines not shown", last.text), last.text
+    caption = next(t for t in lay.texts if t.id == "caption-0")
+    assert last.box[3] <= caption.box[1]
+    assert next(t for t in lay.texts if t.id == "title").text == res.drawing.title
