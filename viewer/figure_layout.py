@@ -152,6 +152,7 @@ def figure_layout(fig, drawing=None, matrix=None, *, frame=None, about=()) -> La
         lay.troopers, lay.rays, lay.patches = world_records(drawing, matrix, (W, H))
         lay.notes = list(drawing.notes)
     lay.about = list(about or (getattr(drawing, "about", None) or []))
+    lay.anchors = dict(getattr(fig, "geom3d_anchors", {}))
     return lay
 
 
