@@ -4,7 +4,8 @@ On the synthetic 1M-triangle scanned table of ``bench_lof.py`` (1200 x 1200 mm) 
 benchmark scenario's first 5 troopers as observers (their facings and silhouettes from
 ``_lof_figures.scenario_data``), or with ``--table waving`` on ``bench_lof.py``'s second
 table (``_waving.py``: a waving heightfield with 30 raised blocks, its scenario's first 5
-troopers as observers), prints, in one process:
+troopers as observers), or ``--table scan-fused`` on the third (``_scanfused.py``: blocks
+fused into one rough height field, troopers anywhere), prints, in one process:
 
 * per spacing (default 10 mm; ``--spacings 20,10,5`` for the scaling): the standable
   spots, spot x observer pairs, the share decided without rays (arcs, engagement), the
@@ -25,6 +26,7 @@ Usage::
     python benchmarks/bench_exposure.py --spacings 20,10,5
     python benchmarks/bench_exposure.py --triangles 200000 --spacings 40
     python benchmarks/bench_exposure.py --table waving       # the second table
+    python benchmarks/bench_exposure.py --table scan-fused --spacings 10,5   # the third
 """
 
 from __future__ import annotations
@@ -124,10 +126,9 @@ def main(argv=None) -> int:
     ap.add_argument("--triangles", type=int, default=1_000_000)
     ap.add_argument(
         "--table",
-        choices=("scan", "waving"),
+        choices=bench_lof.TABLES,
         default="scan",
-        help="scan: bench_lof.py's synthetic scanned table (default); waving: its second "
-        "table, a waving heightfield with 30 raised blocks (_waving.py)",
+        help="bench_lof.py's tables: " + bench_lof.TABLE_HELP,
     )
     ap.add_argument("--spacings", default="10", help="comma-separated, mm (default 10)")
     ap.add_argument("--workers", type=int, default=1, help="default 1: in-process")

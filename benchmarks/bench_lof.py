@@ -31,6 +31,7 @@ Usage::
     python benchmarks/bench_lof.py --proofs off    # per-pair figures without proofs only
     python benchmarks/bench_lof.py --scaling       # 50k / 1M / 5M and 10 / 20 / 40
     python benchmarks/bench_lof.py --table waving --cli-diff   # the second table (_waving.py)
+    python benchmarks/bench_lof.py --table scan-fused --cli-diff   # the third (_scanfused.py)
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _lof_figures as fig
 from _raw import scene_raw_seconds
+from _scanfused import fused_scenario, write_fused_table
 from _waving import waving_scenario, write_waving_table
 
 from geom3d import terrain
@@ -71,18 +73,30 @@ from geom3d.visibility import (
 
 #: The table the run uses (``--table``): ``scan``, the synthetic scanned table with the
 #: demo's pieces; ``waving``, a gently waving heightfield with 30 raised blocks
-#: (``_waving.py``). Set once by :func:`main`.
+#: (``_waving.py``); ``scan-fused``, one rough scanned mesh with 30 blocks fused into it
+#: and troopers anywhere (``_scanfused.py``). Set once by :func:`main`.
 TABLE = {"kind": "scan"}
+TABLES = ("scan", "waving", "scan-fused")
+TABLE_HELP = (
+    "scan: the synthetic scanned table (default); waving: a gently waving heightfield "
+    "with 30 raised blocks 30-120 mm (separate pieces) and troopers of silhouettes 1-6; "
+    "scan-fused: one rough height field (1.7 mm grid, noise 0.3 mm) with 30 blocks fused "
+    "into it and 40 troopers anywhere (block tops, wall feet, rough ground)"
+)
 
 
 def scenario_fn():
     """The scenario builder of the table in use: ``f(table, n, seed=0, solid=...)``."""
-    return waving_scenario if TABLE["kind"] == "waving" else fig.scenario_data
+    return {"waving": waving_scenario, "scan-fused": fused_scenario}.get(
+        TABLE["kind"], fig.scenario_data
+    )
 
 
 def write_table(n_triangles: int, folder: Path) -> Path:
     if TABLE["kind"] == "waving":
         return write_waving_table(n_triangles, folder)
+    if TABLE["kind"] == "scan-fused":
+        return write_fused_table(n_triangles, folder)
     mesh = terrain.synthetic_scanned_table(n_triangles, seed=0)
     path = folder / f"table_{n_triangles}.stl"
     mesh.export(path)
@@ -139,10 +153,9 @@ def main(argv=None) -> int:
     ap.add_argument("--triangles", type=int, default=1_000_000)
     ap.add_argument(
         "--table",
-        choices=("scan", "waving"),
+        choices=TABLES,
         default="scan",
-        help="scan: the synthetic scanned table (default); waving: a gently waving "
-        "heightfield with 30 raised blocks 30-120 mm and troopers of silhouettes 1-6",
+        help=TABLE_HELP,
     )
     ap.add_argument("--troopers", type=int, default=40)
     ap.add_argument("--naive-pairs", type=int, default=4)

@@ -9,16 +9,18 @@ Two tables, each in one process with its baselines:
 For each: the session is loaded and warmed (blocking proofs, the whole matrix), then
 ``--moves`` moves (default 100) of seeded random troopers to seeded random spots of the
 table; a move is timed from the call to its answer (:meth:`Session.move`: re-standing
-the trooper, the scene rebuilt from the cache, its pairs). Spots inside scenery are
-refused (and counted: a refusal costs the scene rebuild but no pair). Printed: the
-median and 95th percentile, and next to them, measured in the same process on the same
-scene, the **baselines**: the moved trooper's pairs answered (both ways, as JSON) on one
-thread with none of them cached (what a move must at least do) and the whole matrix from
-scratch (what running ``geom3d lof`` again would redo). Then the same moves through HTTP
-(unless ``--no-http``: the server in a thread, ``urllib`` as the client) and the
-exposure overlay's time (20 mm, the side of the first trooper's enemies, in process, as
-the page asks it; not with ``--no-overlay``; on the big table only with
-``--big-overlay``: its sides have 20 observers each).
+the trooper in the kept scene, ``Scene.restand``, its pairs). Spots inside scenery are
+refused (and counted: a refusal costs the re-stand but no pair). Printed: the median and
+95th percentile, the same in raw Embree segments (the move's seconds times the raw
+Embree rate measured here, on the scene's mesh, just after: a figure the machine's load
+changes less), and next to them, measured in the same process on the same scene, the
+**baselines**: the moved trooper's pairs answered (both ways, as JSON) on one thread with
+none of them cached (what a move must at least do) and the whole matrix from scratch
+(what running ``geom3d lof`` again would redo). Then the same moves through HTTP (unless
+``--no-http``: the server in a thread, ``urllib`` as the client) and the exposure
+overlay's time (20 mm, the side of the first trooper's enemies, as the page asks it:
+its passes, coarse to fine, each with when its spots came; not with ``--no-overlay``; on
+the big table only with ``--big-overlay``: its sides have 20 observers each).
 
 Usage::
 
@@ -44,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _lof_figures import scenario_data
+from _raw import scene_raw_seconds
 
 from geom3d import terrain
 from geom3d.commands._prepare import prepare_kernels
@@ -129,17 +132,50 @@ def _http_moves(session: Session, moves) -> tuple[list[float], int]:
     return times, refused
 
 
-def _overlay_seconds(session: Session) -> tuple[float, dict]:
+def _raw_rate(session: Session, n: int = 200_000, seed: int = 7) -> float:
+    """Raw Embree segments per second on the scene's blocking mesh (``_raw``): segments
+    between seeded random points over the table, 0 to 60 mm up (trooper heights)."""
+    rng = np.random.default_rng(seed)
+    x0, y0, x1, y1 = session.bounds
+
+    def pts():
+        return np.column_stack(
+            [rng.uniform(x0, x1, n), rng.uniform(y0, y1, n), rng.uniform(0, 60, n)]
+        )
+
+    o, e = pts(), pts()
+    return n / min(scene_raw_seconds(session.scene, o, e) for _ in range(3))
+
+
+class _Timed(ExposureJobs):
+    """The overlay's jobs, noting when each pass's spots came."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.t0 = time.perf_counter()
+        self.passes: list[tuple[float, int, float]] = []  # (s, spots, cell_mm)
+
+    def _update(self, job: int, **fields) -> None:
+        super()._update(job, **fields)
+        if "cells" in fields:
+            cells = fields["cells"]
+            t = time.perf_counter() - self.t0
+            self.passes.append(
+                (t, len(cells), min((c.get("size_mm", 20.0) for c in cells), default=0))
+            )
+
+
+def _overlay_seconds(session: Session) -> tuple[float, dict, list]:
     first = next(iter(session.scene.troopers.values()))
     side = next(
         (t.side for t in session.scene.troopers.values() if t.side != first.side), first.side
     )
-    jobs = ExposureJobs()
-    t0 = time.perf_counter()
+    jobs = _Timed()
+    jobs.t0 = t0 = time.perf_counter()
     jobs.start(session.scene, side, session.generation)
     while (st := jobs.status())["state"] == "running":
         time.sleep(0.05)
-    return time.perf_counter() - t0, st
+    return time.perf_counter() - t0, st, jobs.passes
 
 
 def bench(
@@ -169,7 +205,14 @@ def bench(
         times.append(time.perf_counter() - t0)
         alone.append(_pairs_alone(session, tid))  # baseline on the same scene
     matrix = _matrix_alone(session)
+    rate = _raw_rate(session)
     print(f"   move (in process):       {_stats(times)}   target {target_ms:.0f} ms")
+    if times:
+        med, p95 = np.median(times), np.percentile(times, 95)
+        print(
+            f"     in raw Embree segments ({rate / 1e6:.2f} M/s here, now): median "
+            f"{med * rate / 1e3:,.0f}k, p95 {p95 * rate / 1e3:,.0f}k"
+        )
     print(f"     refused (in scenery):  {refused}")
     print(f"   baseline: its pairs, no cache: {_stats(alone)}")
     print(f"   baseline: whole matrix from scratch: {matrix * 1000:.0f} ms")
@@ -178,12 +221,23 @@ def bench(
         print(f"   move (HTTP, urllib):     {_stats(ht)}   refused {hr}")
     if not overlay:
         return
-    secs, st = _overlay_seconds(session)
+    secs, st, passes = _overlay_seconds(session)
     cells = len(st.get("cells", []))
     print(
         f"   exposure overlay ({OVERLAY_SPACING_MM:g} mm, seen by {st.get('side')}): "
         f"{secs:.2f} s, {cells} spots, {st.get('total')} pairs searched, state {st['state']}"
     )
+    shown = set()
+    for n, (t, spots, mm) in enumerate(passes):  # the first picture of each grid, the map
+        if mm not in shown or n == len(passes) - 1:
+            shown.add(mm)
+            what = "the finished map" if n == len(passes) - 1 else f"finest {mm:g} mm"
+            print(f"     {spots:6d} spots drawn ({what}) after {t:6.2f} s")
+    if passes:
+        print(
+            f"     in raw Embree segments: {secs * rate / 1e6:,.1f} M "
+            f"(first picture {passes[0][0] * rate / 1e6:,.1f} M)"
+        )
 
 
 def main(argv=None) -> int:

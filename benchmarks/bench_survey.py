@@ -1,6 +1,7 @@
 """Table survey benchmark (``geom3d survey``): the whole-table visibility survey.
 
-On the synthetic 1M-triangle scanned table of ``bench_lof.py`` (1200 x 1200 mm) at a 50 mm
+On the synthetic 1M-triangle scanned table of ``bench_lof.py`` (1200 x 1200 mm; or
+``--table waving`` / ``scan-fused``, its other two tables, without troopers) at a 50 mm
 grid (576 grid points, ~165,000 pairs), prints, in one process:
 
 * the probe grid (positions per level) and its time;
@@ -26,6 +27,7 @@ Usage::
     python benchmarks/bench_survey.py                         # 1M triangles, 50 mm
     python benchmarks/bench_survey.py --triangles 200000 --spacing 150 --runs 1,2
     python benchmarks/bench_survey.py --runs 1 --demo --demo-spacing 100
+    python benchmarks/bench_survey.py --table scan-fused --runs 2   # issue 49's third table
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_lof
 from _raw import scene_raw_seconds
 from bench_lof import write_table
 
@@ -58,11 +61,15 @@ TARGET_SLACK_S = 30.0
 
 
 def table_scene(table: Path):
+    """The table of ``bench_lof.TABLE`` with its scenery (the waving table's blocks), no
+    troopers."""
     data = {
         "format": "geom3d/1",
         "units": "mm",
         "table": {"size": [1200, 1200], "mesh": str(table), "mesh_units": "mm"},
     }
+    if bench_lof.TABLE["kind"] != "scan":
+        data = dict(bench_lof.scenario_fn()(table, 0, seed=0), troopers=[])
     return build_scene(parse_scenario(data, file="bench_survey.yaml", base_dir=table.parent))
 
 
@@ -208,6 +215,10 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--runs", default="1,2,dask", help="comma list of 1, 2, ..., dask, 1np (no proofs)"
     )
+    ap.add_argument(
+        "--table", choices=bench_lof.TABLES, default="scan",
+        help="bench_lof.py's tables: " + bench_lof.TABLE_HELP,
+    )  # fmt: skip
     ap.add_argument("--no-table", action="store_true", help="skip the scanned table")
     ap.add_argument("--demo", action="store_true", help="also the demo table")
     ap.add_argument("--demo-spacing", type=float, default=50.0)
@@ -215,6 +226,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dem-spacing", type=float, default=25.0)
     args = ap.parse_args(argv)
     runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    bench_lof.TABLE["kind"] = args.table
     print(f"CPUs: {os.cpu_count()}, runs: {', '.join(runs)}")
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
         os.environ["GEOM3D_CACHE_DIR"] = cache
@@ -223,8 +235,8 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             table = write_table(args.triangles, tmp)
             scene = table_scene(table)
-            print(f"scanned table written and loaded in {time.perf_counter() - t0:.1f} s")
-            survey_runs(scene, args.spacing, runs, "scanned table")
+            print(f"{args.table} table written and loaded in {time.perf_counter() - t0:.1f} s")
+            survey_runs(scene, args.spacing, runs, f"{args.table} table")
         if args.demo:
             demo = Path(__file__).resolve().parents[1] / "meshes" / "demo" / "table.yaml"
             survey_runs(load_scene(demo), args.demo_spacing, runs, "demo table")

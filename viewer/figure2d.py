@@ -96,6 +96,13 @@ def _figure(scene, drawing: Drawing, size, dpi):
     frame = layout_frame(renderer, drawing, size, dpi, tuple(f1 - f0), legend_wh)
     x0, y0, x1, y1 = frame.picture
     s = min((x1 - x0) / (f1[0] - f0[0]), (y1 - y0) / (f1[1] - f0[1]))  # px per view unit
+    if drawing.labels:  # a row of labels fits over the tallest model, by its anchor:
+        # the frame is laid out again for the taller fit (it grows where the page has
+        # room, else the picture is drawn a little smaller)
+        f1 = f1 + np.array([0.0, LABEL_HEADROOM_EM * font_px("label", size) / s])
+        frame = layout_frame(renderer, drawing, size, dpi, tuple(f1 - f0), legend_wh)
+        x0, y0, x1, y1 = frame.picture
+        s = min((x1 - x0) / (f1[0] - f0[0]), (y1 - y0) / (f1[1] - f0[1]))
     c = 0.5 * (f0 + f1)
     ulim = (c[0] - 0.5 * (x1 - x0) / s, c[0] + 0.5 * (x1 - x0) / s)
     vlim = (c[1] - 0.5 * (y1 - y0) / s, c[1] + 0.5 * (y1 - y0) / s)
@@ -119,7 +126,7 @@ def _figure(scene, drawing: Drawing, size, dpi):
     anchors, sizes = [], []
     pad = max(2.0, 2 * k)
     for lab in drawing.labels:
-        uv, depth = basis.project(np.asarray(lab.point, dtype=float))
+        uv, depth = basis.project(_anchor(scene, lab))
         ok = not basis.perspective or depth[0] > basis.near
         anchors.append(to_px(uv)[0] if ok else (np.nan, np.nan))
         w, h = measure(renderer, lab.text, lpx, dpi)
@@ -132,6 +139,11 @@ def _figure(scene, drawing: Drawing, size, dpi):
         anchors, sizes, region, obstacles=list(boxes.values()), rays=rays, soft_rays=soft,
         scenery=scenery,
     )  # fmt: skip
+    fig.geom3d_anchors = {  # type: ignore[attr-defined]  # for the layout records
+        f"label-{i}": (float(pl.anchor[0]), float(pl.anchor[1]))
+        for i, pl in enumerate(places)
+        if pl.placed
+    }
     for i, (lab, pl) in enumerate(zip(drawing.labels, places, strict=True)):
         if not pl.placed:
             continue
@@ -161,6 +173,27 @@ def _figure(scene, drawing: Drawing, size, dpi):
 
     _text(fig, frame, drawing, size, dpi, leg)
     return fig, m, _with_notes(drawing, notes)
+
+
+#: A trooper's label is anchored this far (mm) over the top of its model.
+LABEL_OVER_MM = 2.0
+#: Room kept over the drawing's top for its labels, in label font sizes (a line of text
+#: and its backing), so a label can sit over the model it names.
+LABEL_HEADROOM_EM = 2.0
+
+
+def _anchor(scene, lab) -> np.ndarray:
+    """(3,) float, mm: where a label points in a side or eye view.
+
+    A trooper's label points at the top centre of its model: its plan anchor lies off
+    to one side of the base (up and to the right in a plan), which a section seen from
+    the side draws half a model away (issue 47).
+    """
+    t = scene.troopers.get(lab.trooper) if lab.trooper is not None else None
+    if t is None:
+        return np.asarray(lab.point, dtype=float)
+    x, y, z = (float(v) for v in t.position)
+    return np.array([x, y, z + float(t.height) + LABEL_OVER_MM])
 
 
 def _with_notes(drawing: Drawing, notes) -> Drawing:

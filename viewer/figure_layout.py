@@ -153,6 +153,7 @@ def figure_layout(fig, drawing=None, matrix=None, *, frame=None, about=()) -> La
         lay.notes = list(drawing.notes)
     lay.about = list(about or (getattr(drawing, "about", None) or []))
     lay.lanes = list(getattr(fig, "geom3d_lanes", []))
+    lay.anchors = dict(getattr(fig, "geom3d_anchors", {}))
     return lay
 
 

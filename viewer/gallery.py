@@ -71,8 +71,8 @@ def render_figure(scene, fig: Figure, out: Path, size) -> tuple[object, list[str
     -------
     result : viewer.render.RenderResult
     problems : list of str
-        The lint's findings (empty: the figure passes); for an SVG also where its text
-        disagrees with the layout records.
+        The lint's findings (empty: the figure passes); for an SVG or a PDF also where
+        its text disagrees with the layout records (:mod:`viewer.layout_pdf`).
     seconds : float
         Wall time of the render.
     """
@@ -91,4 +91,8 @@ def render_figure(scene, fig: Figure, out: Path, size) -> tuple[object, list[str
     if out is not None and Path(out).suffix.lower() == ".svg" and res.layout.texts:
         if res.drawing.view in ("top", "side", "eye"):  # vector pages: every text
             problems += check_svg(res.layout, Path(out).read_bytes())
+    if out is not None and Path(out).suffix.lower() == ".pdf":
+        from .layout_pdf import check_pdf  # pypdf: a development dependency
+
+        problems += check_pdf(res.layout, Path(out).read_bytes(), res.image)
     return res, problems, dt

@@ -10,7 +10,10 @@ title, subtitle, legend, labels, notes and caption (which VTK's 2D overlay canno
 into vtk.js) are written into the page as a plain HTML column beside the scene's own
 ``.content`` box, which the vtk.js loader draws into (and empties) instead of the body;
 the world-anchored labels are listed there too, and drawn in the scene as flat 3D text
-beside their models (vtk.js has no label mapper), facing the opening camera.
+(vtk.js has no label mapper) facing the opening camera, placed apart by
+:func:`viewer.labels.place_labels` in the opening picture, in front of the drawing so
+scenery never hides them; their boxes are recorded in the page (``#g3-label-boxes``,
+pixels of the scene's box) for the tests.
 """
 
 from __future__ import annotations
@@ -205,7 +208,12 @@ def _fill_box(plotter, drawing: Drawing, box) -> None:
         _fit_parallel(plotter, box, corners)
     zoom = drawing.camera.get("zoom")
     if zoom:
-        cam.zoom(float(zoom))
+        # moved closer, not narrowed: the exported scene keeps no view angle of its own
+        # (vtk.js opened a --zoom 2 page at 1x, its labels at half their size)
+        cam.Dolly(float(zoom))
+        if cam.parallel_projection:
+            cam.parallel_scale = cam.parallel_scale / float(zoom)
+        plotter.renderer.ResetCameraClippingRange()
 
 
 def _fit_parallel(plotter, box, corners) -> None:
@@ -239,16 +247,105 @@ def _fit_parallel(plotter, box, corners) -> None:
     cam.clipping_range = (max(1.0, dist - 2 * span), dist + 2 * span)
 
 
-#: Height of a model's label in the HTML scene, as a fraction of the drawing's extent.
-LABEL_HEIGHT_FRACTION = 0.025
+#: Height of a model's label in the HTML scene as it opens, pixels of the scene's box at
+#: :data:`viewer.layout.REFERENCE_HEIGHT` (scaled with the box, never under
+#: :data:`LABEL_MIN_PX`); the text is a mesh, so it grows and shrinks as one zooms.
+LABEL_PX = 20.0
+LABEL_MIN_PX = 13.0
+#: Gap (px) a label's box keeps around its text when placed.
+LABEL_PAD_PX = 3.0
 
 
-def _add_model_labels(plotter, drawing: Drawing) -> None:
-    """Each world-anchored label as flat 3D text beside its model, facing the opening
-    camera (vtk.js has no label mapper: the text is a mesh, so it turns with the scene).
+def _perspective_matrix(plotter, box) -> np.ndarray:
+    """World -> clip coordinates of the scene as the page's vtk.js draws it (always in
+    perspective: a parallel camera was stood back to match, :func:`_fit_parallel`)."""
+    cam = plotter.camera
+    parallel = bool(cam.parallel_projection)
+    cam.parallel_projection = False
+    try:
+        return camera_matrix(plotter, box)
+    finally:
+        cam.parallel_projection = parallel
+
+
+def _unproject(inv: np.ndarray, px, ndc_z: float, box) -> np.ndarray:
+    """(3,) world point at page pixel ``px`` (rows down) and clip depth ``ndc_z``."""
+    w, h = box
+    v = inv @ np.array([2 * px[0] / w - 1, 1 - 2 * px[1] / h, ndc_z, 1.0])
+    return v[:3] / v[3]
+
+
+def model_label_boxes(plotter, drawing: Drawing, box) -> list:
+    """Where each world-anchored label goes in the scene as the page opens.
+
+    The labels are placed by :func:`viewer.labels.place_labels` in the opening camera's
+    picture (pixels of the scene's box, rows down): apart from each other, off every
+    trooper, the deciding ray and patch, with a leader line when moved off the anchor.
+
+    Returns
+    -------
+    list of (int, Placement, float)
+        Label index, its placement, the text height in px; placed labels only.
+    """
+    from .figure_layout import world_records
+    from .labels import place_labels
+    from .layout import size_scale
+    from .overlay import trooper_boxes
+
+    w, h = box
+    m = _perspective_matrix(plotter, box)
+    px_h = max(LABEL_MIN_PX, LABEL_PX * size_scale(box))
+    idx, anchors, sizes = [], [], []
+    for i, lab in enumerate(drawing.labels):
+        if not lab.text.strip():
+            continue
+        c = m @ np.array([*map(float, lab.point), 1.0])
+        ok = c[3] > 0
+        anchors.append(
+            ((c[0] / c[3] + 1) * 0.5 * w, (1 - c[1] / c[3]) * 0.5 * h) if ok else (np.nan, np.nan)
+        )
+        sizes.append((_text_aspect(lab.text) * px_h + 2 * LABEL_PAD_PX, px_h + 2 * LABEL_PAD_PX))
+        idx.append(i)
+    if not idx:
+        return []
+    _, rays, patches = world_records(drawing, m, box)
+    obstacles = [*trooper_boxes(drawing.actors, m, box), *patches]
+    places = place_labels(anchors, sizes, (2.0, w - 2.0, 2.0, h - 2.0), obstacles=obstacles,
+                          rays=rays)  # fmt: skip
+    return [(i, p, px_h) for i, p in zip(idx, places, strict=True) if p.placed]
+
+
+def _line_height() -> float:
+    """Height of a line of vtkVectorText (the page's 3D text), ascender to descender,
+    in its own units: every label is scaled by it, so all share one letter size."""
+    import pyvista as pv
+
+    b = pv.Text3D("Hg(", depth=0.0).bounds
+    return float(b[3] - b[2])
+
+
+def _text_aspect(text: str) -> float:
+    """Width of ``text`` as vtkVectorText draws it, in line heights."""
+    import pyvista as pv
+
+    b = pv.Text3D(text, depth=0.0).bounds
+    return float((b[1] - b[0]) / _line_height())
+
+
+def _add_model_labels(plotter, drawing: Drawing, box=None) -> list:
+    """Each world-anchored label as flat 3D text where :func:`model_label_boxes` put it,
+    facing the opening camera, with its leader line (vtk.js has no label mapper: the
+    text is a mesh, so it turns with the scene).
+
+    Returns
+    -------
+    list of dict
+        ``{"text", "box"}`` per drawn label: its box in pixels of the scene's box as
+        the page opens (rows down), for the page's record and its tests.
     """
     import pyvista as pv
 
+    box = tuple(box or plotter.window_size)
     cam = plotter.camera
     pos, focal = np.asarray(cam.position, float), np.asarray(cam.focal_point, float)
     fwd = focal - pos
@@ -256,21 +353,39 @@ def _add_model_labels(plotter, drawing: Drawing) -> None:
     up = np.asarray(cam.up, float)
     right = np.cross(fwd, up)
     if np.linalg.norm(right) < 1e-9:
-        return
+        return []
     right /= np.linalg.norm(right)
     up = np.cross(right, fwd)
-    ext = float(np.linalg.norm(np.ptp(np.asarray(drawing.bounds, float), axis=0)))
-    h = max(LABEL_HEIGHT_FRACTION * ext, 1e-3)
-    for i, lab in enumerate(drawing.labels):
-        if not lab.text.strip():
-            continue
+    m = _perspective_matrix(plotter, box)
+    inv = np.linalg.inv(m)
+    # every label stands in front of the whole scene (it draws where it was placed,
+    # scenery and the table never hide it as the page opens): at the depth of the nearest
+    # corner of everything drawn so far, less a margin, and past the near clipping plane
+    b = np.asarray(plotter.bounds, dtype=float)
+    corners = np.array([[x, y, zc] for x in b[0:2] for y in b[2:4] for zc in b[4:6]])
+    depth = float(((corners - pos) @ fwd).min()) - 0.02 * float(np.ptp(corners, axis=0).max())
+    depth = max(depth, 1.05 * float(cam.clipping_range[0]))
+    c = m @ np.array([*(pos + depth * fwd), 1.0])
+    z = float(c[2] / c[3])
+    out = []
+    for i, pl, px_h in model_label_boxes(plotter, drawing, box):
+        lab = drawing.labels[i]
+        x0, y0, x1, y1 = pl.box
+        centre = _unproject(inv, (0.5 * (x0 + x1), 0.5 * (y0 + y1)), z, box)
+        step = _unproject(inv, (0.5 * (x0 + x1), 0.5 * (y0 + y1) + px_h), z, box)
+        hw = float(np.linalg.norm(step - centre))  # world size of px_h pixels there
         text = pv.Text3D(lab.text, depth=0.0)
         p = np.asarray(text.points, float)
-        p -= [p[:, 0].min(), p[:, 1].min(), 0.0]
-        p *= h  # vtkVectorText glyphs are one unit high
-        anchor = np.asarray(lab.point, float) + 0.3 * h * (right + up)
-        text.points = anchor + p[:, :1] * right + p[:, 1:2] * up
+        lo, hi = p.min(axis=0), p.max(axis=0)
+        p = (p - 0.5 * (lo + hi)) * (hw / _line_height())
+        text.points = centre + p[:, :1] * right + p[:, 1:2] * up
         plotter.add_mesh(text, color=lab.color, name=f"label3d:{i}", lighting=False)
+        if pl.leader:
+            end = _unproject(inv, pl.leader_end(), z, box)
+            line = pv.Line(end, np.asarray(lab.point, float))
+            plotter.add_mesh(line, color=pal.TEXT, name=f"label3d-leader:{i}", lighting=False)
+        out.append({"text": lab.text, "box": [round(float(v), 1) for v in pl.box]})
+    return out
 
 
 def html_bytes(drawing: Drawing, size) -> bytes:
@@ -289,12 +404,19 @@ def html_bytes(drawing: Drawing, size) -> bytes:
         draw(pl, drawing, box, labels=False)
         CAMERAS[drawing.view](pl, drawing, box)
         _fill_box(pl, drawing, box)
-        _add_model_labels(pl, drawing)
+        placed = _add_model_labels(pl, drawing, box)
         text = _export(pl)
     finally:
         pl.close()
     text = deterministic(text)
     title = f"<title>{html.escape(safe_text(drawing.title))}</title>"
     text = _TITLE.sub(lambda m: title, text, count=1)  # a function: no \\1 or \\g<> in it
-    text = text.replace("<body>", "<body>" + page_body(drawing), 1)
+    # JSON in a script element: "<" written as its escape, so "</script>" cannot occur
+    record = json.dumps({"box": list(box), "labels": placed}).replace("<", "\\u003c")
+    text = text.replace(
+        "<body>",
+        "<body>" + page_body(drawing)
+        + f'<script type="application/json" id="g3-label-boxes">{record}</script>',
+        1,
+    )  # fmt: skip
     return text.encode("utf-8")

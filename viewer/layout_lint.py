@@ -36,6 +36,7 @@ __all__ = [
     "Layout",
     "TextBox",
     "check_svg",
+    "check_texts",
     "empty_fraction",
     "lint",
     "segment_hits_box",
@@ -105,6 +106,8 @@ class Layout:
         Leader lines drawn from labels to their anchors.
     notes : list of str
         What the figure said about its own layout (labels left out, a numbered key).
+    anchors : dict str -> (x, y)
+        Where each placed label (by text id) points: the anchor it was placed about.
     lanes : list of dict
         Route-window lanes as drawn (:mod:`viewer.layers.route_windows`): ``mover``,
         ``other``, ``lane``, ``track`` (the thin line along the whole route, or the
@@ -120,6 +123,7 @@ class Layout:
     patches: list[Box] = field(default_factory=list)
     leaders: list = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    anchors: dict[str, tuple[float, float]] = field(default_factory=dict)
     lanes: list[dict] = field(default_factory=list)
 
 
@@ -396,13 +400,24 @@ def check_svg(layout: Layout, data: bytes | str) -> list[str]:
     :data:`SVG_POSITION_EM` font sizes), the same font size and width (within
     :data:`SVG_SIZE_FRACTION`); the SVG must hold no text the records lack.
     """
-    svg = svg_texts(data, layout.size)
-    pool = list(svg)
+    return check_texts(layout, svg_texts(data, layout.size), "SVG", SVG_POSITION_EM)
+
+
+def check_texts(layout: Layout, found: list[TextBox], where: str, position_em: float) -> list[str]:
+    """Where texts read back from a written file disagree with the layout records.
+
+    Every recorded text must be in ``found`` once, at the same place (centres within
+    ``position_em`` font sizes, plus half of :data:`SVG_SIZE_FRACTION` of its width),
+    the same font size and width (within :data:`SVG_SIZE_FRACTION`); ``found`` must hold
+    no text the records lack. ``where`` names the file kind in the messages (``SVG``,
+    ``PDF``).
+    """
+    pool = list(found)
     out: list[str] = []
     for t in (t for t in layout.texts if t.text.strip()):
         cands = [s for s in pool if s.text == t.text]
         if not cands:
-            out.append(f"text {t.id} {t.text!r} is not in the SVG")
+            out.append(f"text {t.id} {t.text!r} is not in the {where}")
             continue
         c = np.array([0.5 * (t.box[0] + t.box[2]), 0.5 * (t.box[1] + t.box[3])])
 
@@ -415,14 +430,14 @@ def check_svg(layout: Layout, data: bytes | str) -> list[str]:
         pool.remove(s)
         # hinted glyph advances (matplotlib) and plain ones (PIL) differ by a few per cent
         # of a line's width: the centre of a left-aligned line moves by half of that
-        slack = SVG_POSITION_EM * t.px + 0.5 * SVG_SIZE_FRACTION * (t.box[2] - t.box[0])
+        slack = position_em * t.px + 0.5 * SVG_SIZE_FRACTION * (t.box[2] - t.box[0])
         if dist(s) > slack + TOUCH_PX + 1.0:
-            out.append(f"text {t.id} {t.text!r} is {dist(s):.1f} px from its record in the SVG")
+            out.append(f"text {t.id} {t.text!r} is {dist(s):.1f} px from its record in the {where}")
         if abs(s.px - t.px) > SVG_SIZE_FRACTION * t.px:
-            out.append(f"text {t.id} {t.text!r}: SVG font {s.px:.1f} px, record {t.px:.1f} px")
+            out.append(f"text {t.id} {t.text!r}: {where} font {s.px:.1f} px, record {t.px:.1f} px")
         wr, ws = t.box[2] - t.box[0], s.box[2] - s.box[0]
         if abs(wr - ws) > SVG_SIZE_FRACTION * max(wr, 1.0) + 1.0:
-            out.append(f"text {t.id} {t.text!r}: SVG width {ws:.1f} px, record {wr:.1f} px")
+            out.append(f"text {t.id} {t.text!r}: {where} width {ws:.1f} px, record {wr:.1f} px")
     for s in pool:
-        out.append(f"SVG text {s.text!r} has no layout record")
+        out.append(f"{where} text {s.text!r} has no layout record")
     return out

@@ -24,11 +24,13 @@ from .model import Drawing
 
 __all__ = [
     "add_legend",
+    "add_legend_rows",
     "add_mask",
     "add_overlay",
     "add_placed_labels",
     "fit_lines",
     "label_font_size",
+    "legend_font_size",
     "legend_symbol",
     "place_world_labels",
     "text_px",
@@ -112,6 +114,118 @@ def add_legend(plotter, drawing: Drawing, x0: float, y1: float, w: float, h: flo
     plotter.add_actor(leg, reset_camera=False, name="legend", pickable=False)
 
 
+#: ``add_text`` font size of the legend rows at :data:`viewer.layout.REFERENCE_HEIGHT`
+#: (PyVista draws at twice the size given: 20 px at 1200 px image height).
+LEGEND_FONT = 10
+#: The smallest legend ``add_text`` size: 12 px drawn, over the lint's 11 px (SPEC 13.5).
+LEGEND_FONT_MIN = 6
+
+
+def legend_font_size(size) -> int:
+    """``add_text`` font size of the legend rows in an image of ``size`` pixels."""
+    return max(LEGEND_FONT_MIN, round(LEGEND_FONT * size_scale(size)))
+
+
+def _polys_2d(mesh: pv.PolyData, x: float, y: float, scale: float, name: str, plotter) -> None:
+    """A unit-square mesh with cell colours (:func:`legend_symbol`) drawn at display
+    pixels ``(x, y)`` (lower left, rows up), ``scale`` pixels a side."""
+    m = mesh.copy()
+    p = np.asarray(m.points, dtype=float)
+    m.points = np.column_stack([x + scale * p[:, 0], y + scale * p[:, 1], p[:, 2]])
+    mapper = vtkPolyDataMapper2D()
+    mapper.SetInputData(m)
+    mapper.ScalarVisibilityOn()
+    mapper.SetScalarModeToUseCellData()
+    mapper.SetColorModeToDirectScalars()
+    actor = vtkActor2D()
+    actor.SetMapper(mapper)
+    plotter.add_actor(actor, reset_camera=False, name=name, pickable=False)
+
+
+def _frame_2d(plotter, name: str, box, size, lw: float):
+    """A white box with a black border, ``box`` = (x0, y0, x1, y1) display pixels (rows
+    up). The box's actor is named ``name`` and placed at its lower-left corner in
+    normalised viewport coordinates, as VTK's legend box was (:mod:`viewer.window` puts
+    its notes under it)."""
+    x0, y0, x1, y1 = box
+    pts = np.array([[0, 0, 0], [x1 - x0, 0, 0], [x1 - x0, y1 - y0, 0], [0, y1 - y0, 0]], float)
+    for kind, poly in (
+        ("fill", pv.PolyData(pts, faces=np.array([4, 0, 1, 2, 3]))),
+        ("edge", pv.PolyData(pts, lines=np.array([5, 0, 1, 2, 3, 0]))),
+    ):
+        mapper = vtkPolyDataMapper2D()
+        mapper.SetInputData(poly)
+        actor = vtkActor2D()
+        actor.SetMapper(mapper)
+        actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        actor.GetPositionCoordinate().SetValue(x0 / size[0], y0 / size[1])
+        if kind == "fill":
+            actor.GetProperty().SetColor(1.0, 1.0, 1.0)
+        else:
+            actor.GetProperty().SetColor(0.0, 0.0, 0.0)
+            actor.GetProperty().SetLineWidth(lw)
+        key = name if kind == "fill" else f"{name}:{kind}"
+        plotter.add_actor(actor, reset_camera=False, name=key, pickable=False)
+
+
+def add_legend_rows(plotter, drawing: Drawing, x0: float, top: float, width: float, size):
+    """The legend as rows of text at a fixed pixel size, each after its symbol.
+
+    VTK's legend box scales its text to the box (5-7 px at 800 x 500); these rows are
+    drawn at :func:`legend_font_size` and wrapped to ``width``.
+
+    Parameters
+    ----------
+    x0, top : float, px
+        The legend's top-left corner (rows down).
+    width : float, px
+        The most the legend may take across.
+    size : (int, int)
+
+    Returns
+    -------
+    boxes : list of viewer.layout_lint.TextBox
+        Each row's text box (``legend-<i>``, ``legend-<i>:<j>`` for wrapped lines).
+    bottom : float, px
+        Rows down: where the legend ends.
+    """
+    from .layout_lint import TextBox
+
+    h = size[1]
+    k = size_scale(size)
+    font = legend_font_size(size)
+    probe = plotter.add_text(" ", position=(0, 0), font_size=font, name="legend:probe")
+    line_h = text_px(probe.prop, "Ag")[1]
+    pad = max(3.0, 4 * k)
+    sw = float(line_h)  # the symbol's side
+    tx = x0 + pad + sw + 0.5 * line_h
+    rows = [wrap(probe.prop, [e.label], width - (tx - x0) - pad) for e in drawing.legend]
+    widths = [[text_px(probe.prop, line)[0] for line in lines] for lines in rows]
+    plotter.remove_actor("legend:probe", render=False)
+    step = 1.25 * line_h
+    n_lines = sum(len(r) for r in rows)
+    bottom = top + 2 * pad + n_lines * step
+    right = min(x0 + width, tx + max((max(w) for w in widths), default=0) + pad)
+    _frame_2d(plotter, "legend", (x0, h - bottom, right, h - top), size, max(1.0, k))
+    boxes = []
+    y = top + pad
+    for i, (e, lines, ws) in enumerate(zip(drawing.legend, rows, widths, strict=True)):
+        sym_y = y + 0.5 * (step - sw)
+        _polys_2d(legend_symbol(e.face, e.color), x0 + pad, h - sym_y - sw, sw,
+                  f"legend:sym:{i}", plotter)  # fmt: skip
+        for j, (line, lw_px) in enumerate(zip(lines, ws, strict=True)):
+            yt = y + 0.5 * (step - line_h)
+            txt = plotter.add_text(line, position=(round(tx), round(h - yt)), font_size=font,
+                                   color=pal.TEXT, name=f"legend:{i}:{j}")  # fmt: skip
+            txt.prop.justification_vertical = "top"
+            tid = f"legend-{i}" if j == 0 else f"legend-{i}:{j}"
+            yr = round(yt)
+            boxes.append(TextBox(tid, line, (round(tx), yr, round(tx) + lw_px, yr + line_h),
+                                 2.0 * font))  # fmt: skip
+            y += step
+    return boxes, bottom
+
+
 def add_mask(plotter, name: str, x0: float, y0: float, x1: float, y1: float) -> None:
     """An opaque background-coloured rectangle over the 3D picture (viewport fractions)."""
     rect = pv.PolyData(
@@ -182,9 +296,23 @@ def fit_lines(plotter, text: str, font: int, width_px: float, most: int):
     return f, lines, step
 
 
-def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None:
-    """Title, subtitle, legend and notes; in a plan view they get their own margins."""
+def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list:
+    """Title, subtitle, legend and notes; in a plan view they get their own margins.
+
+    Returns every text's box (:class:`viewer.layout_lint.TextBox`, page pixels, rows
+    down: title, subtitle, legend rows, notes and caption lines), for the layout records.
+    """
+    from .layout_lint import TextBox
+
     w, h = size
+    boxes: list = []
+
+    def record(txt, tid: str, line: str, x: float, y: float, top: bool) -> None:
+        """The box of ``line`` drawn at display ``(x, y)`` (rows up), by its top or bottom."""
+        tw, th = text_px(txt.prop, line)
+        y0 = h - y if top else h - y - th
+        boxes.append(TextBox(tid, line, (x, y0, x + tw, y0 + th), float(txt.prop.font_size)))
+
     k = size_scale(size)
     if legend_column:
         add_mask(plotter, "mask:title", 0.0, 1.0 - TITLE_BAND, 1.0, 1.0)
@@ -211,16 +339,18 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
                 name=name if i == 0 else f"{name}:{i}",
             )
             texts.append(txt)
+            record(txt, name if i == 0 else f"{name}-{i}", line, round(0.015 * w), round(y), False)
     n = len(drawing.legend) if drawing.show_legend else 0
     lw = LEGEND_COLUMN - 0.02
-    lh = min(0.45, 0.024 * max(n, 1))
     x0 = 1.0 - lw - 0.01
     top = 1.0 - TITLE_BAND
-    if n:  # VTK scales the entries' text to the box: a box as wide as the text needs
-        chars = max(len(e.label) for e in drawing.legend[:n])
-        row_px = lh * h / n
-        need = (chars * 0.45 * row_px + 1.6 * row_px) / w
-        add_legend(plotter, drawing, x0, top, min(lw, need), lh)
+    legend_boxes: list = []
+    lh = 0.0
+    if n:  # rows at a fixed pixel size, wrapped to the column
+        legend_boxes, bottom = add_legend_rows(plotter, drawing, x0 * w, TITLE_BAND * h,
+                                               lw * w, size)  # fmt: skip
+        boxes.extend(legend_boxes)
+        lh = bottom / h - TITLE_BAND
     if drawing.notes:
         notes_font = max(7, round(12 * k))
         first = plotter.add_text(
@@ -232,6 +362,14 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
         plotter.remove_actor("notes:probe", render=False)
         # one text actor per line: SVG <text> elements do not break lines
         y0 = (top - lh - 0.02) * h
+        # down to the caption (or the page's bottom margin): what does not fit is counted
+        floor_px = BOTTOM_MARGIN * h
+        if drawing.caption:
+            floor_px += _caption_px(plotter, drawing, size)
+        room = max(int((y0 - floor_px) // step), 0)
+        if len(lines) > room:
+            more = f"... {len(lines) - room + 1} more lines not shown"
+            lines = [*lines[: room - 1], more] if room else []
         for i, line in enumerate(lines):
             txt = plotter.add_text(
                 line,
@@ -242,6 +380,7 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
             )
             txt.prop.justification_vertical = "top"
             texts.append(txt)
+            record(txt, f"notes-{i}", line, round(x0 * w), round(y0 - i * step), True)
     if drawing.caption:  # under the picture, on a white backing
         cap_font = max(7, round(13 * k))
         probe = plotter.add_text(" ", position=(0, 0), font_size=cap_font, name="caption:probe")
@@ -260,10 +399,25 @@ def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> None
             )
             txt.prop.background_color = pal.BACKGROUND
             txt.prop.background_opacity = 0.85
+            cy = round((len(lines) - 1 - i) * step + 0.01 * h)
+            record(txt, f"caption-{i}", line, round(0.015 * w), cy, False)
     if not legend_column:  # text over the picture: give it a backing
         for t in texts:
             t.prop.background_color = pal.BACKGROUND
             t.prop.background_opacity = 0.8
+    return boxes
+
+
+def _caption_px(plotter, drawing: Drawing, size) -> float:
+    """Height in pixels the caption takes at the page's bottom (as :func:`add_overlay`
+    draws it)."""
+    w, h = size
+    cap_font = max(7, round(13 * size_scale(size)))
+    probe = plotter.add_text(" ", position=(0, 0), font_size=cap_font, name="caption:probe")
+    lines = wrap(probe.prop, drawing.caption.splitlines(), 0.97 * w)
+    step = 1.25 * text_px(probe.prop, "Ag")[1]
+    plotter.remove_actor("caption:probe", render=False)
+    return len(lines) * step + 0.012 * h
 
 
 def label_font_size(size) -> int:

@@ -296,9 +296,10 @@ def render(
         )
         if note:
             drawing.notes.append(note)
-        add_overlay(pl, drawing, size, legend_column=True)
+        page_texts = add_overlay(pl, drawing, size, legend_column=True)
         add_placed_labels(pl, drawing.labels, placements, size)
         layout = _vtk_layout(drawing, placements, matrix, size, region)
+        layout.texts.extend(page_texts)
         pl.render()
         image = np.asarray(pl.screenshot(None, return_img=True))[:, :, :3].copy()
         if path is not None and ext == ".svg":
@@ -317,8 +318,8 @@ def render(
 def _vtk_layout(drawing, placements, matrix, size, region) -> Layout:
     """Layout records of a VTK view: its placed labels, troopers, deciding ray, patch.
 
-    The title band, legend and notes of these views are laid out by :mod:`viewer.overlay`
-    in their own margins and are not recorded.
+    The title, subtitle, legend, notes and caption, laid out by :mod:`viewer.overlay` in
+    their own margins, are added by the caller (:func:`viewer.overlay.add_overlay`).
     """
     x0, x1, y0, y1 = region
     font = 2.0 * label_font_size(size)  # add_text draws at twice the size it is given
@@ -330,6 +331,11 @@ def _vtk_layout(drawing, placements, matrix, size, region) -> Layout:
     lay = Layout(size, (x0, y0, x1, y1), texts, about=list(drawing.about))
     lay.troopers, lay.rays, lay.patches = world_records(drawing, matrix, size)
     lay.leaders = [(p.leader_end(), p.anchor) for p in placements if p.placed and p.leader]
+    lay.anchors = {
+        f"label-{i}": (float(p.anchor[0]), float(p.anchor[1]))
+        for i, p in enumerate(placements)
+        if p.placed
+    }
     lay.notes = list(drawing.notes)
     return lay
 

@@ -38,9 +38,11 @@ from . import wording as wd
 from .model import ActorSpec, Drawing
 
 __all__ = [
+    "BEHIND_SCENERY",
     "GHOST_OUTLINE",
     "PATCH_OUTLINE",
     "VISIBLE_REGION",
+    "behind_scenery_note",
     "eye_part",
     "hidden_labels",
     "hidden_trooper_labels",
@@ -258,7 +260,7 @@ def hidden_trooper_labels(scene, drawing: Drawing, basis) -> Drawing:
         elif lab.trooper == target:
             keep.append(replace(lab, text=lab.text + " (out of sight)"))
         else:
-            gone.append(lab.text)
+            gone.append(lab.trooper)
     if (
         not gone
         and len(keep) == len(drawing.labels)
@@ -267,8 +269,35 @@ def hidden_trooper_labels(scene, drawing: Drawing, basis) -> Drawing:
         return drawing
     notes = list(drawing.notes)
     if gone:
-        notes.append("behind scenery (labels not drawn): " + ", ".join(gone))
+        notes.append(behind_scenery_note(gone, []))
     return replace(drawing, labels=keep, notes=notes)
+
+
+#: How every note on labels hidden behind scenery starts.
+BEHIND_SCENERY = "behind scenery (labels not drawn): "
+
+
+def behind_scenery_note(troopers, others) -> str:
+    """The note naming the labels scenery hides: troopers by id, other labels quoted.
+
+    A trooper's label reads ``target (main target): hit``; the note names the trooper
+    (``target``). Any other label (a reason, a length, a scenery height) is quoted and
+    called a label, so it does not read as one more trooper (issue 47).
+
+    Parameters
+    ----------
+    troopers : sequence of str
+        Ids of the troopers whose labels are hidden.
+    others : sequence of str
+        Texts of the other hidden labels.
+    """
+    parts = []
+    if troopers:
+        parts.append(", ".join(troopers))
+    if others:
+        word = "the label" if len(others) == 1 else "the labels"
+        parts.append(word + " " + ", ".join(f'"{t}"' for t in others))
+    return BEHIND_SCENERY + "; ".join(parts)
 
 
 def hidden_labels(scene, labels, position, direction, parallel: bool, near: float) -> list[bool]:
@@ -323,8 +352,8 @@ def hide_occluded_labels(scene, drawing: Drawing, camera) -> Drawing:
     Returns
     -------
     Drawing
-        ``drawing`` itself when nothing is hidden, else a copy with fewer labels and the
-        note ``"behind scenery (labels not drawn): ..."``.
+        ``drawing`` itself when nothing is hidden, else a copy with fewer labels and one
+        note :func:`behind_scenery_note` (``"behind scenery (labels not drawn): ..."``).
     """
     if drawing.view == "top" or not drawing.labels:
         return drawing
@@ -340,6 +369,7 @@ def hide_occluded_labels(scene, drawing: Drawing, camera) -> Drawing:
         perspective=not parallel,
         span=float(np.linalg.norm(np.ptp(np.asarray(drawing.bounds, dtype=float), axis=0))),
     )
+    original = drawing
     drawing = hidden_trooper_labels(scene, drawing, basis)
     hidden = hidden_labels(scene, drawing.labels, pos, direction, parallel, near)
     hidden = [h and lab.trooper is None for lab, h in zip(drawing.labels, hidden, strict=True)]
@@ -347,8 +377,11 @@ def hide_occluded_labels(scene, drawing: Drawing, camera) -> Drawing:
         return drawing
     keep = [lab for lab, h in zip(drawing.labels, hidden, strict=True) if not h]
     gone = [lab.text for lab, h in zip(drawing.labels, hidden, strict=True) if h]
-    note = "behind scenery (labels not drawn): " + ", ".join(gone)
-    return replace(drawing, labels=keep, notes=[*drawing.notes, note])
+    # one note for both: the troopers' note (if any) is made again with the other labels
+    notes = list(original.notes)
+    left = {lab.trooper for lab in drawing.labels if lab.trooper is not None}
+    troopers = [t for t in (lab.trooper for lab in original.labels) if t and t not in left]
+    return replace(drawing, labels=keep, notes=[*notes, behind_scenery_note(troopers, gone)])
 
 
 #: Arm of an eye view's stop mark, as a fraction of its distance from the eye (the same

@@ -50,7 +50,15 @@ from geom3d.survey.grid import stand_threads
 #: answers and the document's cells).
 EXPOSURE_BYTES_PER_PAIR: int = 1700
 
-__all__ = ["ExposureResult", "exposure", "run_exposure"]
+__all__ = [
+    "ExposurePlan",
+    "ExposureResult",
+    "exposure",
+    "finish_exposure",
+    "plan_engines",
+    "plan_exposure",
+    "run_exposure",
+]
 
 _SHARE_DECIMALS = 4
 
@@ -114,7 +122,44 @@ def _job(scene: Scene, observers, probe: Probe, cells, tasks, proofs: bool) -> E
     )
 
 
-def run_exposure(
+@dataclass
+class ExposurePlan:
+    """An exposure map's questions, asked before any ray (:func:`plan_exposure`).
+
+    Attributes
+    ----------
+    observers : list of Trooper
+    probe : Probe
+    grid : ProbeGrid
+        The standable cells (``grid.positions``: (n, 3) float64, mm).
+    maybe : (n, k) bool
+        The pairs the rules' screen left to visibility.
+    tasks : (t, 2) int64
+        ``(cell, observer)`` of each such pair, in cell order.
+    job : ExposureJob
+        The workers' job over ``tasks``.
+    spacing_mm : float
+    ignore_arcs : bool
+    seen_from : str or None
+    t0, t_grid, t_screen : float
+        When planning started (``perf_counter``) and its stages' seconds.
+    """
+
+    observers: list
+    probe: Probe
+    grid: ProbeGrid
+    maybe: np.ndarray
+    tasks: np.ndarray
+    job: ExposureJob
+    spacing_mm: float
+    ignore_arcs: bool
+    seen_from: str | None
+    t0: float
+    t_grid: float
+    t_screen: float
+
+
+def plan_exposure(
     scene: Scene,
     *,
     observers: str | None = None,
@@ -122,14 +167,12 @@ def run_exposure(
     probe: int = 2,
     spacing_mm: float = 10.0,
     ignore_arcs: bool = False,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
     proofs: bool = True,
-) -> ExposureResult:
-    """Compute an exposure map (see :func:`exposure`); the document and the arrays.
-    ``seen_from``: a trooper id instead of ``observers``, the map of where it can be seen
-    from (see the module docstring)."""
+    threads: int = 1,
+) -> ExposurePlan:
+    """The cells, the screen and the visibility job of an exposure map (the options as
+    :func:`run_exposure`; ``threads``: the cells are stood on this many threads);
+    :func:`finish_exposure` makes the map from the job's answers."""
     t0 = time.perf_counter()
     if (observers is None) == (seen_from is None):
         raise UsageError("exposure: give either --observers or --seen-from")
@@ -146,7 +189,7 @@ def run_exposure(
         raise InputError(f"--observers: {observers!r} names no trooper")
     pr = probe_for(scene, probe)
     with building("placing the exposure map's cells"):
-        grid = standing_cells(scene, pr, spacing_mm, stand_threads(workers))
+        grid = standing_cells(scene, pr, spacing_mm, threads)
     cells = grid.positions
     n_pairs = len(cells) * len(obs)
     refuse_if_too_big(  # before the (cells x observers) arrays are made
@@ -161,21 +204,69 @@ def run_exposure(
     ci, oj = np.nonzero(maybe)
     tasks = np.column_stack([ci, oj]).astype(np.int64)
     t_screen = time.perf_counter() - t1
-    t2 = time.perf_counter()
     job = _job(scene, obs, pr, cells, tasks, proofs)
-    which = [int(w) for w in (job.observer_mesh if job.observer_mesh is not None else ())]
-    vis, info = visible_tasks(
-        job,
-        engine=scene.engine,
-        prover=lambda: scene.prover,
-        hull_engines=[  # the scene's own BVHs of job.meshes (lof's, cached per scene)
-            engine_for(scene, (obs[which.index(m)].id,)) for m in range(len(job.meshes))
-        ],
-        workers=workers,
-        scheduler=scheduler,
-        progress=progress,
+    return ExposurePlan(
+        obs, pr, grid, maybe, tasks, job, spacing_mm, ignore_arcs, seen_from, t0, t_grid, t_screen
     )
-    t_rays = time.perf_counter() - t2
+
+
+def plan_engines(scene: Scene, plan: ExposurePlan) -> dict:
+    """``engine``, ``prover`` and ``hull_engines`` for :func:`visible_tasks` in this
+    process: the scene's own BVHs (lof's, cached per scene) and proofs."""
+    job = plan.job
+    which = [int(w) for w in (job.observer_mesh if job.observer_mesh is not None else ())]
+    return {
+        "engine": scene.engine,
+        "prover": lambda: scene.prover,
+        "hull_engines": [
+            engine_for(scene, (plan.observers[which.index(m)].id,)) for m in range(len(job.meshes))
+        ],
+    }
+
+
+def run_exposure(
+    scene: Scene,
+    *,
+    observers: str | None = None,
+    seen_from: str | None = None,
+    probe: int = 2,
+    spacing_mm: float = 10.0,
+    ignore_arcs: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    proofs: bool = True,
+) -> ExposureResult:
+    """Compute an exposure map (see :func:`exposure`); the document and the arrays.
+    ``seen_from``: a trooper id instead of ``observers``, the map of where it can be seen
+    from (see the module docstring)."""
+    plan = plan_exposure(
+        scene,
+        observers=observers,
+        seen_from=seen_from,
+        probe=probe,
+        spacing_mm=spacing_mm,
+        ignore_arcs=ignore_arcs,
+        proofs=proofs,
+        threads=stand_threads(workers),
+    )
+    t2 = time.perf_counter()
+    vis, info = visible_tasks(
+        plan.job, **plan_engines(scene, plan), workers=workers, scheduler=scheduler,
+        progress=progress,
+    )  # fmt: skip
+    return finish_exposure(scene, plan, vis, info, time.perf_counter() - t2)
+
+
+def finish_exposure(
+    scene: Scene, plan: ExposurePlan, vis: np.ndarray, info: dict, t_rays: float
+) -> ExposureResult:
+    """The map of ``plan`` from the answers ``vis`` ((t,) bool, in ``plan.tasks`` order)
+    and ``info`` (:func:`visible_tasks`'); ``t_rays``: the seconds they took."""
+    obs, pr, grid, maybe = plan.observers, plan.probe, plan.grid, plan.maybe
+    cells = grid.positions
+    ci, oj = plan.tasks[:, 0], plan.tasks[:, 1]
+    spacing_mm, seen_from, tasks = plan.spacing_mm, plan.seen_from, plan.tasks
     seen = np.zeros(maybe.shape, dtype=bool)
     seen[ci, oj] = vis
     ids = [o.id for o in obs]
@@ -195,7 +286,7 @@ def run_exposure(
             "height_mm": round_value(pr.height),
         },
         "spacing_mm": round_value(spacing_mm),
-        "ignore_arcs": bool(ignore_arcs),
+        "ignore_arcs": bool(plan.ignore_arcs),
         "cells": [
             {
                 "position": round_point(cells[i]),
@@ -218,10 +309,10 @@ def run_exposure(
             "pairs_decided_without_rays": int(n * k - len(tasks)),
         },
     }
-    total = time.perf_counter() - t0
+    total = time.perf_counter() - plan.t0
     doc["timing"] = {
-        "grid_s": round_value(t_grid),
-        "screen_s": round_value(t_screen),
+        "grid_s": round_value(plan.t_grid),
+        "screen_s": round_value(plan.t_screen),
         "rays_s": round_value(t_rays),
         "total_s": round_value(total),
         "pairs_per_s": round_value(n * k / total if total > 0 else 0.0, 1),

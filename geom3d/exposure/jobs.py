@@ -256,12 +256,17 @@ def visible_tasks(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    answers: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict]:
     """Visibility of every task of ``job``.
 
     ``workers=1`` runs in-process on ``engine`` / ``prover`` / ``hull_engines`` (the
     scene's; built when absent), ``workers=N`` on a local process pool (default: the CPU count),
     ``scheduler`` on that Dask cluster.
+
+    ``answers``, a (t,) int8 array of -1 given by a caller that shows partial results:
+    each chunk's answers (0 or 1) are written into it as they come from a pool or a
+    cluster, before ``progress`` is called (in-process and forked runs fill it at the end).
 
     Returns
     -------
@@ -272,7 +277,7 @@ def visible_tasks(
     """
     cb = progress or (lambda done, total: None)
     n = len(job.tasks)
-    out = np.zeros(n, dtype=bool)
+    out = np.zeros(n, dtype=bool) if answers is None else answers
     cnt = np.zeros(len(COUNTERS), dtype=np.int64)
 
     def info(executor: str, k: int) -> dict:
@@ -297,4 +302,4 @@ def visible_tasks(
         )
     finally:
         _WORKER.clear()  # do not keep the caller's BVH and prover alive
-    return out, info(executor, k)
+    return (out if answers is None else out == 1), info(executor, k)

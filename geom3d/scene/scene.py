@@ -10,12 +10,13 @@ highest surface point under their whole base disc (:mod:`geom3d.scene.standing`,
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from geom3d.bodies.cylinder import cylinders_touch
-from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
-from geom3d.core.errors import UnknownIdError, printable
-from geom3d.core.messages import Message, severity_of, warning
+from geom3d.core.errors import InputError, UnknownIdError, printable
+from geom3d.core.messages import Message, severity_of
 from geom3d.core.tolerances import SURVEY_DEFAULT_LANES
 from geom3d.core.validation import xyz
 from geom3d.mesh import file_digest
@@ -34,13 +34,12 @@ from geom3d.scenario import AttackSpec, Scenario, TrooperSpec
 from geom3d.scenario.terrain_zones import ZONE_PIECE_PREFIX
 from geom3d.scene import ahead
 from geom3d.scene.interface import Ruleset
-from geom3d.scene.reach import enclosed_warnings
+from geom3d.scene.placed import stand, trooper_warnings
 from geom3d.scene.scenery import BuiltScenery, SceneryMesh, build_scenery, closed_solids
-from geom3d.scene.standing import Surface, embedded_reasons, footing_messages
+from geom3d.scene.standing import Surface
 from geom3d.scene.terrain_zones import disc_meets_polygon
-from geom3d.scene.tolerances import ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.scene.trooper import Trooper
-from geom3d.scene.vehicles import local_hull, place_vehicle
+from geom3d.scene.vehicles import local_hull, place_vehicle, share_engines
 from geom3d.visibility import Prover
 from geom3d.visibility.convex import ConvexSolids
 from geom3d.visibility.interior_cache import build_interior
@@ -191,31 +190,93 @@ class Scene:
             )
         self.surface: Surface = built.surface
         self.warnings.extend(built.warnings)  # one line per piece (load, rest, closing)
-        self.troopers: dict[str, Trooper] = {}
         file = scenario.name if scenario.path is None else str(scenario.path)
         self._hulls = {
             t.id: local_hull(t.vehicle, file, f"troopers[{i}].vehicle.hull.mesh")
             for i, t in enumerate(scenario.troopers)
             if t.vehicle
         }
-        specs = tuple(self._as_body(t) for t in scenario.troopers)
-        drop_xy = [t for t in specs if len(t.position) == 2]
-        z_drop, variation, overlaps, support = self.surface.footing(
-            [t.position for t in drop_xy], [self._base_radius(t) for t in drop_xy]
-        )
-        z_of = {t.id: float(z) for t, z in zip(drop_xy, z_drop, strict=True)}
-        for t, z, var, over, sup in zip(drop_xy, z_drop, variation, overlaps, support, strict=True):
-            r = self._base_radius(t)
-            self.warnings += footing_messages(t.id, float(z), r, float(var), over, sup)
-        engaged = {t.id: set(t.engaged_with) for t in specs}
-        for t in specs:
-            for o in t.engaged_with:
-                engaged[o].add(t.id)
-        for t in specs:
-            self.troopers[t.id] = self._make_trooper(t, z_of, tuple(sorted(engaged[t.id])))
-        self._check_warnings()
+        self._stood = stand(self, tuple(self._as_body(t) for t in scenario.troopers), {})
+        self.troopers: dict[str, Trooper] = {tid: st.trooper for tid, st in self._stood.items()}
+        self.warnings += trooper_warnings(self._stood)
         # ids and file names in warnings are the user's: never a raw control character
         self.warnings = [Message(printable(w), severity_of(w)) for w in self.warnings]
+
+    def restand(
+        self,
+        tid: str,
+        position: Sequence[float],
+        *,
+        facing_deg: float | None = None,
+        prone: bool | None = None,
+    ) -> Scene:
+        """This scene with trooper ``tid`` moved: a new scene; this one is unchanged.
+
+        The new scene shares this one's scenery, BVH, standing surface and blocking
+        proofs, and keeps every other trooper as it stands with what the scene found
+        about it (its footing notes, its own checks: :mod:`geom3d.scene.placed`), and,
+        when ``tid`` is no vehicle, the BVHs of scenery plus 40k hulls. Only
+        ``tid`` is stood (SPEC 11.2, 12.2) and checked (embedded, enclosed: 13.1) again,
+        and the warnings about two troopers are made again. So it equals the scene built
+        from this scenario with ``tid``'s entry changed: the same troopers, warnings and
+        answers. Its visibility cache starts empty (which cached pairs a move cannot
+        change is the caller's choice: :func:`geom3d.serve.moves.carry_visibility`).
+
+        Parameters
+        ----------
+        tid : str
+        position : (2,) or (3,) float, mm
+            ``[x, y]`` rests it on the surface under its base (as the file's ``[x, y]``),
+            ``[x, y, z]`` places its base there.
+        facing_deg : float, optional
+            Its new facing (counter-clockwise from +x); unchanged when None.
+        prone : bool, optional
+            Lay it down (True) or stand it up (False); unchanged when None.
+
+        Returns
+        -------
+        Scene
+
+        Raises
+        ------
+        UnknownIdError
+            No trooper ``tid``.
+        InputError
+            ``position`` is not 2 or 3 finite numbers, or ``facing_deg`` not finite.
+        """
+        self.trooper(tid)
+        pos = tuple(float(v) for v in position)
+        facing = None if facing_deg is None else float(facing_deg)
+        if len(pos) not in (2, 3) or not all(map(math.isfinite, pos)):
+            raise InputError(f"position: expected [x, y] or [x, y, z] finite mm, got {pos!r}")
+        if facing is not None and not math.isfinite(facing):
+            raise InputError(f"facing_deg: expected a finite number, got {facing!r}")
+        specs = []
+        for t in self.scenario.troopers:
+            if t.id == tid:
+                states = set(t.states)
+                if prone is not None:
+                    states = states | {"prone"} if prone else states - {"prone"}
+                t = replace(
+                    t,
+                    position=pos,
+                    facing_deg=t.facing_deg if facing is None else facing,
+                    states=frozenset(states),
+                )
+            specs.append(t)
+        new = copy.copy(self)  # the scenery, engines, surface and hulls are shared
+        new.scenario = replace(self.scenario, troopers=tuple(specs))
+        new.visibility_cache = {}
+        new.load_stats = LoadStats(cache_hit=True)
+        keep = {k: v for k, v in self._stood.items() if k != tid}
+        bodies = tuple(keep[t.id].spec if t.id in keep else new._as_body(t) for t in specs)
+        new._stood = stand(new, bodies, keep)
+        new.troopers = {k: st.trooper for k, st in new._stood.items()}
+        if self.troopers[tid].vehicle is None:  # the hulls did not move: their BVHs hold
+            share_engines(self, new)
+        both = [*self._built.warnings, *trooper_warnings(new._stood)]
+        new.warnings = [Message(printable(w), severity_of(w)) for w in both]
+        return new
 
     # ------------------------------------------------------------------ construction
     def _as_body(self, t: TrooperSpec) -> TrooperSpec:
@@ -307,60 +368,6 @@ class Scene:
             ~self.closing_mask[keep],
             self._built.has_table_mesh,
         )
-
-    def _check_warnings(self) -> None:
-        ts = list(self.troopers.values())
-        for i, a in enumerate(ts):
-            for b in ts[i + 1 :]:
-                if a.is_marker or b.is_marker:
-                    continue
-                d = math.hypot(a.position[0] - b.position[0], a.position[1] - b.position[1])
-                overlap_z = (
-                    a.position[2] < b.position[2] + b.height
-                    and b.position[2] < a.position[2] + a.height
-                )
-                if overlap_z and d < a.radius + b.radius - CONTACT_EPS_MM:
-                    self.warnings.append(warning(f"troopers {a.id!r} and {b.id!r} overlap"))
-                gap = d - a.radius - b.radius
-                if b.id in a.engaged_with and (gap > ENGAGED_CONTACT_MM or not overlap_z):
-                    self.warnings.append(
-                        warning(
-                            f"troopers {a.id!r} and {b.id!r} are engaged but not in contact: "
-                            f"{gap:.3f} mm apart in plan (contact needs {ENGAGED_CONTACT_MM} mm)"
-                        )
-                    )
-        closing = self.closing_mask[self.blocking_mask]
-        reasons = embedded_reasons(
-            ts, self.engine, self.blocking, closing, self._built.solid_of_element
-        )
-        in_zone = self._in_blocking_zone(ts)
-        alone = [t for t, why in zip(ts, reasons, strict=True) if not why and t.id not in in_zone]
-        self.warnings += [warning(w) for w in enclosed_warnings(self, alone)]  # SPEC 13.1
-        for t, why in zip(ts, reasons, strict=True):
-            if why and not t.is_marker and t.id not in in_zone:
-                self.warnings.append(
-                    warning(
-                        f"trooper {t.id!r} is embedded in scenery: {why} "
-                        f"(base at z = {t.position[2]:.1f} mm)"
-                    )
-                )
-        size = self.scenario.table_size
-        lo = np.array([0.0, 0.0])
-        hi = np.array(size) if size else None
-        if hi is None and self.scenery.n_triangles:
-            lo = self.scenery.vertices[:, :2].min(axis=0)
-            hi = self.scenery.vertices[:, :2].max(axis=0)
-        if hi is not None:
-            for t in ts:
-                p = np.array(t.position[:2])
-                off = np.maximum(lo - p, 0) + np.maximum(p - hi, 0)
-                if float(np.max(off)) > FAR_OFF_TABLE_MM:
-                    self.warnings.append(
-                        warning(
-                            f"trooper {t.id!r} is {float(np.max(off)) / 1000:.1f} m off the "
-                            f"table (a unit mistake? the file says units: {self.scenario.units})"
-                        )
-                    )
 
     # ------------------------------------------------------------------ queries
     @property

@@ -191,7 +191,9 @@ class Surface:
         hit = np.asarray(hit, np.int64)
         # refine in float64 on the triangle's plane (Embree works in float32)
         p0, n, steep = self._planes()
-        _refine_tops(hit, np.asarray(dist, np.float64), top, pts, p0, n, steep, z)
+        _refine_tops(
+            hit, np.asarray(dist, np.float64), top, pts, p0, n, steep, DROP_REFINE_MAX_MM, z
+        )
         return z, np.asarray(hit, np.int64)
 
     def _planes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -387,10 +389,12 @@ class Surface:
 
 
 @njit(cache=True, nogil=True)
-def _refine_tops(hit, dist, top, pts, p0, n, steep, z):  # pragma: no cover - compiled
+def _refine_tops(hit, dist, top, pts, p0, n, steep, max_refine, z):  # pragma: no cover - compiled
     """``z[k]``: the height where ray ``k`` (down from ``top[k]`` at ``pts[k]``) met face
     ``hit[k]`` (``-1``: nothing, ``z`` left as is), on the face's plane in float64 when
-    it is not vertical and within ``DROP_REFINE_MAX_MM`` of Embree's float32 answer."""
+    it is not vertical and within ``max_refine`` mm (``DROP_REFINE_MAX_MM``, an argument:
+    the compiled-kernel cache is not keyed on this module's constants) of Embree's
+    float32 answer."""
     for k in range(hit.shape[0]):
         f = hit[k]
         if f < 0:
@@ -401,7 +405,7 @@ def _refine_tops(hit, dist, top, pts, p0, n, steep, z):  # pragma: no cover - co
                 p0[f, 2]
                 - (n[f, 0] * (pts[k, 0] - p0[f, 0]) + n[f, 1] * (pts[k, 1] - p0[f, 1])) / n[f, 2]
             )
-            if abs(exact - hz) < DROP_REFINE_MAX_MM:
+            if abs(exact - hz) < max_refine:
                 hz = exact
         z[k] = hz
 
@@ -478,7 +482,28 @@ def _crossing_parity(engine, element, counted, mids: np.ndarray, n_el: int) -> n
     return odd
 
 
-def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> list:
+def crossing_faces(blocking, closing, solid_of_element) -> np.ndarray:
+    """The faces :func:`embedded_reasons` counts when it tells inside from outside by
+    crossings: the solids' own faces and the caps over their holes (not the vertical
+    curtains, nor anything of a ``surface`` piece). Depends on the scenery only.
+
+    Returns
+    -------
+    (blocking.n_triangles,) bool
+    """
+    counted = ~np.asarray(closing, bool)
+    if counted.size and not counted.all():  # caps over holes count; curtains are vertical
+        t = blocking.vertices[blocking.faces[~counted]]
+        nz = (t[:, 1, 0] - t[:, 0, 0]) * (t[:, 2, 1] - t[:, 0, 1]) - (t[:, 1, 1] - t[:, 0, 1]) * (
+            t[:, 2, 0] - t[:, 0, 0]
+        )
+        counted[np.flatnonzero(~counted)[nz != 0.0]] = True
+    solid_el = np.array([s != "surface" for s in solid_of_element] or [False], bool)
+    counted &= solid_el[blocking.element] if len(blocking.element) else counted
+    return counted
+
+
+def embedded_reasons(troopers, engine, blocking, closing, solid_of_element, counted=None) -> list:
     """Why each trooper is embedded in scenery, or None.
 
     Parameters
@@ -492,6 +517,9 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
         own faces; curtains (vertical) never do, and floors lie under the table.
     solid_of_element : tuple of str
         ``solid`` of each element; ``surface`` pieces enclose nothing.
+    counted : (blocking.n_triangles,) bool, optional
+        :func:`crossing_faces` of the same arguments, when the caller keeps it (made
+        here otherwise).
 
     Returns
     -------
@@ -529,15 +557,8 @@ def embedded_reasons(troopers, engine, blocking, closing, solid_of_element) -> l
             if f >= 0 and out[k] is None:
                 name = names[int(blocking.element[f])]
                 out[k] = f"scenery {name!r} cuts into its volume (a wall or an overhang)"
-    counted = ~np.asarray(closing, bool)
-    if counted.size and not counted.all():  # caps over holes count; curtains are vertical
-        t = blocking.vertices[blocking.faces[~counted]]
-        nz = (t[:, 1, 0] - t[:, 0, 0]) * (t[:, 2, 1] - t[:, 0, 1]) - (t[:, 1, 1] - t[:, 0, 1]) * (
-            t[:, 2, 0] - t[:, 0, 0]
-        )
-        counted[np.flatnonzero(~counted)[nz != 0.0]] = True
-    solid_el = np.array([s != "surface" for s in solid_of_element] or [False], bool)
-    counted &= solid_el[blocking.element] if len(blocking.element) else counted
+    if counted is None:
+        counted = crossing_faces(blocking, closing, solid_of_element)
     odd = _crossing_parity(engine, blocking.element, counted, np.array(mids), len(names))
     for row, k in enumerate(mid_owner):
         inside = np.flatnonzero(odd[row])

@@ -51,6 +51,7 @@ __all__ = [
     "hull_solid",
     "local_hull",
     "place_vehicle",
+    "share_engines",
 ]
 
 #: Per scene: the ray engines of the scenery plus hulls, keyed by the hulls left out.
@@ -233,6 +234,16 @@ def blocking_mesh(scene, ids) -> tuple[np.ndarray, np.ndarray] | None:
         faces.append(np.asarray(f, dtype=np.int64) + n)
         n += len(v)
     return np.concatenate(verts), np.concatenate(faces)
+
+
+def share_engines(old, new) -> None:
+    """Give scene ``new`` the engines of scenery plus hulls that scene ``old`` built
+    (:func:`engine_for`): only for a ``new`` whose vehicles stand exactly where
+    ``old``'s do (a trooper without a vehicle moved, :meth:`Scene.restand`)."""
+    with _ENGINES_LOCK:
+        got = _ENGINES.get(old)
+        if got:
+            _ENGINES[new] = dict(got)
 
 
 def engine_for(scene, ids) -> RayBackend:

@@ -2,15 +2,14 @@
 
 :class:`geom3d.serve.session.Session` moves troopers through the scenario file's data (so
 a saved file gives the same answers); :func:`moved_scene` does it on a scene alone (the
-viewer's window, ``geom3d view``, which has no file data to edit). Both build the new
-scene with :func:`geom3d.api.build_scene` (the scenery, BVH and proofs from the scene
-cache), refuse a spot off the table or inside scenery (:func:`refusal`) and keep the
-cached visibility of the pairs the move cannot change (:func:`carry_visibility`).
+viewer's window, ``geom3d view``, which has no file data to edit). Both make the new
+scene with :meth:`geom3d.scene.scene.Scene.restand` (the scenery, BVH, proofs and the
+other troopers kept; only the moved one stood and checked again), refuse a spot off the
+table or inside scenery (:func:`refusal`) and keep the cached visibility of the pairs
+the move cannot change (:func:`carry_visibility`).
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from geom3d.core.errors import InputError
 
@@ -70,27 +69,13 @@ def moved_scene(scene, tid: str, position, facing_deg=None, prone=None):
     UnknownIdError
         No trooper ``tid``.
     """
-    from geom3d.api import build_scene
     from geom3d.serve.plan import table_bounds
 
     scene.trooper(tid)
     why = off_table(table_bounds(scene), position)
     if why:
         raise MoveRefused(why)
-    specs = []
-    for t in scene.scenario.troopers:
-        if t.id == tid:
-            states = set(t.states)
-            if prone is not None:
-                states = states | {"prone"} if prone else states - {"prone"}
-            t = replace(
-                t,
-                position=tuple(float(v) for v in position),
-                facing_deg=t.facing_deg if facing_deg is None else float(facing_deg),
-                states=frozenset(states),
-            )
-        specs.append(t)
-    new = build_scene(replace(scene.scenario, troopers=tuple(specs)))
+    new = scene.restand(tid, position, facing_deg=facing_deg, prone=prone)
     why = refusal(new, tid)
     if why:
         raise MoveRefused(why)

@@ -1,20 +1,50 @@
-"""The exposure map as an overlay: geom3d's exposure engine run in a background thread.
+"""The exposure map as an overlay: geom3d's exposure engine, coarse to fine, in the background.
 
 ``POST /api/exposure {side}`` starts a map of the current scene with that side's troopers
-as observers (:func:`geom3d.exposure.run_exposure`, probe silhouette
-:data:`OVERLAY_PROBE`, every :data:`OVERLAY_SPACING_MM`, in this process); ``GET
-/api/exposure`` reports its progress and, once done, the cells. A new request cancels
-the one running (its progress callback raises :class:`Cancelled` at the next report).
+as observers (probe silhouette :data:`OVERLAY_PROBE`, every :data:`OVERLAY_SPACING_MM`);
+``GET /api/exposure`` reports its progress and, once done, the cells. A new request
+cancels the one running (its progress callback raises :class:`Cancelled` at the next
+report; a pool's workers are stopped on the way out).
+
+The map is planned once (:func:`geom3d.exposure.document.plan_exposure`: the standable
+spots, the rules' screen, the visibility job, exactly as ``geom3d exposure`` plans it) and
+its visibility questions are asked in passes (:data:`OVERLAY_STRIDES`): first the spots on
+every 4th grid line each way, then every 2nd, then the rest. After each batch of
+:data:`OVERLAY_BATCH` searches the status carries the spots done so far (``cells``, each
+drawn ``size_mm`` wide: its pass's grid), so the page shows the whole table after about
+a sixteenth of the work and refines it; each spot is asked once,
+and the finished map is :func:`geom3d.exposure.document.finish_exposure`'s, the same
+cells as ``geom3d exposure --spacing 20`` on the saved scenario (``tests/serve``).
+
+Each pass runs through the exposure pipeline (:func:`geom3d.exposure.jobs.visible_tasks`):
+in the overlay's thread on the scene's own BVH and proofs, or, a pass of at least
+:data:`OVERLAY_POOL_FROM` questions, on :data:`OVERLAY_WORKERS` processes (from a server
+thread the execution layer spawns them, :func:`geom3d.execution.policy.start_method`: a
+threaded process is never forked).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from typing import Any
+
+import numpy as np
 
 from geom3d.core.errors import Geom3dError
 
-__all__ = ["OVERLAY_PROBE", "OVERLAY_SPACING_MM", "Cancelled", "ExposureJobs"]
+__all__ = [
+    "OVERLAY_BATCH",
+    "OVERLAY_POOL_FROM",
+    "OVERLAY_PROBE",
+    "OVERLAY_SPACING_MM",
+    "OVERLAY_STRIDES",
+    "OVERLAY_WORKERS",
+    "Cancelled",
+    "ExposureJobs",
+    "pass_of_cells",
+]
 
 #: Grid spacing (mm) of the page's exposure overlay (SPEC 13.6 asks for 20 mm).
 OVERLAY_SPACING_MM = 20.0
@@ -22,18 +52,72 @@ OVERLAY_SPACING_MM = 20.0
 #: The probe's silhouette (the exposure command's default).
 OVERLAY_PROBE = 2
 
+#: The passes, coarse to fine, in grid steps: a spot is asked in the first pass whose
+#: stride divides both of its grid indices (every 4th line each way: 1/16 of the spots).
+OVERLAY_STRIDES = (4, 2, 1)
+
+#: Processes that share a big pass's questions (None: the CPU count, as ``geom3d
+#: exposure``; 1: every pass in the overlay's thread).
+OVERLAY_WORKERS: int | None = None
+
+#: The fewest questions (pairs searched with rays) for which a pass runs on
+#: :data:`OVERLAY_WORKERS` processes; smaller passes run in the overlay's thread. A
+#: server thread may not fork, so the pool's workers are spawned: each imports geom3d
+#: and sets up the scene's BVH and proofs, seconds that pay only for a long pass (on the
+#: demo table a pair with rays costs about 1 to 3 ms; its 20 mm map's last pass has
+#: about 11,000).
+OVERLAY_POOL_FROM = 4000
+
+#: Searches per batch: after each batch of a pass the status carries the spots done so
+#: far (a pass in the overlay's thread runs batch by batch; a pass on workers reports
+#: its chunks' answers as they come, at least this many searches apart).
+OVERLAY_BATCH = 1000
+
 
 class Cancelled(Geom3dError):
     """A newer overlay replaced this one."""
 
 
+def pass_of_cells(grid_xy: np.ndarray, cell: np.ndarray, spacing: float) -> np.ndarray:
+    """The pass (index into :data:`OVERLAY_STRIDES`) of each spot.
+
+    Parameters
+    ----------
+    grid_xy : (g, 2) float64, mm
+        The grid points (:class:`geom3d.survey.grid.ProbeGrid`).
+    cell : (n,) int64
+        Each spot's grid point.
+    spacing : float, mm
+
+    Returns
+    -------
+    (n,) int64
+    """
+    if not len(cell):
+        return np.zeros(0, np.int64)
+    xy = grid_xy[cell]
+    ij = np.rint((xy - grid_xy.min(axis=0)) / spacing).astype(np.int64)
+    out = np.full(len(cell), len(OVERLAY_STRIDES) - 1, np.int64)
+    for k in reversed(range(len(OVERLAY_STRIDES))):
+        s = OVERLAY_STRIDES[k]
+        out[(ij[:, 0] % s == 0) & (ij[:, 1] % s == 0)] = k
+    return out
+
+
 class ExposureJobs:
-    """The one overlay computed at a time (thread-safe)."""
+    """The one overlay computed at a time (thread-safe).
+
+    Attributes
+    ----------
+    workers : int or None
+        Processes per pass (:data:`OVERLAY_WORKERS` when made).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._job = 0
         self._state: dict[str, Any] = {"job": 0, "state": "none"}
+        self.workers: int | None = OVERLAY_WORKERS
 
     def start(self, scene, side: str, generation: int) -> dict:
         """Start a map of ``scene`` seen by ``side``; the job's first state."""
@@ -47,6 +131,8 @@ class ExposureJobs:
                 "generation": generation,
                 "done": 0,
                 "total": 0,
+                "pass": 0,
+                "passes": len(OVERLAY_STRIDES),
             }
             first = dict(self._state)
         thread = threading.Thread(
@@ -57,8 +143,11 @@ class ExposureJobs:
 
     def status(self) -> dict:
         """The latest job's state: ``job``, ``state`` (``none``, ``running``, ``done``,
-        ``error``), ``side``, ``generation`` (the scene's), ``done``, ``total``; once
-        done ``spacing_mm``, ``safe_share`` and ``cells`` (exposure.json's)."""
+        ``error``), ``side``, ``generation`` (the scene's), ``done`` and ``total`` (pairs
+        searched with rays), ``pass`` / ``passes``, ``observers`` (once planned); after
+        each batch ``cells``, the spots done so far (exposure.json's form plus
+        ``size_mm``, how wide to draw each: its pass's grid); once done ``spacing_mm``,
+        ``safe_share``, ``cells`` (exposure.json's, in its order) and ``seconds``."""
         with self._lock:
             return dict(self._state)
 
@@ -69,30 +158,8 @@ class ExposureJobs:
             self._state.update(fields)
 
     def _run(self, job: int, scene, side: str) -> None:
-        from geom3d.exposure import run_exposure
-
-        def progress(done: int, total: int) -> None:
-            self._update(job, done=int(done), total=int(total))
-
         try:
-            result = run_exposure(
-                scene,
-                observers=side,
-                probe=OVERLAY_PROBE,
-                spacing_mm=OVERLAY_SPACING_MM,
-                workers=1,
-                progress=progress,
-            )
-            doc = result.document
-            self._update(
-                job,
-                state="done",
-                spacing_mm=doc["spacing_mm"],
-                safe_share=doc["safe_share"],
-                observers=doc["observers"],
-                cells=doc["cells"],
-                seconds=doc["timing"]["total_s"],
-            )
+            self._passes(job, scene, side)
         except Cancelled:
             return
         except Geom3dError as exc:
@@ -100,3 +167,106 @@ class ExposureJobs:
                 self._update(job, state="error", error=str(exc).splitlines()[0])
             except Cancelled:
                 return
+
+    def _passes(self, job: int, scene, side: str) -> None:
+        from geom3d.exposure.document import finish_exposure, plan_engines, plan_exposure
+
+        t0 = time.perf_counter()
+        plan = plan_exposure(
+            scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM
+        )
+        self._update(job, total=len(plan.tasks), observers=[o.id for o in plan.observers])
+        run = _Run(self, job, plan, plan_engines(scene, plan))
+        for k in range(len(OVERLAY_STRIDES)):
+            self._update(job, **{"pass": k + 1})
+            idx = np.flatnonzero(run.task_pass == k)
+            pool = self.workers != 1 and len(idx) >= OVERLAY_POOL_FROM
+            parts = -(-len(idx) // OVERLAY_BATCH)
+            for part in [idx] if pool or parts <= 1 else np.array_split(idx, parts):
+                run.ask(part, k, self.workers if pool else 1)
+        info = {**run.info, "counters": run.counters}
+        doc = finish_exposure(scene, plan, run.vis, info, run.t_rays).document
+        self._update(
+            job,
+            state="done",
+            done=len(plan.tasks),
+            spacing_mm=doc["spacing_mm"],
+            safe_share=doc["safe_share"],
+            observers=doc["observers"],
+            cells=doc["cells"],
+            seconds=round(time.perf_counter() - t0, 3),
+        )
+
+
+class _Run:
+    """One overlay's answers so far, and how it asks a batch and reports it."""
+
+    def __init__(self, jobs: ExposureJobs, job: int, plan, engines: dict) -> None:
+        grid, n = plan.grid, len(plan.tasks)
+        self.jobs, self.job, self.plan, self.engines = jobs, job, plan, engines
+        self.spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
+        self.task_pass = self.spot_pass[plan.tasks[:, 0]] if n else np.zeros(0, np.int64)
+        self.vis = np.zeros(n, dtype=bool)
+        self.asked = np.zeros(n, dtype=bool)
+        self.counters: dict[str, int] = {}
+        self.info: dict = {"executor": "in-process", "workers": 1}
+        self.t_rays = 0.0
+
+    def ask(self, part: np.ndarray, k: int, workers: int | None) -> None:
+        """Search tasks ``part`` (of pass ``k``) on ``workers``; report the spots done
+        (after the batch, and on workers every :data:`OVERLAY_BATCH` answers)."""
+        from geom3d.exposure.jobs import visible_tasks
+
+        if len(part):
+            before = int(np.count_nonzero(self.asked))
+            answers = np.full(len(part), -1, np.int8)  # a pool's chunks as they come
+            shown = [0]
+
+            def progress(done: int, _total: int) -> None:
+                self.jobs._update(self.job, done=before + int(done))
+                if workers != 1 and done - shown[0] >= OVERLAY_BATCH:
+                    shown[0] = done
+                    self.vis[part] = answers == 1
+                    now = self.asked.copy()
+                    now[part] = answers >= 0
+                    self._report(now, k)
+
+            sub = dataclasses.replace(self.plan.job, tasks=self.plan.tasks[part])
+            t1 = time.perf_counter()
+            got, self.info = visible_tasks(
+                sub, **self.engines, workers=workers, progress=progress, answers=answers
+            )
+            self.t_rays += time.perf_counter() - t1
+            self.vis[part], self.asked[part] = got, True
+            for name, v in self.info["counters"].items():
+                self.counters[name] = self.counters.get(name, 0) + int(v)
+        self.jobs._update(self.job, done=int(np.count_nonzero(self.asked)))
+        self._report(self.asked, k)
+
+    def _report(self, asked: np.ndarray, k: int) -> None:
+        self.jobs._update(
+            self.job, cells=_partial_cells(self.plan, self.vis, asked, self.spot_pass, k)
+        )
+
+
+def _partial_cells(plan, vis, asked, spot_pass, k: int) -> list[dict]:
+    """The spots of passes up to ``k`` whose searches are all done, in exposure.json's
+    cell form plus ``size_mm`` (how wide to draw it: its pass's grid), in grid order."""
+    from geom3d.core.output import round_point
+
+    seen = np.zeros(plan.maybe.shape, dtype=bool)
+    seen[plan.tasks[asked, 0], plan.tasks[asked, 1]] = vis[asked]
+    pending = np.zeros(len(spot_pass), dtype=bool)
+    pending[plan.tasks[~asked, 0]] = True
+    ids = [o.id for o in plan.observers]
+    grid = plan.grid
+    size = [float(s * grid.spacing) for s in OVERLAY_STRIDES]
+    return [
+        {
+            "position": round_point(grid.positions[i]),
+            "level": int(grid.level[i]),
+            "seen_by": [ids[j] for j in np.flatnonzero(seen[i])],
+            "size_mm": size[spot_pass[i]],
+        }
+        for i in np.flatnonzero((spot_pass <= k) & ~pending)
+    ]

@@ -2,11 +2,13 @@
 
 A :class:`Session` holds the scenario file's plain data (as read, in file units) and the
 scene built from it. A move edits the moved trooper's entry of that data (position in
-file units, facing, the ``prone`` state), parses it again and builds a new scene: the
-scenery, its BVH and the blocking proofs come from the scene cache (nothing is rebuilt),
-the troopers stand exactly as ``geom3d lof`` would stand them when reading the same data
-from a file (13.1, 12.2). So the answers equal those of ``geom3d lof`` / ``attack`` on
-the saved scenario, by construction (``tests/serve`` compares them).
+file units, facing, the ``prone`` state), for saving, and re-stands that trooper in a
+new scene (:meth:`geom3d.scene.scene.Scene.restand`): the scenery, its BVH, the blocking
+proofs and every other trooper are kept (nothing is rebuilt); the moved trooper stands
+exactly as ``geom3d lof`` stands it when reading the saved file (13.1, 12.2: its
+position goes through the file's units as the file does). So the answers equal those of
+``geom3d lof`` / ``attack`` on the saved scenario (``tests/serve`` compares them, on
+many seeded random moves).
 
 The pairs' visibility is kept from one scene to the next except the pairs the move can
 change (:mod:`geom3d.serve.reach`), so a move searches only the moved trooper's pairs
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from geom3d.core.errors import Geom3dError, InputError, UnknownIdError
+from geom3d.core.tolerances import MAX_COORD_MM
 from geom3d.core.units import LENGTH_UNITS
 
 __all__ = [
@@ -219,7 +222,7 @@ class Session:
         self._check_on_table(pos)
         with self._lock:
             data = self._moved_data(tid, pos, facing, prone)
-            scene = self._scene_for(data, tid)
+            scene = self._scene_for(tid, pos, facing, prone)
             self._data, self.scene = data, scene
             self.generation += 1
             generation = self.generation
@@ -250,24 +253,24 @@ class Session:
         data["troopers"] = troopers
         return data
 
-    def _scene_for(self, data: dict, tid: str):
-        """The scene of ``data`` (the scenery from the cache), carrying over the cached
-        visibility of every pair the move of ``tid`` cannot change."""
-        from geom3d.api import build_scene
-        from geom3d.scenario.load import parse_scenario
+    def _scene_for(self, tid: str, pos: list[float], facing, prone):
+        """The current scene with ``tid`` re-stood (:meth:`Scene.restand`: the scenery,
+        BVH, proofs and the other troopers kept), carrying over the cached visibility of
+        every pair the move cannot change.
+
+        ``pos`` (mm) goes through the file's units as saving writes it and reading
+        reads it (``(v / k) * k``), so the trooper stands exactly where ``geom3d lof``
+        on the saved file stands it."""
         from geom3d.serve.moves import carry_visibility, refusal
 
+        k = self._k
+        mm = [float(v / k) * k for v in pos]
+        if len(mm) == 3 and abs(mm[2]) > MAX_COORD_MM:
+            raise BadRequest(f"position[2]: {pos[2]:g} mm is too large (at most {MAX_COORD_MM:g})")
         try:
-            scenario = parse_scenario(
-                data, file=str(self.path), base_dir=self.path.resolve().parent, path=self.path
-            )
+            scene = self.scene.restand(tid, mm, facing_deg=facing, prone=prone)
         except Geom3dError as exc:
-            raise BadRequest(str(exc)) from None
-        # every trooper stands as the file says (an [x, y] one is stood again, to the same
-        # floats): giving the others the [x, y, z] they stood at would save that, but a
-        # trooper given its z is one placed explicitly, which the scene checks for
-        # enclosed spaces (SPEC 13.1; a voxel flood per silhouette size)
-        scene = build_scene(scenario)
+            raise BadRequest(str(exc).splitlines()[0]) from None
         why = refusal(scene, tid)
         if why:
             raise BadRequest(why)

@@ -13,6 +13,8 @@ floors (:func:`scanned_floor`, :func:`synthetic_scanned_table`), which span the 
 - :mod:`~geom3d.terrain.scanned`: scanned floors, subdivision, the synthetic scanned
   table (noisy heightfield plus the demo pieces, subdivided and warped; the benchmark
   table for 50 k to 5 M triangles) and open trooper spots on it.
+- :mod:`~geom3d.terrain.fused`: a table built like a real scan, raised blocks fused into
+  one rough height field, and trooper spots anywhere on it (issue 49's benchmark table).
 
 Example
 -------
@@ -27,6 +29,12 @@ Example
 from __future__ import annotations
 
 from geom3d.terrain.demo import demo_table_pieces, piece_footprints, stl_pieces
+from geom3d.terrain.fused import (
+    FusedBlocks,
+    fused_blocks,
+    fused_scan_table,
+    fused_trooper_spots,
+)
 from geom3d.terrain.rectilinear import rectilinear
 from geom3d.terrain.scanned import (
     TABLE_SIZE_MM,
@@ -39,12 +47,16 @@ from geom3d.terrain.solids import barricade, box, building, container, crates, p
 
 __all__ = [
     "TABLE_SIZE_MM",
+    "FusedBlocks",
     "barricade",
     "box",
     "building",
     "container",
     "crates",
     "demo_table_pieces",
+    "fused_blocks",
+    "fused_scan_table",
+    "fused_trooper_spots",
     "piece_footprints",
     "place",
     "rectilinear",

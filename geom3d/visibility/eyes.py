@@ -20,7 +20,7 @@ from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.core.tolerances import EYE_SPACING_MM, STAND_INSET_MM, SURFACE_INSET_MM
 
-__all__ = ["eye_batches", "eye_points", "two_adic"]
+__all__ = ["eye_batches", "eye_count", "eye_points", "two_adic"]
 
 
 def eye_points(
@@ -47,25 +47,9 @@ def eye_points(
     (n, 3) float64, mm
         Ordered coarse-to-fine and top-first, so early exits come early.
     """
-    b = viewer.base_array
-    r = viewer.radius - SURFACE_INSET_MM
-    z0 = b[2] + STAND_INSET_MM
-    z1 = viewer.top_z - SURFACE_INSET_MM
-    to = target.base_array[:2] - b[:2]
-    dist = float(np.hypot(*to))
-    n_rows = max(1, math.ceil((z1 - z0) / spacing))
-    if dist > GEOM_EPS_MM:
-        phi0 = math.atan2(to[1], to[0])
-        n_cols = max(2, math.ceil(math.pi * r / spacing))
-    else:
-        phi0 = 0.0
-        n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
+    b, r, z0, z1, to, dist, n_rows, n_cols, caps = _layout(viewer, target, spacing)
+    phi0 = math.atan2(to[1], to[0]) if dist > GEOM_EPS_MM else 0.0
     R, C, offs = _side_order(n_cols, n_rows, dist > GEOM_EPS_MM)
-    caps = []
-    if target.top_z > viewer.top_z:
-        caps.append(z1)
-    if target.base[2] < b[2]:
-        caps.append(z0)
     gx, gy = _cap_grid(r, spacing)
     if limit is not None and limit <= len(R):  # side points only
         R, C, caps = R[: max(limit, 0)], C[: max(limit, 0)], []
@@ -91,6 +75,39 @@ def eye_points(
             cap[:] = cap[np.argsort(d, kind="stable")]
         n += len(gx)
     return out if limit is None else out[: max(limit, 0)]
+
+
+def eye_count(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_MM) -> int:
+    """``len(eye_points(viewer, target, spacing))``, without making the points (a proof
+    is sized by the eyes it may save before they are needed)."""
+    _, r, _, _, _, dist, n_rows, n_cols, caps = _layout(viewer, target, spacing)
+    n_side = (n_cols + 1 if dist > GEOM_EPS_MM else n_cols) * (n_rows + 1)
+    return n_side + len(caps) * len(_cap_grid(r, spacing)[0])
+
+
+def _layout(
+    viewer: Cylinder, target: Cylinder, spacing: float
+) -> tuple[np.ndarray, float, float, float, np.ndarray, float, int, int, list[float]]:
+    """What :func:`eye_points` and :func:`eye_count` share: the viewer's base ``b``, the
+    inset radius and heights (mm), the plan offset ``to`` to the target and its length,
+    the side lattice's rows and columns, and the cap heights."""
+    b = viewer.base_array
+    r = viewer.radius - SURFACE_INSET_MM
+    z0 = b[2] + STAND_INSET_MM
+    z1 = viewer.top_z - SURFACE_INSET_MM
+    to = target.base_array[:2] - b[:2]
+    dist = float(np.hypot(*to))
+    n_rows = max(1, math.ceil((z1 - z0) / spacing))
+    if dist > GEOM_EPS_MM:
+        n_cols = max(2, math.ceil(math.pi * r / spacing))
+    else:
+        n_cols = max(4, math.ceil(2 * math.pi * r / spacing))
+    caps: list[float] = []
+    if target.top_z > viewer.top_z:
+        caps.append(z1)
+    if target.base[2] < b[2]:
+        caps.append(z0)
+    return b, r, z0, z1, to, dist, n_rows, n_cols, caps
 
 
 @functools.lru_cache(maxsize=64)

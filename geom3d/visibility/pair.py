@@ -41,7 +41,7 @@ from geom3d.visibility.cast import (
     hidden_eyes,
 )
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
-from geom3d.visibility.eyes import eye_points
+from geom3d.visibility.eyes import eye_count, eye_points
 from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
 from geom3d.visibility.interior import InteriorMap
 from geom3d.visibility.proof import PairProof, Prover
@@ -150,7 +150,6 @@ def pair_patch(
         stats.pairs_convex += 1
         return None, None
     proof: PairProof | None = None
-    back = None  # the eyes of b, once made
     ground_ab = NO_GROUND  # made with the proof, when a pair needs it
     drawn: Prover | None = None  # the prover the grounds are drawn with, once they are
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
@@ -166,14 +165,15 @@ def pair_patch(
         head = eye_points(a, b, eye_spacing, limit=n_pre)
         w = search_eyes(b, head, engine, occ, lat, stats, sizes=pre, solids=near)
         if w is None:
-            eyes = eye_points(a, b, eye_spacing)
-            back = eye_points(b, a, eye_spacing)
-            effort = len(eyes) * _coarse_count(b, lat) + len(back) * _coarse_count(a, lat)
+            # the proof is sized by the eyes it may save: counted, made only if it fails
+            n_ab, n_ba = eye_count(a, b, eye_spacing), eye_count(b, a, eye_spacing)
+            effort = n_ab * _coarse_count(b, lat) + n_ba * _coarse_count(a, lat)
             if not isinstance(prover, Prover):
                 prover = prover()  # built when a pair first needs it
             proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
+            eyes = eye_points(a, b, eye_spacing)
             drawn, ground_ab = prover, prover.ground(a, b)
             rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
             w = search_eyes(
@@ -182,7 +182,7 @@ def pair_patch(
             )  # fmt: skip
     if w is not None:
         return w, 0
-    eyes = eye_points(b, a, eye_spacing) if back is None else back
+    eyes = eye_points(b, a, eye_spacing)
     # the other way's ground, drawn only now that this way is searched past its first eyes
     ground_ba = NO_GROUND if drawn is None else drawn.ground(b, a)
     w = search_eyes(

@@ -8,6 +8,7 @@ the three gallery sizes.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import numpy as np
@@ -20,11 +21,13 @@ from geom3d.core.errors import UnknownIdError
 from viewer import render as vr
 from viewer.compose import LOF_MATRIX_MAX_TROOPERS, build_drawing
 from viewer.gallery import SIZES, load_cases, render_figure
-from viewer.layout_lint import MIN_TEXT_PX
+from viewer.layout_lint import MIN_TEXT_PX, lint
 
 pytestmark = pytest.mark.viewer
 
 CASES = load_cases()
+#: pypdf (a development dependency) reads the PDFs back; without it they are not drawn.
+_PYPDF = importlib.util.find_spec("pypdf") is not None
 _SCENES: dict = {}
 
 
@@ -63,8 +66,21 @@ def test_first_figure_of_each_case_passes_the_lint(case, size, ext, tmp_path):
 def test_every_figure_passes_the_lint(case, size, tmp_path):
     for fig in case.figures:
         ext = "svg" if fig.options.get("view", "top") != "iso" else "png"
+        if size == (1600, 1200) and _PYPDF:  # the PDF's text agrees with the records too
+            ext = "pdf"
         _res, problems, _ = render_figure(_scene(case), fig, tmp_path / f"f.{ext}", size)
         assert problems == [], (case.name, fig.kind, size, problems)
+
+
+@pytest.mark.parametrize(
+    "name, kind", [("duel", "plan-lof"), ("peek-hidden", "eye"), ("flamer40k", "attack"),
+                   ("flamer40k", "side"), ("impact", "attack-iso")],
+)  # fmt: skip
+def test_pdf_text_agrees_with_the_layout_records(name, kind, tmp_path):
+    pytest.importorskip("pypdf")
+    case, fig = _fig(name, kind)
+    _res, problems, _ = render_figure(_scene(case), fig, tmp_path / "f.pdf", (800, 500))
+    assert problems == [], (name, kind, problems)
 
 
 # --- the defects of issue 47, each a gallery case -------------------------------------
@@ -266,3 +282,103 @@ def test_a_map_of_both_sides_colours_each_observer_by_its_side(tmp_path):
             assert to_hex(p.get_facecolor()) == colour[side].lower()
     names = [t.get_text() for t in figure.legends[0].get_texts()]
     assert "observer, side red" in names and "observer, side blue" in names
+
+
+@pytest.mark.parametrize(
+    "name, view", [("flamer40k", "side:sarge:boy-1"), ("wall-of-death", "side:sarge:boy-1"),
+                   ("hull", "side:flamer:rhino")],
+)  # fmt: skip
+@pytest.mark.parametrize("size", [(800, 500), (1600, 1200)], ids=["800x500", "1600x1200"])
+def test_40k_side_view_labels_point_at_their_models(name, view, size):
+    """Issue 47: in the 40k side views the labels sat half a model off (their plan anchor
+    lies up and to the right of the base). Each trooper label now points at the middle of
+    its model, and sits over it (or has a leader line to that point)."""
+    case = next(c for c in CASES if c.name == name)
+    res = vr.render(_scene(case), None, size=size, view=view)
+    lay = res.layout
+    assert lint(lay) == []
+    checked = 0
+    for tid, (ax, ay) in lay.anchors.items():
+        lab = res.drawing.labels[int(tid.split("-")[1])]
+        if lab.trooper is None or lab.trooper not in lay.troopers:
+            continue
+        x0, y0, x1, _y1 = lay.troopers[lab.trooper]
+        centre, half = 0.5 * (x0 + x1), 0.5 * (x1 - x0)
+        assert abs(ax - centre) < 0.1 * half + 1.0, (lab.text, ax, (x0, x1))
+        assert ay <= y0 + 1.0, (lab.text, ay, y0)  # over the model's top
+        box = next(t.box for t in lay.texts if t.id == tid)
+        over = box[0] < x1 and x0 < box[2]
+        led = any(np.hypot(q[0] - ax, q[1] - ay) < 1.0 for _p, q in lay.leaders)
+        assert over or led, (lab.text, box, (x0, x1))
+        checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("size", [(800, 500), (1600, 1200)], ids=["800x500", "1600x1200"])
+def test_iso_legend_text_is_11px_or_more_and_recorded(size):
+    """Issue 47: VTK's legend box scaled its text to the box (5-7 px at 800 x 500). The
+    rows are now drawn at a pixel size of their own and recorded, so the lint sees them."""
+    case, fig = _fig("impact", "attack-iso")
+    res = vr.render(_scene(case), None, size=size, **fig.options)
+    lay = res.layout
+    assert lint(lay, res.image) == []
+    rows = [t for t in lay.texts if t.id.startswith("legend-")]
+    # every legend entry is recorded, whole (its wrapped lines joined)
+    joined = " ".join(t.text.strip() for t in rows)
+    for e in res.drawing.legend:
+        assert " ".join(e.label.split()) in " ".join(joined.split()), e.label
+    assert min(t.px for t in rows) >= MIN_TEXT_PX
+    # and drawn that large: the ink of "side blue" (ascenders, no descenders) is at least
+    # the cap height of an 11 px font
+    first = next(t for t in rows if t.text == "side blue")
+    x0, y0, x1, y1 = (round(v) for v in first.box)
+    ink = res.image[max(0, y0 - 2) : y1 + 2, x0 : x1 + 1].astype(int).sum(axis=2) < 3 * 128
+    rows_inked = np.flatnonzero(ink.any(axis=1))
+    assert rows_inked.size and rows_inked[-1] - rows_inked[0] + 1 >= 0.7 * MIN_TEXT_PX
+
+
+def test_iso_note_names_troopers_by_id_and_quotes_other_labels():
+    """Issue 47: a 3D view's note on labels behind scenery listed a label ("not affected:
+    total cover") as if it were one more trooper, in a second note of the same words, and
+    named troopers by their whole label ("target (main target): hit")."""
+    from viewer.views import BEHIND_SCENERY, behind_scenery_note
+
+    case, fig = _fig("impact", "attack-iso")
+    scene = _scene(case)
+    opts = {k: v for k, v in fig.options.items() if k != "zoom"}
+    seen = {}
+    for az in (0.0, 180.0):
+        res = vr.render(scene, None, size=(800, 500), azimuth=az, **opts)
+        notes = [n for n in res.drawing.notes if n.startswith(BEHIND_SCENERY)]
+        assert len(notes) <= 1, notes  # one note, whatever it hides
+        if notes:
+            seen[az] = notes[0]
+            ids, _, others = notes[0][len(BEHIND_SCENERY) :].partition("; ")
+            assert set(ids.split(", ")) <= set(scene.troopers), notes[0]
+            assert not others or others.startswith("the label"), notes[0]
+            # what the note names is not drawn; what is drawn is not named
+            drawn = {lab.trooper for lab in res.drawing.labels}
+            assert not set(ids.split(", ")) & drawn
+    # from behind the wall (180): trooper `behind` and its reason label are hidden
+    assert seen[180.0] == BEHIND_SCENERY + 'behind; the label "not affected: total cover"'
+    assert seen[0.0] == BEHIND_SCENERY + "target, beside"
+    assert behind_scenery_note([], ["50 mm", "a"]) == BEHIND_SCENERY + 'the labels "50 mm", "a"'
+
+
+def test_3d_view_records_every_text_and_cuts_long_notes():
+    """A 3D view records its title, subtitle, legend, notes and caption too, so the lint
+    sees them all; the squad's 3D view had 45 lines of notes that ran 400 px past the
+    bottom of an 800 x 500 page: now they stop above the caption, the last line counting
+    what was left out."""
+    case, fig = _fig("squad-template", "attack")
+    res = vr.render(_scene(case), None, size=(800, 500), view="iso", **fig.options)
+    lay = res.layout
+    assert lint(lay, res.image) == []
+    ids = {t.id for t in lay.texts}
+    assert {"title", "subtitle", "legend-0", "notes-0", "caption-0"} <= ids
+    notes = [t for t in lay.texts if t.id.startswith("notes-")]
+    last = max(notes, key=lambda t: t.box[1])
+    assert re.fullmatch(r"\.\.\. \d+ more lines not shown", last.text), last.text
+    caption = next(t for t in lay.texts if t.id == "caption-0")
+    assert last.box[3] <= caption.box[1]
+    assert next(t for t in lay.texts if t.id == "title").text == res.drawing.title

@@ -190,7 +190,7 @@ def test_html_scene_frames_the_subject(tmp_path):
 def test_the_3d_scene_labels_its_models(scene, tmp_path):
     """Each trooper's label is a text mesh in the scene, next to its model (issue 47)."""
     from viewer.compose import build_drawing
-    from viewer.html import _add_model_labels
+    from viewer.html import _add_model_labels, _perspective_matrix
     from viewer.plotter import make_plotter
 
     d = build_drawing(scene, view="iso", lof="a:t1")
@@ -201,17 +201,26 @@ def test_the_3d_scene_labels_its_models(scene, tmp_path):
             (200, 150, 0),
             (0, 0, 1),
         )
-        _add_model_labels(pl, d)
+        placed = _add_model_labels(pl, d, (400, 300))
         names = [n for n in pl.actors if str(n).startswith("label3d:")]
-        assert len(names) == len([lab for lab in d.labels if lab.text.strip()])
+        assert len(names) == len([lab for lab in d.labels if lab.text.strip()]) == len(placed)
+        m = _perspective_matrix(pl, (400, 300))
+
+        def px(points):
+            c = np.column_stack([points, np.ones(len(points))]) @ m.T
+            return np.column_stack([(c[:, 0] / c[:, 3] + 1) * 200, (1 - c[:, 1] / c[:, 3]) * 150])
+
         for i, lab in enumerate(d.labels):
             mesh = pl.actors[f"label3d:{i}"].mapper.dataset
-            centre = np.asarray(mesh.points).mean(axis=0)
-            # beside its anchor: within a few label heights
-            assert (
-                np.linalg.norm(centre - np.asarray(lab.point))
-                < 0.5 * np.ptp(d.bounds, axis=0).max()
-            )
+            p = px(np.asarray(mesh.points))
+            (ax, ay) = px(np.asarray([lab.point]))[0]
+            # drawn in its placed box, as the page opens, and beside its anchor there
+            # (touching it, or at most the solver's farthest ring of label heights away)
+            x0, y0, x1, y1 = next(b["box"] for b in placed if b["text"] == lab.text)
+            assert x0 - 1 <= p[:, 0].min() and p[:, 0].max() <= x1 + 1
+            assert y0 - 1 <= p[:, 1].min() and p[:, 1].max() <= y1 + 1
+            gap = np.hypot(max(x0 - ax, 0, ax - x1), max(y0 - ay, 0, ay - y1))
+            assert gap <= 16.5 * (y1 - y0)
     finally:
         pl.close()
     out = tmp_path / "p.html"

@@ -24,6 +24,7 @@ from geom3d.visibility import (
     full_windows,
     search_patch,
 )
+from geom3d.visibility.eyes import eye_count
 
 VIEWER = Cylinder((0.0, 0.0, 0.0), 12.5, 40.0)
 NO_SCENERY = RayEngine(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64))
@@ -89,6 +90,18 @@ def test_eye_points_limit_gives_the_first_points_to_the_last_bit():
             head = eye_points(viewer, target, limit=k)
             assert head.shape == whole[:k].shape
             assert head.tobytes() == whole[:k].tobytes(), k
+
+
+def test_eye_count_is_the_number_of_eye_points():
+    # a pair's proof is sized by eye_count before any eye is made: the same number
+    rng = np.random.default_rng(12)
+    for _ in range(2000):
+        viewer = Cylinder(tuple(rng.uniform(-500, 500, 3)), rng.uniform(5, 30), rng.uniform(8, 60))
+        above = rng.random() < 0.2  # straight above or below: the whole mantle, and caps
+        xy = viewer.base[:2] if above else tuple(rng.uniform(-500, 500, 2))
+        target = Cylinder((*xy, rng.uniform(-100, 100)), rng.uniform(5, 30), rng.uniform(8, 90))
+        spacing = float(rng.choice([EYE_SPACING_MM, 1.0, 3.7]))
+        assert eye_count(viewer, target, spacing) == len(eye_points(viewer, target, spacing))
 
 
 # --------------------------------------------------------------------------------------
