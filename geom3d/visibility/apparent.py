@@ -12,6 +12,7 @@ coarse pruning lattice (spacing ``patch_mm + sample_mm``), see :class:`PatchLatt
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -116,7 +117,12 @@ class ApparentView:
         self.target_row = np.array([*target.base, target.radius, target.height])
         self._rim = rim_points(target)
         self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, self._rim)
-        self.dist = np.linalg.norm(self.c - self.eyes, axis=1)
+
+    @functools.cached_property
+    def dist(self) -> np.ndarray:
+        """(E,) float64, mm: distance from each eye to ``c`` (made when first read: a
+        witness's one-eye view never reads it)."""
+        return np.linalg.norm(self.c - self.eyes, axis=1)
 
     def project(self, pts: np.ndarray):
         """Apparent coordinates of points, as seen from every eye of the batch.

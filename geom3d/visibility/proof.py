@@ -332,11 +332,13 @@ class Prover:
             tried += n_tried
             if tree is None:
                 continue
-            leaves += len(tree.proven)
-            proved += int(tree.proven.sum())
-            if tree.proven.any():
+            proven = tree.proven  # (a masked copy: made once)
+            n_proven = int(np.count_nonzero(proven))
+            leaves += len(proven)
+            proved += n_proven
+            if n_proven:
                 trees.append(tree)
-            if tree.complete:
+            if n_proven == len(proven):  # tree.complete
                 complete = True
                 break
         with self._lock:
@@ -426,12 +428,17 @@ class Prover:
             return None, 0
         frame = np.array([ox, oy, dx, dy])
         if len(occ):  # only occluders that can meet the hull of the two cylinders
-            rx, ry = occ[:, 0] - ox, occ[:, 1] - oy
-            od, on = rx * dx + ry * dy, -rx * dy + ry * dx
-            reach = occ[:, 3] + max(a.radius, b.radius) + 1.0
-            lo_n = min(x_box[2], y_box[2]) - reach
-            hi_n = max(x_box[3], y_box[3]) + reach
-            near = (on > lo_n) & (on < hi_n) & (od > x_box[0] - reach) & (od < y_box[1] + reach)
+            # a handful of rows: plain floats, the same operations numpy's would make
+            r_ab = max(a.radius, b.radius)
+            lo, hi = float(min(x_box[2], y_box[2])), float(max(x_box[3], y_box[3]))
+            d_lo, d_hi = float(x_box[0]), float(y_box[1])
+            near = []
+            for k, (px, py, _, r, _) in enumerate(occ.tolist()):
+                rx, ry = px - ox, py - oy
+                od, on = rx * dx + ry * dy, -rx * dy + ry * dx
+                reach = r + r_ab + 1.0
+                if lo - reach < on < hi + reach and d_lo - reach < od < d_hi + reach:
+                    near.append(k)
             occ = np.ascontiguousarray(occ[near])
         im = self.interior
         tree = prove_bundles(
