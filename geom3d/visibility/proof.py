@@ -201,18 +201,18 @@ class PairProof:
 
 def _centre(cyl: Cylinder) -> np.ndarray:
     """(3,) float64, mm: the middle of the cylinder's axis."""
-    b = cyl.base_array
+    b = cyl.base
     return np.array([b[0], b[1], b[2] + 0.5 * cyl.height])
 
 
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:
-    b = cyl.base_array
-    rx, ry = float(b[0]) - ox, float(b[1]) - oy
+    b = cyl.base  # plain floats
+    rx, ry = b[0] - ox, b[1] - oy
     d = rx * dx + ry * dy
     n = -rx * dy + ry * dx
     pad = SURFACE_BOX_PAD_MM
     r = cyl.radius + pad
-    return np.array([d - r, d + r, n - r, n + r, float(b[2]) - pad, cyl.top_z + pad])
+    return np.array([d - r, d + r, n - r, n + r, b[2] - pad, cyl.top_z + pad])
 
 
 class Prover:
@@ -307,9 +307,9 @@ class Prover:
         runs = self.interior.certifies() and self._is_outside(a) and self._is_outside(b)
         if not runs and not len(occ):
             return None
-        ba, bb = a.base_array, b.base_array
-        d = np.array([bb[0] - ba[0], bb[1] - ba[1]], dtype=np.float64)
-        length = float(np.hypot(*d))
+        ba, bb = a.base, b.base  # plain floats: the same operations as numpy's scalars
+        d = (bb[0] - ba[0], bb[1] - ba[1])
+        length = float(np.hypot(d[0], d[1]))
         if length <= a.radius + b.radius + 2 * SURFACE_BOX_PAD_MM:
             return None
         ca, cb = _centre(a), _centre(b)
@@ -416,11 +416,12 @@ class Prover:
         """One bundle tree in the frame along ``angle_deg`` (origin at ``a``'s base), or
         (None, 0) when the boxes of ``a`` and ``b`` overlap along it. ``exact``: the
         pair's own direction, given as its unit vector rather than through the angle."""
-        ba, bb = a.base_array, b.base_array
-        ox, oy = float(ba[0]), float(ba[1])
+        ba, bb = a.base, b.base  # plain floats: the same operations as numpy's scalars
+        ox, oy = ba[0], ba[1]
         if exact:
-            d = bb[:2] - ba[:2]
-            dx, dy = (float(x) for x in d / float(np.hypot(*d)))
+            ddx, ddy = bb[0] - ox, bb[1] - oy
+            h = float(np.hypot(ddx, ddy))
+            dx, dy = ddx / h, ddy / h
         else:
             dx, dy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
         x_box, y_box = _box(a, ox, oy, dx, dy), _box(b, ox, oy, dx, dy)
