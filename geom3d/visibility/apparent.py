@@ -95,6 +95,8 @@ class ApparentView:
     """Apparent-view frames of a batch of eye points looking at one cylinder.
 
     Shared by Line of Fire and Blast Focus Line of Fire (see the module docstring).
+    ``parts``, optional: the target's ``(c, rim points, target_row)`` as a caller made
+    them once per target (:func:`rim_points`; the same values, never modified).
 
     Attributes
     ----------
@@ -110,12 +112,15 @@ class ApparentView:
         Distance from each eye to ``c``.
     """
 
-    def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
+    def __init__(self, eyes: np.ndarray, target: Cylinder, parts: tuple | None = None) -> None:
         self.eyes = np.ascontiguousarray(eyes, dtype=np.float64)
         self.target = target
-        self.c = target.center
-        self.target_row = np.array([*target.base, target.radius, target.height])
-        self._rim = rim_points(target)
+        if parts is None:
+            self.c = target.center
+            self.target_row = np.array([*target.base, target.radius, target.height])
+            self._rim = rim_points(target)
+        else:  # made once per target by the caller (read only): the same values
+            self.c, self._rim, self.target_row = parts
         self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, self._rim)
 
     @functools.cached_property
