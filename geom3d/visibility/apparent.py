@@ -12,6 +12,7 @@ coarse pruning lattice (spacing ``patch_mm + sample_mm``), see :class:`PatchLatt
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -94,6 +95,8 @@ class ApparentView:
     """Apparent-view frames of a batch of eye points looking at one cylinder.
 
     Shared by Line of Fire and Blast Focus Line of Fire (see the module docstring).
+    ``parts``, optional: the target's ``(c, rim points, target_row)`` as a caller made
+    them once per target (:func:`rim_points`; the same values, never modified).
 
     Attributes
     ----------
@@ -109,14 +112,22 @@ class ApparentView:
         Distance from each eye to ``c``.
     """
 
-    def __init__(self, eyes: np.ndarray, target: Cylinder) -> None:
+    def __init__(self, eyes: np.ndarray, target: Cylinder, parts: tuple | None = None) -> None:
         self.eyes = np.ascontiguousarray(eyes, dtype=np.float64)
         self.target = target
-        self.c = target.center
-        self.target_row = np.array([*target.base, target.radius, target.height])
-        self._rim = rim_points(target)
+        if parts is None:
+            self.c = target.center
+            self.target_row = np.array([*target.base, target.radius, target.height])
+            self._rim = rim_points(target)
+        else:  # made once per target by the caller (read only): the same values
+            self.c, self._rim, self.target_row = parts
         self.u, self.v, self.w, self._ext = view_frames(self.eyes, self.c, self._rim)
-        self.dist = np.linalg.norm(self.c - self.eyes, axis=1)
+
+    @functools.cached_property
+    def dist(self) -> np.ndarray:
+        """(E,) float64, mm: distance from each eye to ``c`` (made when first read: a
+        witness's one-eye view never reads it)."""
+        return np.linalg.norm(self.c - self.eyes, axis=1)
 
     def project(self, pts: np.ndarray):
         """Apparent coordinates of points, as seen from every eye of the batch.

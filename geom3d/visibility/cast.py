@@ -292,14 +292,15 @@ class ClearToTarget:
         """Add a compiled pass's counters to ``stats`` and the engine: rays reaching the
         target, segments cast, segments proved, and optionally eyes examined and
         refined and lattice samples settled inside an outline."""
-        self.stats.rays += int(counts[0])
-        self.stats.cast += int(counts[1])
-        self.stats.proved += int(counts[2])
-        if len(counts) > 3:
-            self.stats.eyes += int(counts[3])
-            self.stats.eyes_refined += int(counts[4])
-            self.stats.outlined += int(counts[5])
-        self.engine.add_cast(int(counts[1]))
+        got = counts.tolist()  # plain ints, in one call
+        self.stats.rays += got[0]
+        self.stats.cast += got[1]
+        self.stats.proved += got[2]
+        if len(got) > 3:
+            self.stats.eyes += got[3]
+            self.stats.eyes_refined += got[4]
+            self.stats.outlined += got[5]
+        self.engine.add_cast(got[1])
 
     def settled(self, origins: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """(n,) bool: segments (eye to target point) the proof settles."""

@@ -71,7 +71,7 @@ def eye_points(
         cap[:, 2] = zc
         # nearest to the target first
         if dist > GEOM_EPS_MM:
-            d = -(cap[:, :2] - b[:2]) @ (to / dist)
+            d = -(cap[:, :2] - np.array(b[:2])) @ (np.array(to) / dist)
             cap[:] = cap[np.argsort(d, kind="stable")]
         n += len(gx)
     return out if limit is None else out[: max(limit, 0)]
@@ -87,16 +87,19 @@ def eye_count(viewer: Cylinder, target: Cylinder, spacing: float = EYE_SPACING_M
 
 def _layout(
     viewer: Cylinder, target: Cylinder, spacing: float
-) -> tuple[np.ndarray, float, float, float, np.ndarray, float, int, int, list[float]]:
+) -> tuple[
+    tuple[float, ...], float, float, float, tuple[float, float], float, int, int, list[float]
+]:
     """What :func:`eye_points` and :func:`eye_count` share: the viewer's base ``b``, the
     inset radius and heights (mm), the plan offset ``to`` to the target and its length,
-    the side lattice's rows and columns, and the cap heights."""
-    b = viewer.base_array
+    the side lattice's rows and columns, and the cap heights (plain floats: the same
+    operations numpy's scalars would make, without their per-call cost)."""
+    b = viewer.base
     r = viewer.radius - SURFACE_INSET_MM
     z0 = b[2] + STAND_INSET_MM
     z1 = viewer.top_z - SURFACE_INSET_MM
-    to = target.base_array[:2] - b[:2]
-    dist = float(np.hypot(*to))
+    to = (target.base[0] - b[0], target.base[1] - b[1])
+    dist = float(np.hypot(to[0], to[1]))
     n_rows = max(1, math.ceil((z1 - z0) / spacing))
     if dist > GEOM_EPS_MM:
         n_cols = max(2, math.ceil(math.pi * r / spacing))

@@ -75,19 +75,19 @@ def search_eyes(
     """
     if proof is not None:
         done = proof.settled_eyes(eyes, flip)
-        stats.eyes_proved += int(done.sum())
+        stats.eyes_proved += int(np.count_nonzero(done))
         eyes = eyes[~done]
     if len(occ) and len(eyes):
         done = hidden_eyes(eyes, target, occ)
-        stats.eyes_proved += int(done.sum())
+        stats.eyes_proved += int(np.count_nonzero(done))
         eyes = eyes[~done]
     if len(solids) and len(eyes):
         done = solids.hidden(eyes, target)
-        stats.eyes_proved += int(done.sum())
+        stats.eyes_proved += int(np.count_nonzero(done))
         eyes = eyes[~done]
     if ground and len(eyes):
         done = ground.hidden(eyes, target)
-        stats.eyes_proved += int(done.sum())
+        stats.eyes_proved += int(np.count_nonzero(done))
         eyes = eyes[~done]
     if not len(eyes):
         return None

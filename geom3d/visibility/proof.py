@@ -201,18 +201,18 @@ class PairProof:
 
 def _centre(cyl: Cylinder) -> np.ndarray:
     """(3,) float64, mm: the middle of the cylinder's axis."""
-    b = cyl.base_array
+    b = cyl.base
     return np.array([b[0], b[1], b[2] + 0.5 * cyl.height])
 
 
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:
-    b = cyl.base_array
-    rx, ry = float(b[0]) - ox, float(b[1]) - oy
+    b = cyl.base  # plain floats
+    rx, ry = b[0] - ox, b[1] - oy
     d = rx * dx + ry * dy
     n = -rx * dy + ry * dx
     pad = SURFACE_BOX_PAD_MM
     r = cyl.radius + pad
-    return np.array([d - r, d + r, n - r, n + r, float(b[2]) - pad, cyl.top_z + pad])
+    return np.array([d - r, d + r, n - r, n + r, b[2] - pad, cyl.top_z + pad])
 
 
 class Prover:
@@ -307,9 +307,9 @@ class Prover:
         runs = self.interior.certifies() and self._is_outside(a) and self._is_outside(b)
         if not runs and not len(occ):
             return None
-        ba, bb = a.base_array, b.base_array
-        d = np.array([bb[0] - ba[0], bb[1] - ba[1]], dtype=np.float64)
-        length = float(np.hypot(*d))
+        ba, bb = a.base, b.base  # plain floats: the same operations as numpy's scalars
+        d = (bb[0] - ba[0], bb[1] - ba[1])
+        length = float(np.hypot(d[0], d[1]))
         if length <= a.radius + b.radius + 2 * SURFACE_BOX_PAD_MM:
             return None
         ca, cb = _centre(a), _centre(b)
@@ -332,11 +332,13 @@ class Prover:
             tried += n_tried
             if tree is None:
                 continue
-            leaves += len(tree.proven)
-            proved += int(tree.proven.sum())
-            if tree.proven.any():
+            proven = tree.proven  # (a masked copy: made once)
+            n_proven = int(np.count_nonzero(proven))
+            leaves += len(proven)
+            proved += n_proven
+            if n_proven:
                 trees.append(tree)
-            if tree.complete:
+            if n_proven == len(proven):  # tree.complete
                 complete = True
                 break
         with self._lock:
@@ -414,11 +416,12 @@ class Prover:
         """One bundle tree in the frame along ``angle_deg`` (origin at ``a``'s base), or
         (None, 0) when the boxes of ``a`` and ``b`` overlap along it. ``exact``: the
         pair's own direction, given as its unit vector rather than through the angle."""
-        ba, bb = a.base_array, b.base_array
-        ox, oy = float(ba[0]), float(ba[1])
+        ba, bb = a.base, b.base  # plain floats: the same operations as numpy's scalars
+        ox, oy = ba[0], ba[1]
         if exact:
-            d = bb[:2] - ba[:2]
-            dx, dy = (float(x) for x in d / float(np.hypot(*d)))
+            ddx, ddy = bb[0] - ox, bb[1] - oy
+            h = float(np.hypot(ddx, ddy))
+            dx, dy = ddx / h, ddy / h
         else:
             dx, dy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
         x_box, y_box = _box(a, ox, oy, dx, dy), _box(b, ox, oy, dx, dy)
@@ -426,12 +429,17 @@ class Prover:
             return None, 0
         frame = np.array([ox, oy, dx, dy])
         if len(occ):  # only occluders that can meet the hull of the two cylinders
-            rx, ry = occ[:, 0] - ox, occ[:, 1] - oy
-            od, on = rx * dx + ry * dy, -rx * dy + ry * dx
-            reach = occ[:, 3] + max(a.radius, b.radius) + 1.0
-            lo_n = min(x_box[2], y_box[2]) - reach
-            hi_n = max(x_box[3], y_box[3]) + reach
-            near = (on > lo_n) & (on < hi_n) & (od > x_box[0] - reach) & (od < y_box[1] + reach)
+            # a handful of rows: plain floats, the same operations numpy's would make
+            r_ab = max(a.radius, b.radius)
+            lo, hi = float(min(x_box[2], y_box[2])), float(max(x_box[3], y_box[3]))
+            d_lo, d_hi = float(x_box[0]), float(y_box[1])
+            near = []
+            for k, (px, py, _, r, _) in enumerate(occ.tolist()):
+                rx, ry = px - ox, py - oy
+                od, on = rx * dx + ry * dy, -rx * dy + ry * dx
+                reach = r + r_ab + 1.0
+                if lo - reach < on < hi + reach and d_lo - reach < od < d_hi + reach:
+                    near.append(k)
             occ = np.ascontiguousarray(occ[near])
         im = self.interior
         tree = prove_bundles(

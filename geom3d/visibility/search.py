@@ -169,7 +169,8 @@ def search_clear_patch(
     if start < 0:
         return None
     at = start + int(eye)
-    return _hit(ApparentView(eyes[at : at + 1], target), 0, 0, 0, lattice, int(ca), int(cb), p)
+    view = ApparentView(eyes[at : at + 1], target, parts=(center, rim, row))
+    return _hit(view, 0, 0, 0, lattice, int(ca), int(cb), p)
 
 
 def warm_search(target, occ: np.ndarray, lattice: PatchLattice) -> None:
