@@ -9,71 +9,15 @@ Chromium the test skips, except in CI (``$CI`` set), where it must run.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import re
-import shutil
-import subprocess
-import time
 
 import pytest
 
 aiohttp = pytest.importorskip("aiohttp")
 
+from devtools import DevToolsPage, chromium, devtools_browser, page_socket_url  # noqa: E402
+
 from geom3d.serve.app import make_server, serve_in_thread  # noqa: E402
 from geom3d.serve.session import Session  # noqa: E402
-
-#: Seconds the page gets to answer (a move is milliseconds; a slow shared machine).
-WAIT_S = 60.0
-
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("CI"):
-        pytest.fail("headless Chromium is required in CI (apt-get install chromium)")
-    pytest.skip("chromium not installed")
-
-
-class Page:
-    """A DevTools protocol session on one page (commands by id; events ignored)."""
-
-    def __init__(self, ws) -> None:
-        self.ws = ws
-        self.n = 0
-
-    async def call(self, method: str, **params):
-        self.n += 1
-        await self.ws.send_str(json.dumps({"id": self.n, "method": method, "params": params}))
-        while True:
-            msg = json.loads((await self.ws.receive()).data)
-            if msg.get("id") == self.n:
-                assert "error" not in msg, msg
-                return msg["result"]
-
-    async def js(self, expr: str):
-        got = await self.call(
-            "Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True
-        )
-        assert "exceptionDetails" not in got, got
-        return got["result"].get("value")
-
-    async def until(self, expr: str):
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            if await self.js(expr):
-                return
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"the page never got to: {expr}")
-
-    async def mouse(self, kind: str, x: float, y: float) -> None:
-        await self.call(
-            "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
-            buttons=0 if kind == "mouseReleased" else 1, clickCount=1,
-        )  # fmt: skip
-
 
 LINES = """[...document.querySelectorAll('line.lof')].map(l => [l.dataset.from, l.dataset.to,
   l.dataset.reason, l.getAttribute('stroke'), l.getAttribute('x1'), l.getAttribute('y1')])"""
@@ -90,12 +34,9 @@ def _expected(pairs):
 
 async def _drive(browser_ws: str, url: str, session: Session) -> None:
     async with aiohttp.ClientSession() as http:
-        async with http.get(
-            browser_ws.replace("ws://", "http://").split("/devtools")[0] + "/json/list"
-        ) as r:
-            targets = [t for t in await r.json() if t["type"] == "page"]
-        async with http.ws_connect(targets[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            page = Page(ws)
+        page_ws = await page_socket_url(http, browser_ws)
+        async with http.ws_connect(page_ws, max_msg_size=0) as ws:
+            page = DevToolsPage(ws)
             await page.call("Page.navigate", url=url)
             await page.until("document.body && document.body.dataset.ready === '1'")
             names = await page.js(
@@ -168,33 +109,13 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
 
 
 def test_page_in_chromium(table_file, tmp_path):
-    browser = _chromium()
+    browser = chromium()
     srv = make_server(Session(table_file), "127.0.0.1", 0)
     serve_in_thread(srv)
-    cmd = [
-        browser, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
-        f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1300,900", "about:blank",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        ws_url = None
-        deadline = time.monotonic() + WAIT_S
-        while ws_url is None and time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            m = re.search(r"DevTools listening on (ws://\S+)", line)
-            if m:
-                ws_url = m.group(1)
-            elif not line and proc.poll() is not None:
-                break
-        assert ws_url, "Chromium printed no DevTools address"
-        asyncio.run(_drive(ws_url, srv.url, srv.session))
+        args = ["--disable-gpu", "--window-size=1300,900"]
+        with devtools_browser(browser, tmp_path / "profile", args) as ws_url:
+            asyncio.run(_drive(ws_url, srv.url, srv.session))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
         srv.shutdown()
         srv.server_close()

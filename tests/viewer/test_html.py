@@ -10,9 +10,7 @@ skips, except in CI (``$CI`` set), where it must run.
 from __future__ import annotations
 
 import html
-import os
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -21,6 +19,7 @@ import pytest
 pytest.importorskip("pyvista")
 pytest.importorskip("trame_vtk")
 
+from devtools import chromium
 from PIL import Image
 
 from viewer import render as vr
@@ -40,16 +39,6 @@ def _chromatic_colours(img: np.ndarray) -> int:
     px = img.reshape(-1, 3).astype(int)
     px = px[px.max(axis=1) - px.min(axis=1) > 24]
     return len(np.unique(px, axis=0))
-
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("CI"):
-        pytest.fail("headless Chromium is required in CI (apt-get install chromium)")
-    pytest.skip("chromium not installed")
 
 
 def _screenshot(browser: str, page, out, tmp_path, size=(800, 600)) -> np.ndarray:
@@ -75,7 +64,7 @@ def _screenshot(browser: str, page, out, tmp_path, size=(800, 600)) -> np.ndarra
 
 
 def test_html_page_is_standalone_and_renders_in_chromium(scene, tmp_path):
-    browser = _chromium()
+    browser = chromium()
     page = tmp_path / "scene.html"
     res = vr.render(scene, page, view="iso", size=(800, 600))
     assert res.path == page
@@ -95,7 +84,7 @@ def test_html_page_is_standalone_and_renders_in_chromium(scene, tmp_path):
 
 def test_a_blank_page_fails_the_colour_check(tmp_path):
     """The check above can fail: the page without its scene shows only the panel."""
-    browser = _chromium()
+    browser = chromium()
     page = tmp_path / "blank.html"
     d = Drawing(title="blank")
     page.write_text(f"<html><body>{panel_html(d)}</body></html>", encoding="utf-8")
@@ -133,7 +122,7 @@ def _dom_after_scripts(browser: str, page, tmp_path) -> str:
 @pytest.mark.parametrize("view", ["iso", "side:a:t1", "eye:a:t1"])
 def test_html_text_survives_the_viewer_script(scene, tmp_path, view):
     """Issue 34: the loader emptied the body, and the title, legend and notes with it."""
-    browser = _chromium()
+    browser = chromium()
     page = tmp_path / "scene.html"
     res = vr.render(
         scene, page, view=view, attack="shot1", lof="a:t1", size=(800, 600),
@@ -165,7 +154,7 @@ def test_html_scene_frames_the_subject(tmp_path):
 
     from viewer.html import PANEL_WIDTH_PCT
 
-    browser = _chromium()
+    browser = chromium()
     sc = make_scene(
         [trooper("a", [900, 600]), trooper("t", [1100, 600], side="red", facing_deg=180)],
         table={"size": [1200, 800]},

@@ -15,12 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
-import os
-import re
-import shutil
-import subprocess
-import time
 
 import numpy as np
 import pytest
@@ -29,6 +23,7 @@ pytest.importorskip("pyvista")
 pytest.importorskip("trame_vtk")
 aiohttp = pytest.importorskip("aiohttp")
 
+from devtools import DevToolsPage, chromium, devtools_browser, page_socket_url  # noqa: E402
 from PIL import Image, ImageColor  # noqa: E402
 
 from geom3d import load_scene  # noqa: E402
@@ -37,8 +32,6 @@ from viewer.gallery import load_cases  # noqa: E402
 
 pytestmark = pytest.mark.viewer
 
-#: Seconds the page gets to run its scripts (vtk.js builds its canvas; a loaded machine).
-WAIT_S = 90.0
 #: The browser window, CSS pixels.
 WINDOW = (1200, 800)
 #: Boxes closer than this (CSS px) do not count as overlapping (sub-pixel line boxes).
@@ -73,53 +66,11 @@ BOXES_JS = """(() => {
 })()"""
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("CI"):
-        pytest.fail("headless Chromium is required in CI (apt-get install chromium)")
-    pytest.skip("chromium not installed")
-
-
-class _Page:
-    """A DevTools protocol session on one page (commands by id; events ignored)."""
-
-    def __init__(self, ws) -> None:
-        self.ws = ws
-        self.n = 0
-
-    async def call(self, method: str, **params):
-        self.n += 1
-        await self.ws.send_str(json.dumps({"id": self.n, "method": method, "params": params}))
-        while True:
-            msg = json.loads((await self.ws.receive()).data)
-            if msg.get("id") == self.n:
-                assert "error" not in msg, msg
-                return msg["result"]
-
-    async def js(self, expr: str):
-        got = await self.call("Runtime.evaluate", expression=expr, returnByValue=True)
-        assert "exceptionDetails" not in got, got
-        return got["result"].get("value")
-
-    async def until(self, expr: str) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            if await self.js(expr):
-                return
-            await asyncio.sleep(0.2)
-        raise AssertionError(f"the page never got to: {expr}")
-
-
 async def _boxes_and_shot(ws_url: str, url: str) -> tuple[dict, bytes]:
-    base = ws_url.replace("ws://", "http://").split("/devtools")[0]
     async with aiohttp.ClientSession() as http:
-        async with http.get(base + "/json/list") as r:
-            targets = [t for t in await r.json() if t["type"] == "page"]
-        async with http.ws_connect(targets[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            page = _Page(ws)
+        page_ws = await page_socket_url(http, ws_url)
+        async with http.ws_connect(page_ws, max_msg_size=0) as ws:
+            page = DevToolsPage(ws)
             await page.call("Page.enable")
             await page.call(
                 "Emulation.setDeviceMetricsOverride",
@@ -136,35 +87,13 @@ async def _boxes_and_shot(ws_url: str, url: str) -> tuple[dict, bytes]:
 
 
 def _in_chromium(page, tmp_path) -> tuple[dict, np.ndarray]:
-    browser = _chromium()
-    cmd = [
-        browser, "--headless", "--no-sandbox", "--disable-gpu-sandbox",
-        "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--no-first-run",
-        "--hide-scrollbars", "--remote-debugging-port=0", "--allow-file-access-from-files",
-        f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        "about:blank",
+    args = [
+        "--disable-gpu-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader",
+        "--hide-scrollbars", "--allow-file-access-from-files",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
     ]  # fmt: skip
-    log = tmp_path / "chromium.log"  # a file, not a pipe: a chatty browser never blocks
-    with log.open("w") as err:
-        proc = subprocess.Popen(cmd, stderr=err, stdout=subprocess.DEVNULL)
-    try:
-        ws_url = None
-        deadline = time.monotonic() + WAIT_S
-        while ws_url is None and time.monotonic() < deadline and proc.poll() is None:
-            m = re.search(r"DevTools listening on (ws://\S+)", log.read_text(errors="replace"))
-            if m:
-                ws_url = m.group(1)
-            else:
-                time.sleep(0.1)
-        assert ws_url, "Chromium printed no DevTools address: " + log.read_text()[-2000:]
+    with devtools_browser(chromium(), tmp_path / "profile", args) as ws_url:
         boxes, png = asyncio.run(_boxes_and_shot(ws_url, page.as_uri()))
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
     shot = tmp_path / f"{page.stem}-shot.png"
     shot.write_bytes(png)
     with Image.open(shot) as im:
