@@ -24,7 +24,7 @@ import matplotlib
 import numpy as np
 from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize, to_rgb
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon, Rectangle, Wedge
+from matplotlib.patches import Patch, Polygon, Wedge
 
 from .map_page import (
     DEFAULT_MAP_SIZE,
@@ -134,17 +134,7 @@ def _figure(scene, doc: dict, size, title):
     extent = _extent(scene, cells)
     x0, y0, x1, y1 = extent
     span = max(x1 - x0, y1 - y0, 1.0)
-    ax.add_patch(
-        Rectangle(
-            (x0, y0),
-            x1 - x0,
-            y1 - y0,
-            facecolor="#f4f1ea",
-            edgecolor="#444444",
-            linewidth=page.lw(1.0),
-            zorder=-1,
-        )
-    )
+    page.table(extent)
     _background(ax, scene, extent, label_pt=page.pt(page.px("label")))
     if danger:
         cmap, norm = matplotlib.colormaps["YlOrRd"], Normalize(0.0, 1.0)

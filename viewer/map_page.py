@@ -29,7 +29,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Circle
+from matplotlib.patches import Circle, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from geom3d.core.output import safe_text
@@ -179,6 +179,14 @@ class MapPage:
         """A line ``px`` pixels wide on a 1600 x 1200 page, in points at this page's size
         (never thinner than ``px``: lines stay visible on small pages)."""
         return self.pt(px * max(1.0, size_scale(self.size)))
+
+    def table(self, extent) -> None:
+        """Draw the table's rectangle, ``extent`` = (x0, y0, x1, y1) in mm, under the map."""
+        x0, y0, x1, y1 = extent
+        self.ax.add_patch(
+            Rectangle((x0, y0), x1 - x0, y1 - y0, facecolor="#f4f1ea", edgecolor="#444444",
+                      linewidth=self.lw(1.0), zorder=-1)
+        )  # fmt: skip
 
     def length(self, mm: float) -> str:
         """``mm`` in the file's unit: ``25 mm``, ``1 in``."""

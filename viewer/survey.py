@@ -176,17 +176,7 @@ def _figure(scene, doc: dict, size, title):
     fig, ax = page.fig, page.ax
     extent = _extent(scene, doc)
     x0, y0, x1, y1 = extent
-    ax.add_patch(
-        Rectangle(
-            (x0, y0),
-            x1 - x0,
-            y1 - y0,
-            facecolor="#f4f1ea",
-            edgecolor="#444444",
-            linewidth=page.lw(1.0),
-            zorder=-1,
-        )
-    )
+    page.table(extent)
     _background(ax, scene, extent, label_pt=page.pt(page.px("label")))
     pos = doc["positions"]
     xyz = np.array([p["position"] for p in pos], dtype=float).reshape(-1, 3)
