@@ -210,6 +210,25 @@ def _reaction_attack(spec: TrooperSpec) -> Weapon:
     return spec.reaction.attack
 
 
+def _return_fire(
+    sheet: _Sheet,
+    spec: TrooperSpec,
+    attacker: str,
+    counter: Dice | None,
+    source: str,
+    ledger: Ledger,
+    attacker_cover: bool,
+) -> tuple[int | None, int | None]:
+    """The attacker's Saving Roll value and wounds against the target's reaction attack
+    (``spec``'s weapon, declared at ``source``): both None when there is no counter roll."""
+    if counter is None:
+        return None, None
+    ra = _reaction_attack(spec)
+    save = _save_sv(sheet, attacker, ra.ps, ra.save, f"{source}.attack", ledger, attacker,
+                    template=False, cover=attacker_cover)  # fmt: skip
+    return save, _wounds(sheet, attacker)
+
+
 def _counter_dice(
     sheet: _Sheet, result: AttackResult, tid: str, active: bool, ledger: Ledger
 ) -> tuple[Dice | None, bool]:
@@ -347,22 +366,9 @@ def _plan(sheet: _Sheet, result: AttackResult, tid: str) -> RollPlan:
             ("the reaction attack is a Normal Roll and does not avoid the template (001)", "normal")
         )
     save_sv = _save_sv(sheet, tid, weapon.ps, weapon.save, sheet.weapon_path, ledger, tid)
-    attacker_save: int | None = None
-    attacker_wounds: int | None = None
-    if counter is not None:
-        ra = _reaction_attack(spec)
-        attacker_save = _save_sv(
-            sheet,
-            attack.attacker,
-            ra.ps,
-            ra.save,
-            f"{source}.attack",
-            ledger,
-            attack.attacker,
-            template=False,
-            cover=attacker_cover,
-        )
-        attacker_wounds = _wounds(sheet, attack.attacker)
+    attacker_save, attacker_wounds = _return_fire(
+        sheet, spec, attack.attacker, counter, source, ledger, attacker_cover
+    )
     return RollPlan(
         attack=dice,
         templates=templates,

@@ -26,7 +26,7 @@ from geom3d.rules.infinity.odds import (
     _counter_dice,
     _dodge_sv,
     _not_activated,
-    _reaction_attack,
+    _return_fire,
     _save_sv,
     _Sheet,
     _wounds,
@@ -103,22 +103,9 @@ def plain_plan(sheet: _Sheet, result: AttackResult, tid: str) -> RollPlan:
         template=False,
         cover=geo.cover,
     )
-    attacker_save: int | None = None
-    attacker_wounds: int | None = None
-    if counter is not None:
-        ra = _reaction_attack(spec)
-        attacker_save = _save_sv(
-            sheet,
-            a,
-            ra.ps,
-            ra.save,
-            f"{source}.attack",
-            ledger,
-            a,
-            template=False,
-            cover=attacker_cover,
-        )
-        attacker_wounds = _wounds(sheet, a)
+    attacker_save, attacker_wounds = _return_fire(
+        sheet, spec, a, counter, source, ledger, attacker_cover
+    )
     return RollPlan(
         attack=Dice(sv, n),
         dodge_sv=dodge_sv,
