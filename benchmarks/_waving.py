@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
+from geom3d.terrain import grid_mesh
+
 N_BLOCKS = 30
 SILHOUETTES = (1, 2, 3, 4, 5, 6)
 
@@ -32,13 +34,7 @@ def heightfield(n_triangles: int = 1_000_000, seed: int = 0) -> trimesh.Trimesh:
         + 3.0 * np.sin(2 * math.pi * (gx + gy) / 450.0 + p[2])
         + 1.0 * np.sin(2 * math.pi * (gx - gy) / 170.0 + p[3])
     )
-    v = np.column_stack([gx.ravel(), gy.ravel(), z.ravel()])
-    i = np.arange(n - 1)
-    a = (i[None, :] + n * i[:, None]).ravel()
-    faces = np.vstack(
-        [np.column_stack([a, a + 1, a + n + 1]), np.column_stack([a, a + n + 1, a + n])]
-    )
-    return trimesh.Trimesh(v, faces, process=False)
+    return grid_mesh(gx, gy, z)
 
 
 def write_waving_table(n_triangles: int, folder: Path, seed: int = 0) -> Path:

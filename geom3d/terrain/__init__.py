@@ -34,6 +34,7 @@ from geom3d.terrain.fused import (
     fused_blocks,
     fused_scan_table,
     fused_trooper_spots,
+    grid_mesh,
 )
 from geom3d.terrain.rectilinear import rectilinear
 from geom3d.terrain.scanned import (
@@ -57,6 +58,7 @@ __all__ = [
     "fused_blocks",
     "fused_scan_table",
     "fused_trooper_spots",
+    "grid_mesh",
     "piece_footprints",
     "place",
     "rectilinear",

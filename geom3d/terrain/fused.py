@@ -21,7 +21,7 @@ import trimesh
 
 from geom3d.core.errors import InputError
 
-__all__ = ["FusedBlocks", "fused_blocks", "fused_scan_table", "fused_trooper_spots"]
+__all__ = ["FusedBlocks", "fused_blocks", "fused_scan_table", "fused_trooper_spots", "grid_mesh"]
 
 #: The benchmark table's side (mm).
 FUSED_TABLE_MM = 1200.0
@@ -167,7 +167,25 @@ def fused_scan_table(
         inside = (one.signed_distance(sub)[:, 0] <= 0.0).reshape(j1 - j0, i1 - i0)
         patch = lift[j0:j1, i0:i1]
         patch[inside] = np.maximum(patch[inside], blocks.height[k])
-    z = z + lift
+    return grid_mesh(gx, gy, z + lift)
+
+
+def grid_mesh(gx: np.ndarray, gy: np.ndarray, z: np.ndarray) -> trimesh.Trimesh:
+    """A height field on a square grid as a mesh, two triangles a cell, faces up.
+
+    Parameters
+    ----------
+    gx, gy, z : numpy.ndarray
+        Shape ``(n, n)``, float64, mm: the grid's x (varying along axis 1), y (along
+        axis 0) and heights, as ``numpy.meshgrid(xs, ys, indexing="xy")`` gives them.
+
+    Returns
+    -------
+    trimesh.Trimesh
+        ``n * n`` vertices in row order, ``2 * (n - 1) ** 2`` faces; loaded raw
+        (``process=False``).
+    """
+    n = gx.shape[0]
     v = np.column_stack([gx.ravel(), gy.ravel(), z.ravel()])
     i = np.arange(n - 1)
     a = (i[None, :] + n * i[:, None]).ravel()
