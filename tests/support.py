@@ -109,3 +109,37 @@ def lof_answers(results):
         )
         for r in results
     ]  # fmt: skip
+
+
+def open_ground_layout(seed):
+    """Seven seeded spots around an attacker at the origin (mm, relative), none on it and
+    none overlapping: ``(enemies, allies, main)``, five enemies, two allies and the index of
+    the enemy nearest the attacker (the Infinity ``auto`` tests' open-ground layout)."""
+    import math
+
+    import numpy as np
+
+    rng = np.random.default_rng(100 + seed)
+    pts = []
+    while len(pts) < 7:
+        p = rng.uniform([-110, -110], [130, 130])
+        if math.hypot(*p) > 26 and all(math.hypot(*(p - q)) > 25.5 for q in pts):
+            pts.append(p)
+    enemies, allies = pts[:5], pts[5:]
+    return enemies, allies, int(np.argmin([math.hypot(*p) for p in enemies]))
+
+
+def crowded_scene():
+    """Four troopers close together behind a low wall, one prone (labels must dodge each
+    other): the figure-layout tests' crowded case."""
+    return make_scene(
+        [
+            trooper("a", [50, 100]),
+            trooper("t-main", [250, 100], side="red", facing_deg=180),
+            trooper("t-near", [262, 122], side="red", facing_deg=180),
+            trooper("t-out", [240, 82], side="red", facing_deg=180),
+            trooper("t-prone", [268, 92], side="red", facing_deg=180, state=["prone"]),
+        ],
+        [box("wall", [10, 120, 30], [150, 100, 0])],
+        table={"size": [320, 200]},
+    )

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from support import make_scene, trooper
+from support import make_scene, open_ground_layout, trooper
 
 from geom3d.placement.direct import solve_heading
 from geom3d.templates import TeardropShape
@@ -126,15 +126,8 @@ def infinity_scene(enemies, allies, attacks):
 @pytest.mark.parametrize("seed", range(3))
 def test_infinity_auto_matches_or_beats_brute_force(seed):
     # open ground: a trooper touching the template is affected (no scenery to hide it)
-    rng = np.random.default_rng(100 + seed)
-    pts = []
-    while len(pts) < 7:
-        p = rng.uniform([-110, -110], [130, 130])
-        if math.hypot(*p) > 26 and all(math.hypot(*(p - q)) > 25.5 for q in pts):
-            pts.append(p)
-    enemies, allies = pts[:5], pts[5:]
     # the main target: the enemy nearest the attacker (reachable by the template)
-    main = int(np.argmin([math.hypot(*p) for p in enemies]))
+    enemies, allies, main = open_ground_layout(seed)
     s = infinity_scene(enemies, allies, [
         {"id": "x", "attacker": "a", "template": "small_teardrop", "main_target": f"e{main}",
          "heading_deg": "auto"}])  # fmt: skip

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pytest
-from support import box, make_scene, trooper
+from support import box, make_scene, open_ground_layout, trooper
 
 from geom3d.placement.direct import max_contact_offset_deg
 from geom3d.templates import TeardropShape
@@ -31,15 +31,7 @@ def _arc(pos):
 
 
 def _seeded_open(seed):
-    # tests/rules/test_auto_placement.py: test_infinity_auto_matches_or_beats_brute_force
-    rng = np.random.default_rng(100 + seed)
-    pts = []
-    while len(pts) < 7:
-        p = rng.uniform([-110, -110], [130, 130])
-        if math.hypot(*p) > 26 and all(math.hypot(*(p - q)) > 25.5 for q in pts):
-            pts.append(p)
-    enemies, allies = pts[:5], pts[5:]
-    main = int(np.argmin([math.hypot(*p) for p in enemies]))
+    enemies, allies, main = open_ground_layout(seed)  # as test_auto_placement.py
     ts = [_arc([300, 300])]
     ts += [trooper(f"e{i}", [300 + x, 300 + y], side="red") for i, (x, y) in enumerate(enemies)]
     ts += [trooper(f"p{i}", [300 + x, 300 + y]) for i, (x, y) in enumerate(allies)]

@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("pyvista")
 
 from PIL import ImageFont
-from support import box, make_scene, trooper
+from support import crowded_scene
 
 from geom3d import load_scene
 from viewer import render as vr
@@ -119,21 +119,6 @@ def check_layout(svg: Path, troopers, labels_expected=()):
     for lab in labels_expected:
         assert any(t.startswith(lab) for t in shown), (lab, shown)
     return texts
-
-
-def crowded_scene():
-    """Four troopers close together behind a low wall (labels must dodge each other)."""
-    return make_scene(
-        [
-            trooper("a", [50, 100]),
-            trooper("t-main", [250, 100], side="red", facing_deg=180),
-            trooper("t-near", [262, 122], side="red", facing_deg=180),
-            trooper("t-out", [240, 82], side="red", facing_deg=180),
-            trooper("t-prone", [268, 92], side="red", facing_deg=180, state=["prone"]),
-        ],
-        [box("wall", [10, 120, 30], [150, 100, 0])],
-        table={"size": [320, 200]},
-    )
 
 
 @pytest.mark.parametrize("size", [(800, 500), (1600, 1200), (3200, 2400)])

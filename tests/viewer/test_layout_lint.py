@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("pyvista")
 
 from PIL import ImageColor
-from support import box, make_scene, trooper
+from support import crowded_scene
 
 from viewer import palette as pal
 from viewer import render as vr
@@ -26,21 +26,6 @@ from viewer.layout_lint import (
 
 pytestmark = pytest.mark.viewer
 BG = ImageColor.getrgb(pal.BACKGROUND)
-
-
-def crowded_scene():
-    """Four troopers close together behind a low wall (as in test_layout.py)."""
-    return make_scene(
-        [
-            trooper("a", [50, 100]),
-            trooper("t-main", [250, 100], side="red", facing_deg=180),
-            trooper("t-near", [262, 122], side="red", facing_deg=180),
-            trooper("t-out", [240, 82], side="red", facing_deg=180),
-            trooper("t-prone", [268, 92], side="red", facing_deg=180, state=["prone"]),
-        ],
-        [box("wall", [10, 120, 30], [150, 100, 0])],
-        table={"size": [320, 200]},
-    )
 
 
 def _page(**kw) -> Layout:
