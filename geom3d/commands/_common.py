@@ -210,10 +210,36 @@ def renderer() -> ModuleType:
             "diagrams need a renderer: install the viewer extra (pip install 'geom3d[viewer]')"
         )
     try:
-        module: ModuleType = eps[0].load()
+        module: ModuleType = _load_plugin(eps[0])
     except ImportError as exc:
         raise UsageError(
             f"the {eps[0].name!r} renderer cannot be loaded ({exc}); "
             "install the viewer extra (pip install 'geom3d[viewer]')"
         ) from None
     return module
+
+
+def renderer_function(name: str) -> tuple[Callable[..., Any] | None, str | None]:
+    """The first installed renderer plugin's function ``name`` (``render_survey``,
+    ``render_exposure``), or None with the reason it cannot be had."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=RENDERER_GROUP), key=lambda e: e.name):
+        try:
+            mod = _load_plugin(ep)
+        except ImportError as exc:
+            return None, f"the {ep.name!r} renderer cannot be loaded ({exc})"
+        if hasattr(mod, name):
+            return getattr(mod, name), None
+    return None, f"no renderer with {name}: install geom3d[viewer]"
+
+
+def _load_plugin(ep: Any) -> Any:
+    """Import an entry point's module with SIGINT and SIGTERM held until it is loaded: an
+    interrupt raised inside a native extension's initialisation (VTK's) crashed the
+    process (SIGSEGV) instead of ending it with 130 or 143 (SPEC 13.4); held, it is
+    delivered as soon as the import is done."""
+    from geom3d.execution.signals import held
+
+    with held():
+        return ep.load()

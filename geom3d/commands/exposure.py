@@ -16,7 +16,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from geom3d.commands._common import RENDERER_GROUP, add_workers, progress_for, warn_scene
+from geom3d.commands._common import (
+    add_workers,
+    progress_for,
+    renderer_function,
+    warn_scene,
+)
 from geom3d.commands._maps import add_map_options, map_options
 from geom3d.core.errors import UsageError
 from geom3d.core.units import LENGTH_UNITS
@@ -112,20 +117,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _renderer():
-    """The renderer plugin's ``render_exposure``, or None with the reason."""
-    from importlib.metadata import entry_points
-
-    for ep in sorted(entry_points(group=RENDERER_GROUP), key=lambda e: e.name):
-        try:
-            mod = ep.load()
-        except ImportError as exc:
-            return None, f"the {ep.name!r} renderer cannot be loaded ({exc})"
-        if hasattr(mod, "render_exposure"):
-            return mod.render_exposure, None
-    return None, "no renderer with render_exposure: install geom3d[viewer]"
-
-
 def _check_out(out: Path, scenario: Path) -> None:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out: {out} exists and is not a folder")
@@ -217,7 +208,7 @@ def run(args) -> int:
     warn_scene(scene, args)
     units = scene.scenario.units
     spacing = DEFAULT_SPACING_MM if args.spacing is None else args.spacing * LENGTH_UNITS[units]
-    render, why = _renderer()
+    render, why = renderer_function("render_exposure")
     with progress_for(args, "exposure") as bar:
         res = run_exposure(
             scene,

@@ -23,6 +23,7 @@ from geom3d.commands._common import (
     add_verbose,
     add_workers,
     progress_for,
+    renderer_function,
     warn_scene,
 )
 from geom3d.commands._maps import add_map_options, map_options
@@ -106,20 +107,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_verbose(p)
     p.set_defaults(func=run)
     return p
-
-
-def _renderer():
-    """The renderer plugin's ``render_survey``, or None with the reason."""
-    from importlib.metadata import entry_points
-
-    for ep in sorted(entry_points(group=RENDERER_GROUP), key=lambda e: e.name):
-        try:
-            mod = ep.load()
-        except ImportError as exc:
-            return None, f"the {ep.name!r} renderer cannot be loaded ({exc})"
-        if hasattr(mod, "render_survey"):
-            return mod.render_survey, None
-    return None, "no renderer with render_survey: install geom3d[viewer]"
 
 
 def _check_out(out: Path, scenario: str, compare: str | None) -> None:
@@ -251,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
     warn_scene(scene, args)
     k = LENGTH_UNITS[scene.scenario.units]
     spacing = DEFAULT_SPACING_MM if args.spacing is None else args.spacing * k
-    render, why = _renderer()
+    render, why = renderer_function("render_survey")
     try:
         with progress_for(args, "survey") as bar:
             res = run_survey(

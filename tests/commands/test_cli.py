@@ -472,3 +472,31 @@ def test_lof_reads_the_proof_map_ahead_only_for_a_matrix_that_proves(
     assert code == 0 and asked == [ahead]
     # its forked worker never found a lock of the reading ahead held (it stood still once)
     assert "stood still" not in caplog.text
+
+
+def test_a_renderer_plugin_is_imported_with_sigint_and_sigterm_held(monkeypatch):
+    """SIGTERM landing while VTK's extension modules initialised crashed ``geom3d
+    exposure`` (SIGSEGV, exit -11) instead of exit 143 (SPEC 13.4): the plugin's import
+    runs with both signals blocked, delivered once it is done."""
+    import signal
+
+    from geom3d.commands import _common
+
+    seen = []
+
+    class EntryPoint:
+        name = "fake"
+
+        def load(self):
+            seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+            return type("Mod", (), {"render_survey": staticmethod(lambda: None)})
+
+    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [EntryPoint()])
+    fn, why = _common.renderer_function("render_survey")
+    assert fn is not None and why is None
+    assert {signal.SIGINT, signal.SIGTERM} <= seen[0]
+    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # let go after
+    assert _common.renderer_function("render_nothing") == (
+        None,
+        "no renderer with render_nothing: install geom3d[viewer]",
+    )
