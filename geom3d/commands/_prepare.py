@@ -56,7 +56,17 @@ def kernels_prepared() -> bool:
 
 def _compile_search() -> None:
     """Compile (or load) the Line of Fire search's kernels: one toy call with the types of
-    the real ones (:func:`geom3d.visibility.search.warm_search`)."""
+    the real ones (:func:`geom3d.visibility.search.warm_search`).
+
+    The search's kernels call Embree through symbols that
+    :func:`geom3d.raycast._embree_capi.load` binds; without them LLVM aborts the process
+    when it links the kernels ("Symbol not found"), compiled or loaded from the cache. So
+    the library is loaded first, and without Embree there is no compiled search to make.
+    """
+    from geom3d.raycast import _embree_capi
+
+    if _embree_capi.load() is None:
+        return
     from geom3d.bodies.cylinder import Cylinder
     from geom3d.bodies.kernels import njit_leaf  # noqa: F401  (sets the cache folder)
     from geom3d.core.tolerances import PATCH_MM

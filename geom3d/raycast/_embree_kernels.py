@@ -4,7 +4,10 @@ without the GIL.
 Each kernel sets up Embree's ray structure itself, exactly as the embreex path does (the
 same float32 roundings of :func:`geom3d.bodies.kernels.prepare_segments`, ``tnear`` 0, ``mask``
 all ones) and calls Embree through the symbols that :func:`._embree_capi.load` binds.
-Import this module only after :func:`._embree_capi.load` returned a library.
+Importing this module loads the library (once per process): a kernel compiled or loaded
+from numba's cache with those symbols unbound would abort the process at link time
+("Symbol not found") or crash at its first call. Without Embree the kernels must not be
+called (:func:`geom3d.raycast.compiled.lent_scene` lends no scene then).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from numba.extending import intrinsic
 
 from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 from geom3d.bodies.kernels import njit, njit_leaf
-from geom3d.raycast._embree_capi import INTERSECT1, OCCLUDED_PACKET
+from geom3d.raycast._embree_capi import INTERSECT1, OCCLUDED_PACKET, load
+
+load()  # binds INTERSECT1 and OCCLUDED_PACKET for the kernels below
 
 __all__ = [
     "PACKET_MAX",

@@ -3,6 +3,7 @@ notice on stderr; ``geom3d doctor``; ``python -m geom3d``."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -70,3 +71,19 @@ def test_python_dash_m_geom3d_is_the_command():
         check=False,
     )
     assert done.returncode == 0 and done.stdout.startswith("geom3d ")
+
+
+def test_the_search_compiles_in_a_child_that_succeeds():
+    # the preparation's child compiles (here: loads) the search on its own; it once
+    # aborted at link time ("Symbol not found": Embree's functions unbound in a process
+    # that had not made an engine), silently, and the parent compiled everything alone
+    done = subprocess.run(
+        [sys.executable, "-c", prepare._CHILD],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=dict(os.environ, NUMBA_CACHE_DIR=str(prepare._kernel_dir())),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Symbol not found" not in done.stderr
