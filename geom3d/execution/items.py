@@ -36,6 +36,7 @@ def map_items(
     progress: Callable[[int], None] | None = None,
     pack: Callable[[T], Any] | None = None,
     unpack: Callable[[int, Any], T] | None = None,
+    on_result: Callable[[int, T], None] | None = None,
 ) -> list[T]:
     """``[fn(i) for i in range(n)]`` in parallel.
 
@@ -54,6 +55,9 @@ def map_items(
     pack, unpack : callable, optional
         With processes: ``pack(result)`` in the copy makes it picklable, ``unpack(i,
         packed)`` here makes it a result again.
+    on_result : callable(i, result), optional
+        Called here with each item's result as it comes (on threads, in completion
+        order, before ``progress``; with processes, in item order once all are done).
 
     Returns
     -------
@@ -66,11 +70,17 @@ def map_items(
             return pack(fn(i)) if pack is not None else fn(i)
 
         got = shared_map(packed, n, children=threads - 1, chunk=chunk, progress=progress)
-        return [unpack(i, g) for i, g in enumerate(got)] if unpack is not None else got
+        results = [unpack(i, g) for i, g in enumerate(got)] if unpack is not None else got
+        if on_result is not None:
+            for i, r in enumerate(results):
+                on_result(i, r)
+        return results
     out: list[Any] = [None] * n
     if threads <= 1 or n <= 1:
         for i in range(n):
             out[i] = fn(i)
+            if on_result is not None:
+                on_result(i, out[i])
             if progress is not None and ((i + 1) % chunk == 0 or i + 1 == n):
                 progress(i + 1)
         return out
@@ -81,10 +91,17 @@ def map_items(
     done = 0
     with ThreadPoolExecutor(max_workers=threads) as pool:
         futures = [pool.submit(task, lo, min(lo + chunk, n)) for lo in range(0, n, chunk)]
-        for fut in as_completed(futures):
-            for i, res in fut.result():
-                out[i] = res
-                done += 1
-            if progress is not None:
-                progress(done)
+        try:
+            for fut in as_completed(futures):
+                for i, res in fut.result():
+                    out[i] = res
+                    done += 1
+                    if on_result is not None:
+                        on_result(i, res)
+                if progress is not None:
+                    progress(done)
+        except BaseException:  # a callback's exception (cancelled) or an interrupt:
+            for fut in futures:  # no task not yet started runs; the pool waits only
+                fut.cancel()  # for those running
+            raise
     return out

@@ -20,6 +20,7 @@ import numpy as np
 
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.core.errors import UsageError
+from geom3d.execution.items import map_items
 from geom3d.execution.policy import choose_workers, cpu_count
 from geom3d.raycast import make_engine
 from geom3d.survey.pairs import scenery_tools
@@ -257,12 +258,15 @@ def visible_tasks(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     answers: np.ndarray | None = None,
+    threads: int = 1,
 ) -> tuple[np.ndarray, dict]:
     """Visibility of every task of ``job``.
 
     ``workers=1`` runs in-process on ``engine`` / ``prover`` / ``hull_engines`` (the
-    scene's; built when absent), ``workers=N`` on a local process pool (default: the CPU count),
-    ``scheduler`` on that Dask cluster.
+    scene's; built when absent), on ``threads`` threads sharing them (the compiled search
+    and Embree release the GIL: for a caller that may not fork, such as a server thread);
+    ``workers=N`` on a local process pool (default: the CPU count), ``scheduler`` on
+    that Dask cluster.
 
     ``answers``, a (t,) int8 array of -1 given by a caller that shows partial results:
     each chunk's answers (0 or 1) are written into it as they come from a pool or a
@@ -289,6 +293,9 @@ def visible_tasks(
 
     if workers is not None and workers < 1:
         raise UsageError(f"--workers: must be at least 1 (got {workers})")
+    if workers == 1 and scheduler is None and threads > 1:
+        _threaded(job, _setup(job, engine, prover, hull_engines), threads, out, cnt, cb)
+        return (out if answers is None else out == 1), info("threads", threads)
     chunks = chunk_bounds(n, 8 if scheduler is not None else (workers or cpu_count()))
     k, _ = choose_workers(workers, len(chunks), pool_pays_from=POOL_PAYS_FROM)
 
@@ -303,3 +310,23 @@ def visible_tasks(
     finally:
         _WORKER.clear()  # do not keep the caller's BVH and prover alive
     return (out if answers is None else out == 1), info(executor, k)
+
+
+def _threaded(job: ExposureJob, state: tuple, threads: int, out, cnt, progress) -> None:
+    """:func:`visible_tasks` on ``threads`` threads of this process (``out`` and ``cnt``
+    filled in place; ``out`` an int8 answers array gets 0 or 1 per chunk as it comes)."""
+    n = len(job.tasks)
+    bounds = chunk_bounds(n, threads)
+    done = [0]
+
+    def one(i: int) -> tuple[np.ndarray, np.ndarray]:
+        return _run_chunk(job, state, *bounds[i])
+
+    def store(i: int, got: tuple[np.ndarray, np.ndarray]) -> None:
+        s, e = bounds[i]
+        out[s:e] = got[0]
+        cnt[:] += got[1]
+        done[0] += e - s
+        progress(done[0], n)
+
+    map_items(one, len(bounds), threads=threads, chunk=1, on_result=store)

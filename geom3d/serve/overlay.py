@@ -17,7 +17,8 @@ and the finished map is :func:`geom3d.exposure.document.finish_exposure`'s, the 
 cells as ``geom3d exposure --spacing 20`` on the saved scenario (``tests/serve``).
 
 Each pass runs through the exposure pipeline (:func:`geom3d.exposure.jobs.visible_tasks`):
-in the overlay's thread on the scene's own BVH and proofs, or, a pass of at least
+in this process on :data:`OVERLAY_THREADS` threads sharing the scene's own BVH and proofs
+(nothing to start: the first picture comes sooner), or, a pass of at least
 :data:`OVERLAY_POOL_FROM` questions, on :data:`OVERLAY_WORKERS` processes (from a server
 thread the execution layer spawns them, :func:`geom3d.execution.policy.start_method`: a
 threaded process is never forked).
@@ -40,6 +41,7 @@ __all__ = [
     "OVERLAY_PROBE",
     "OVERLAY_SPACING_MM",
     "OVERLAY_STRIDES",
+    "OVERLAY_THREADS",
     "OVERLAY_WORKERS",
     "Cancelled",
     "ExposureJobs",
@@ -59,6 +61,11 @@ OVERLAY_STRIDES = (4, 2, 1)
 #: Processes that share a big pass's questions (None: the CPU count, as ``geom3d
 #: exposure``; 1: every pass in the overlay's thread).
 OVERLAY_WORKERS: int | None = None
+
+#: Threads that share a pass run in the overlay's process (None: the CPU count; the
+#: compiled search and Embree release the GIL, so they share the scene's BVH and proofs
+#: with no start-up, where a server thread may not fork).
+OVERLAY_THREADS: int | None = None
 
 #: The fewest questions (pairs searched with rays) for which a pass runs on
 #: :data:`OVERLAY_WORKERS` processes; smaller passes run in the overlay's thread. A
@@ -111,6 +118,8 @@ class ExposureJobs:
     ----------
     workers : int or None
         Processes per pass (:data:`OVERLAY_WORKERS` when made).
+    threads : int or None
+        Threads of a pass run in this process (:data:`OVERLAY_THREADS` when made).
     """
 
     def __init__(self) -> None:
@@ -118,6 +127,7 @@ class ExposureJobs:
         self._job = 0
         self._state: dict[str, Any] = {"job": 0, "state": "none"}
         self.workers: int | None = OVERLAY_WORKERS
+        self.threads: int | None = OVERLAY_THREADS
 
     def start(self, scene, side: str, generation: int) -> dict:
         """Start a map of ``scene`` seen by ``side``; the job's first state."""
@@ -233,9 +243,15 @@ class _Run:
 
             sub = dataclasses.replace(self.plan.job, tasks=self.plan.tasks[part])
             t1 = time.perf_counter()
+            threads = 1
+            if workers == 1:
+                from geom3d.execution.policy import cpu_count
+
+                threads = self.jobs.threads or cpu_count()
             got, self.info = visible_tasks(
-                sub, **self.engines, workers=workers, progress=progress, answers=answers
-            )
+                sub, **self.engines, workers=workers, progress=progress, answers=answers,
+                threads=threads,
+            )  # fmt: skip
             self.t_rays += time.perf_counter() - t1
             self.vis[part], self.asked[part] = got, True
             for name, v in self.info["counters"].items():

@@ -101,6 +101,25 @@ def test_same_document_for_one_and_two_workers():
 
 
 @pytest.mark.dask
+def test_the_same_answers_on_threads_of_this_process():
+    # what the serve overlay does from a server thread (which may not fork)
+    from geom3d.exposure.document import plan_engines, plan_exposure
+    from geom3d.exposure.jobs import visible_tasks
+
+    scene = _busy_scene()
+    plan = plan_exposure(scene, observers="red", spacing_mm=20)
+    one, _ = visible_tasks(plan.job, **plan_engines(scene, plan), workers=1)
+    answers = np.full(len(plan.tasks), -1, np.int8)
+    calls: list[int] = []
+    got, info = visible_tasks(
+        plan.job, **plan_engines(scene, plan), workers=1, threads=3, answers=answers,
+        progress=lambda done, total: calls.append(done),
+    )  # fmt: skip
+    assert info["executor"] == "threads" and info["workers"] == 3
+    assert np.array_equal(got, one) and 0 < one.sum() < len(one)
+    assert calls[-1] == len(plan.tasks) and calls == sorted(calls)
+
+
 def test_same_document_on_a_dask_local_cluster():
     distributed = pytest.importorskip("distributed")
     one = exposure(_busy_scene(), observers="red", spacing_mm=40, workers=1)
