@@ -19,8 +19,10 @@ none of them cached (what a move must at least do) and the whole matrix from scr
 (what running ``geom3d lof`` again would redo). Then the same moves through HTTP (unless
 ``--no-http``: the server in a thread, ``urllib`` as the client) and the exposure
 overlay's time (20 mm, the side of the first trooper's enemies, as the page asks it:
-its passes, coarse to fine, each with when its spots came; not with ``--no-overlay``; on
-the big table only with ``--big-overlay``: its sides have 20 observers each).
+its passes, coarse to fine, each with when its spots came; then again after a trooper
+not on the observing side is dragged 40 mm, and after an observer is: the answers the
+move cannot change kept; not with ``--no-overlay``; on the big table only with
+``--big-overlay``: its sides have 20 observers each).
 
 Usage::
 
@@ -165,12 +167,17 @@ class _Timed(ExposureJobs):
             )
 
 
-def _overlay_seconds(session: Session) -> tuple[float, dict, list]:
+def _overlay_side(session: Session) -> str:
     first = next(iter(session.scene.troopers.values()))
-    side = next(
+    return next(
         (t.side for t in session.scene.troopers.values() if t.side != first.side), first.side
     )
-    jobs = _Timed()
+
+
+def _overlay_seconds(session: Session, jobs: _Timed | None = None) -> tuple[float, dict, list]:
+    side = _overlay_side(session)
+    jobs = jobs or _Timed()
+    jobs.passes = []
     jobs.t0 = t0 = time.perf_counter()
     jobs.start(session.scene, side, session.generation)
     while (st := jobs.status())["state"] == "running":
@@ -221,7 +228,8 @@ def bench(
         print(f"   move (HTTP, urllib):     {_stats(ht)}   refused {hr}")
     if not overlay:
         return
-    secs, st, passes = _overlay_seconds(session)
+    jobs = _Timed()
+    secs, st, passes = _overlay_seconds(session, jobs)
     cells = len(st.get("cells", []))
     print(
         f"   exposure overlay ({OVERLAY_SPACING_MM:g} mm, seen by {st.get('side')}): "
@@ -237,6 +245,36 @@ def bench(
         print(
             f"     in raw Embree segments: {secs * rate / 1e6:,.1f} M "
             f"(first picture {passes[0][0] * rate / 1e6:,.1f} M)"
+        )
+    _overlay_after_moves(session, rate, jobs)
+
+
+def _overlay_after_moves(session: Session, rate: float, jobs: _Timed) -> None:
+    """The overlay again after a trooper is dragged 40 mm (one not on the observing side,
+    then one on it): the answers it cannot change are kept from the overlay before (by
+    ``jobs``, which made it)."""
+    side = _overlay_side(session)
+    for observer in (False, True):
+        tid = next(
+            (t.id for t in session.scene.troopers.values() if (t.side == side) == observer), None
+        )
+        if tid is None:
+            continue
+        x, y = session.scene.troopers[tid].position[:2]
+        for dx, dy in ((40, 0), (-40, 0), (0, 40), (0, -40)):
+            try:
+                session.move(tid, [x + dx, y + dy])
+                break
+            except BadRequest:
+                continue
+        else:
+            continue
+        secs, st, _ = _overlay_seconds(session, jobs)
+        what = "an observer" if observer else "another trooper"
+        print(
+            f"   overlay after moving {what} ({tid}) 40 mm: {secs:.2f} s, "
+            f"{st.get('reused')} of {st.get('total')} answers kept "
+            f"({secs * rate / 1e6:,.1f} M raw Embree segments)"
         )
 
 

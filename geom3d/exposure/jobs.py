@@ -26,10 +26,10 @@ from geom3d.raycast import make_engine
 from geom3d.survey.pairs import scenery_tools
 from geom3d.survey.runners import POOL_PAYS_FROM, Tasks, run_chunks
 from geom3d.visibility import Prover, VisibilityStats, pair_patch
-from geom3d.visibility.cast import SEARCH_COUNTERS
+from geom3d.visibility.cast import SEARCH_COUNTERS, cull_rows
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 
-__all__ = ["ExposureJob", "chunk_bounds", "visible_tasks"]
+__all__ = ["ExposureJob", "chunk_bounds", "task_keys", "visible_tasks"]
 
 #: Counters summed over every chunk (the search's :class:`~geom3d.visibility.VisibilityStats`).
 COUNTERS = SEARCH_COUNTERS
@@ -163,6 +163,49 @@ class ExposureJob:
     @property
     def proofs(self) -> bool:
         return self.label is not None
+
+
+def task_keys(job: ExposureJob) -> list[bytes]:
+    """Per task, a digest of everything its answer depends on, so that an answer found
+    once can be reused for a task of another job with the same key (the serve overlay
+    after a move: most pairs keep their answer).
+
+    :func:`_run_chunk` answers a task with :func:`geom3d.visibility.pair_patch` from the
+    job's scenery (``job.key`` digests it, the blocking proofs' solids and any 40k hulls
+    included), the observer's cylinder and hull set, the probe's cylinder, the patch
+    size and the observer's occluder rows; ``pair_patch`` keeps of those rows only the
+    ones :func:`geom3d.visibility.cast.cull_rows` passes, before anything else reads
+    them. So the key holds the job's key, the two cylinders, the patch size and the
+    culled rows, bit for bit, and two tasks with the same key have the same answer.
+
+    Returns
+    -------
+    list of bytes
+        One 32-byte digest per row of ``job.tasks``, in order.
+    """
+    which = job.observer_mesh if job.observer_mesh is not None else ()
+    head = job.key.encode() + np.array([job.radius, job.height, job.patch_mm]).tobytes()
+    obs = [
+        (
+            Cylinder(tuple(o[:3]), float(o[3]), float(h)),
+            o.tobytes()
+            + np.float64(h).tobytes()
+            + np.int64(which[j] if len(which) else -1).tobytes(),
+        )
+        for j, (o, h) in enumerate(zip(job.observers, job.observer_height, strict=True))
+    ]
+    out = []
+    for c, j in job.tasks:
+        a, tag = obs[j]
+        probe = Cylinder(tuple(job.cells[c]), job.radius, job.height)
+        rows = job.occluders[j]
+        kept = rows[cull_rows(a, probe, rows)] if len(rows) else rows
+        h = hashlib.blake2b(head, digest_size=32)
+        h.update(tag)
+        h.update(job.cells[c].tobytes())
+        h.update(np.ascontiguousarray(kept).tobytes())
+        out.append(h.digest())
+    return out
 
 
 def chunk_bounds(n: int, workers: int) -> list[tuple[int, int]]:

@@ -15,6 +15,9 @@ drawn ``size_mm`` wide: its pass's grid), so the page shows the whole table afte
 a sixteenth of the work and refines it; each spot is asked once,
 and the finished map is :func:`geom3d.exposure.document.finish_exposure`'s, the same
 cells as ``geom3d exposure --spacing 20`` on the saved scenario (``tests/serve``).
+Answers are kept for the next overlay (:data:`OVERLAY_MEMO_MAX`), each under a digest
+of everything it depends on (:func:`geom3d.exposure.jobs.task_keys`): after a trooper
+is dragged, only the pairs it can change are searched again.
 
 Each pass runs through the exposure pipeline (:func:`geom3d.exposure.jobs.visible_tasks`):
 in this process on :data:`OVERLAY_THREADS` threads sharing the scene's own BVH and proofs
@@ -37,6 +40,7 @@ from geom3d.core.errors import Geom3dError
 
 __all__ = [
     "OVERLAY_BATCH",
+    "OVERLAY_MEMO_MAX",
     "OVERLAY_POOL_FROM",
     "OVERLAY_PROBE",
     "OVERLAY_SPACING_MM",
@@ -74,6 +78,12 @@ OVERLAY_THREADS: int | None = None
 #: demo table a pair with rays costs about 1 to 3 ms; its 20 mm map's last pass has
 #: about 11,000).
 OVERLAY_POOL_FROM = 4000
+
+#: Answers the overlay keeps for the next overlay (:func:`geom3d.exposure.jobs.task_keys`
+#: names each by everything it depends on, so after a move only the pairs the moved
+#: trooper can change are searched again; all are forgotten when the scenery changes or
+#: when there would be more than this many, about 100 bytes each).
+OVERLAY_MEMO_MAX = 400_000
 
 #: Searches per batch: after each batch of a pass the status carries the spots done so
 #: far (a pass in the overlay's thread runs batch by batch; a pass on workers reports
@@ -128,6 +138,26 @@ class ExposureJobs:
         self._state: dict[str, Any] = {"job": 0, "state": "none"}
         self.workers: int | None = OVERLAY_WORKERS
         self.threads: int | None = OVERLAY_THREADS
+        self._memo: dict[bytes, bool] = {}  # task key -> visible, for one scenery
+        self._memo_scenery = ""
+
+    def _recall(self, scenery: str, keys: list[bytes]) -> np.ndarray:
+        """(t,) int8: the answer kept for each key (0 or 1), -1 where none is."""
+        with self._lock:
+            if scenery != self._memo_scenery:
+                self._memo.clear()
+                self._memo_scenery = scenery
+            memo = self._memo
+            return np.array([memo.get(k, -1) for k in keys], dtype=np.int8).reshape(-1)
+
+    def _remember(self, scenery: str, keys: list[bytes], vis: np.ndarray) -> None:
+        """Keep the answers ``vis`` ((t,) bool) of ``keys`` for later overlays."""
+        with self._lock:
+            if scenery != self._memo_scenery:
+                return  # a newer overlay on other scenery owns the memo now
+            if len(self._memo) + len(keys) > OVERLAY_MEMO_MAX:
+                self._memo.clear()
+            self._memo.update(zip(keys, vis.tolist(), strict=True))
 
     def start(self, scene, side: str, generation: int) -> dict:
         """Start a map of ``scene`` seen by ``side``; the job's first state."""
@@ -154,7 +184,8 @@ class ExposureJobs:
     def status(self) -> dict:
         """The latest job's state: ``job``, ``state`` (``none``, ``running``, ``done``,
         ``error``), ``side``, ``generation`` (the scene's), ``done`` and ``total`` (pairs
-        searched with rays), ``pass`` / ``passes``, ``observers`` (once planned); after
+        searched with rays), ``reused`` (of those, how many an earlier overlay answered:
+        done at once), ``pass`` / ``passes``, ``observers`` (once planned); after
         each batch ``cells``, the spots done so far (exposure.json's form plus
         ``size_mm``, how wide to draw each: its pass's grid); once done ``spacing_mm``,
         ``safe_share``, ``cells`` (exposure.json's, in its order) and ``seconds``."""
@@ -185,11 +216,16 @@ class ExposureJobs:
         plan = plan_exposure(
             scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM
         )
-        self._update(job, total=len(plan.tasks), observers=[o.id for o in plan.observers])
         run = _Run(self, job, plan, plan_engines(scene, plan))
+        self._update(
+            job,
+            total=len(plan.tasks),
+            reused=run.reused,
+            observers=[o.id for o in plan.observers],
+        )
         for k in range(len(OVERLAY_STRIDES)):
             self._update(job, **{"pass": k + 1})
-            idx = np.flatnonzero(run.task_pass == k)
+            idx = np.flatnonzero((run.task_pass == k) & ~run.asked)
             pool = self.workers != 1 and len(idx) >= OVERLAY_POOL_FROM
             parts = -(-len(idx) // OVERLAY_BATCH)
             for part in [idx] if pool or parts <= 1 else np.array_split(idx, parts):
@@ -216,8 +252,13 @@ class _Run:
         self.jobs, self.job, self.plan, self.engines = jobs, job, plan, engines
         self.spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
         self.task_pass = self.spot_pass[plan.tasks[:, 0]] if n else np.zeros(0, np.int64)
-        self.vis = np.zeros(n, dtype=bool)
-        self.asked = np.zeros(n, dtype=bool)
+        from geom3d.exposure.jobs import task_keys
+
+        self.keys = task_keys(plan.job)
+        kept = jobs._recall(plan.job.key, self.keys)
+        self.asked = kept >= 0  # answered by an earlier overlay: not searched again
+        self.vis = kept == 1
+        self.reused = int(np.count_nonzero(self.asked))
         self.counters: dict[str, int] = {}
         self.info: dict = {"executor": "in-process", "workers": 1}
         self.t_rays = 0.0
@@ -254,6 +295,7 @@ class _Run:
             )  # fmt: skip
             self.t_rays += time.perf_counter() - t1
             self.vis[part], self.asked[part] = got, True
+            self.jobs._remember(self.plan.job.key, [self.keys[i] for i in part], got)
             for name, v in self.info["counters"].items():
                 self.counters[name] = self.counters.get(name, 0) + int(v)
         self.jobs._update(self.job, done=int(np.count_nonzero(self.asked)))

@@ -228,3 +228,28 @@ def test_a_standard_table_at_the_default_spacing_is_not_refused():
     assert xs[0] == 5.0 and xs[-1] == 1195.0 and len(xs) == 120
     with pytest.raises(InputError, match="103,672,800 pairs"):
         grid_points((0.0, 0.0, 1200.0, 1200.0), 10.0)  # the survey's grid still refused
+
+
+def test_task_keys_change_with_what_the_answer_reads_and_nothing_else():
+    # the overlay reuses an answer under its key: the observer, the probe's spot and the
+    # occluders near the pair are in it; an occluder far from every pair is not
+    from geom3d.exposure.document import plan_exposure
+    from geom3d.exposure.jobs import task_keys
+
+    far = trooper("far", [395, 5], side="blue")
+    base = plan_exposure(_busy_scene([far]), observers="red", spacing_mm=40)
+    moved = plan_exposure(
+        _busy_scene([trooper("far", [5, 395], side="blue")]), observers="red", spacing_mm=40
+    )
+    near = plan_exposure(
+        _busy_scene([trooper("far", [210, 300], side="blue")]), observers="red", spacing_mm=40
+    )
+    k0, k1, k2 = task_keys(base.job), task_keys(moved.job), task_keys(near.job)
+    assert len(set(k0)) == len(k0)  # one key per task
+    assert np.array_equal(base.tasks, near.tasks)
+    same = np.array([a == b for a, b in zip(k0, k2, strict=True)])
+    assert 0 < same.sum() < len(same)  # the trooper now stands near some pairs
+    # moved from one corner to the other, it changes only the keys of pairs near it
+    assert np.array_equal(base.tasks, moved.tasks)
+    changed = np.array([a != b for a, b in zip(k0, k1, strict=True)])
+    assert 0 < changed.sum() < len(changed) // 2

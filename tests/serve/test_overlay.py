@@ -166,3 +166,50 @@ def test_overlay_on_spawned_workers_answers_the_same(table_file, monkeypatch):
     for snap in pool.snapshots:
         for c in snap["cells"]:
             assert final[(tuple(c["position"]), c["level"])] == c["seen_by"]
+
+
+def _exposure_of_saved(session: Session, table_file, side: str) -> dict:
+    saved = table_file.parent / session.save()["file"]
+    clear_scene_cache()
+    return run_exposure(
+        build_scene(load_scenario(saved)),
+        observers=side,
+        probe=OVERLAY_PROBE,
+        spacing_mm=OVERLAY_SPACING_MM,
+        workers=1,
+    ).document
+
+
+def test_after_a_move_only_the_pairs_it_can_change_are_searched_again(table_file, monkeypatch):
+    """Each overlay equals ``geom3d exposure`` on the file saved then, whether its answers
+    were searched or kept from the overlay before (moving an occluder, then an observer,
+    then onto the roof); a repeat with nothing moved searches nothing."""
+    import geom3d.exposure.jobs as jobs_module
+
+    asked: list[int] = []
+    real = jobs_module.visible_tasks
+
+    def counting(job, **kw):
+        asked.append(len(job.tasks))
+        return real(job, **kw)
+
+    monkeypatch.setattr(jobs_module, "visible_tasks", counting)
+    s = Session(table_file)
+    jobs = ExposureJobs()
+    jobs.workers = 1
+    reused = []
+    for move in (None, ("a", [330, 340]), ("b", [200, 380]), ("a", [450, 450]), None):
+        if move is not None:
+            s.move(*move)
+        asked.clear()
+        jobs.start(s.scene, "red", s.generation)
+        st = _wait(jobs)
+        assert st["state"] == "done", st
+        want = _exposure_of_saved(s, table_file, "red")
+        assert st["cells"] == want["cells"] and st["safe_share"] == want["safe_share"]
+        assert st["done"] == st["total"] and sum(asked) == st["total"] - st["reused"]
+        reused.append((st["reused"], st["total"]))
+    assert reused[0][0] == 0  # nothing kept yet
+    assert 0 < reused[1][0] < reused[1][1]  # a, an occluder, moved: some pairs again
+    assert 0 < reused[2][0] < reused[2][1]  # b, an observer: its own pairs at least
+    assert reused[4][0] == reused[4][1]  # nothing moved: every answer kept
