@@ -106,6 +106,24 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
             assert level0 > 100
             assert await page.js("document.querySelectorAll('rect.cell').length") == level0
             assert "unseen by red" in await page.js("document.getElementById('expout').textContent")
+            # the map follows a move: redone by itself, the answers the move cannot
+            # change kept (b, an observer of red's map, steps 30 mm west)
+            job = await page.js("S.exposure.job")
+            await page.js(
+                "select('b'); document.getElementById('x').value = 270;"
+                "document.getElementById('place').click(); true"
+            )
+            await page.until(
+                f"S.exposure && S.exposure.job > {job} && S.exposure.state === 'done' && !S.busy"
+            )
+            st = await page.js("S.exposure")
+            assert st["refresh"] and st["side"] == "red" and 0 < st["reused"] < st["total"]
+            assert st["generation"] == session.generation
+            level0 = sum(1 for c in st["cells"] if c["level"] == 0)
+            assert await page.js("document.querySelectorAll('rect.cell').length") == level0
+            assert "kept from before" in await page.js(
+                "document.getElementById('expout').textContent"
+            )
 
 
 def test_page_in_chromium(table_file, tmp_path):
