@@ -337,7 +337,10 @@ def visible_tasks(
     if workers is not None and workers < 1:
         raise UsageError(f"--workers: must be at least 1 (got {workers})")
     if workers == 1 and scheduler is None and threads > 1:
-        _threaded(job, _setup(job, engine, prover, hull_engines), threads, out, cnt, cb)
+        try:
+            _threaded(job, _setup(job, engine, prover, hull_engines), threads, out, cnt, cb)
+        finally:
+            _WORKER.clear()  # as below
         return (out if answers is None else out == 1), info("threads", threads)
     chunks = chunk_bounds(n, 8 if scheduler is not None else (workers or cpu_count()))
     k, _ = choose_workers(workers, len(chunks), pool_pays_from=POOL_PAYS_FROM)
