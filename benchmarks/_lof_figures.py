@@ -7,6 +7,7 @@ built scene (or a table file) and prints.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -22,6 +23,8 @@ import numpy as np
 from geom3d import terrain
 from geom3d.adjudication.lof import occluder_rows, pair_visibility
 from geom3d.visibility import VisibilityStats, pair_patch
+from geom3d.visibility import proof as _proof
+from geom3d.visibility import search as _search
 from geom3d.visibility.proof import ProofStats
 
 SILHOUETTES = [1, 2, 2, 2, 3, 4, 5, 2, 1, 6]
@@ -64,6 +67,8 @@ class PairRow:
     seconds: float
     stats: VisibilityStats
     proof: ProofStats  # this pair's share of the prover's counters
+    search_s: float = 0.0  # of ``seconds``: inside the compiled search (search_clear)
+    prove_s: float = 0.0  # of ``seconds``: inside the bundle proofs (prove_bundles)
 
     @property
     def visible(self) -> bool:
@@ -76,10 +81,40 @@ def _delta(after: ProofStats, before: ProofStats) -> ProofStats:
     )
 
 
-def _one_pair(scene, a, b, proofs: bool) -> PairRow:
+class _Timed:
+    """A compiled kernel, called through its module's name, with the seconds spent in it
+    summed (:func:`_split_timers`; a fraction of a microsecond per call)."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+        self.seconds = 0.0
+
+    def __call__(self, *args):
+        t0 = time.perf_counter()
+        try:
+            return self.fn(*args)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def _split_timers():
+    """Time spent in the compiled search and in the bundle proofs while inside: yields
+    ``{"search": _Timed, "prove": _Timed}`` (the rest of a pair's time is Python and the
+    small kernels between them: issue 49's "Python between the compiled calls")."""
+    timers = {"search": _Timed(_search.search_clear), "prove": _Timed(_proof.prove_bundles)}
+    _search.search_clear, _proof.prove_bundles = timers["search"], timers["prove"]
+    try:
+        yield timers
+    finally:
+        _search.search_clear, _proof.prove_bundles = timers["search"].fn, timers["prove"].fn
+
+
+def _one_pair(scene, a, b, proofs: bool, timers) -> PairRow:
     prover = scene.prover
     st = VisibilityStats()
     before = replace(prover.stats)
+    s0, p0 = timers["search"].seconds, timers["prove"].seconds
     t0 = time.perf_counter()
     if proofs:
         w, viewer = pair_visibility(scene, a, b, stats=st)
@@ -92,7 +127,10 @@ def _one_pair(scene, a, b, proofs: bool) -> PairRow:
         viewer = None if w is None else (a.id, b.id)[k]
     dt = time.perf_counter() - t0
     answer = None if w is None else (tuple(w.eye), tuple(w.patch_center), viewer)
-    return PairRow((a.id, b.id), answer, dt, st, _delta(prover.stats, before))
+    row = PairRow((a.id, b.id), answer, dt, st, _delta(prover.stats, before))
+    row.search_s = timers["search"].seconds - s0
+    row.prove_s = timers["prove"].seconds - p0
+    return row
 
 
 def pair_rows(scene, modes: tuple[str, ...]) -> dict[str, list[PairRow]]:
@@ -106,11 +144,12 @@ def pair_rows(scene, modes: tuple[str, ...]) -> dict[str, list[PairRow]]:
     """
     ids = list(scene.troopers)
     rows: dict[str, list[PairRow]] = {m: [] for m in modes}
-    for i, x in enumerate(ids):
-        for y in ids[i + 1 :]:
-            a, b = scene.troopers[x], scene.troopers[y]
-            for m in modes:
-                rows[m].append(_one_pair(scene, a, b, m == "on"))
+    with _split_timers() as timers:
+        for i, x in enumerate(ids):
+            for y in ids[i + 1 :]:
+                a, b = scene.troopers[x], scene.troopers[y]
+                for m in modes:
+                    rows[m].append(_one_pair(scene, a, b, m == "on", timers))
     return rows
 
 
@@ -124,6 +163,19 @@ def _line(label: str, values, fmt: str, unit: str = "") -> str:
     )
 
 
+def _split_line(label: str, rows: list[PairRow], total: float) -> str:
+    """Where ``rows``' time went: the compiled search, the bundle proofs, the rest."""
+    search = sum(r.search_s for r in rows)
+    prove = sum(r.prove_s for r in rows)
+    rest = total - search - prove
+    share = 1.0 / max(total, 1e-12)
+    return (
+        f"  {label}, time split: compiled search {search:.3f} s ({search * share:.0%}), "
+        f"bundle proofs {prove:.3f} s ({prove * share:.0%}), Python and small kernels "
+        f"between them {rest:.3f} s ({rest * share:.0%})"
+    )
+
+
 def print_pair_rows(rows: list[PairRow], title: str, target_s: float) -> None:
     """Per-pair figures for blocked and visible pairs, then the proof hit rates."""
     total = sum(r.seconds for r in rows)
@@ -133,6 +185,7 @@ def print_pair_rows(rows: list[PairRow], title: str, target_s: float) -> None:
         f"{1e3 * total / max(1, n):.3f} ms per pair "
         f"({total / max(1, n) / target_s:.2f} x the {TARGET_SEGMENTS:,}-segment target)"
     )
+    print(_split_line("all pairs", rows, total))
     for name, part in (("blocked", [r for r in rows if not r.visible]),
                        ("visible", [r for r in rows if r.visible])):  # fmt: skip
         cast = sum(r.stats.cast for r in part)
@@ -164,6 +217,11 @@ def print_pair_rows(rows: list[PairRow], title: str, target_s: float) -> None:
             f"the time), {eyes / max(1, len(part)):,.0f} eyes examined and "
             f"{segs / max(1, eyes):,.0f} segments (cast or proved) per eye"
         )
+        if part:
+            print("  " + _split_line(f"blocked pairs {name}", part, t))
+    visible = [r for r in rows if r.visible]
+    if visible:
+        print(_split_line("visible pairs", visible, sum(r.seconds for r in visible)))
     outlined = sum(r.stats.outlined for r in rows)
     print(
         f"  convex pieces: {len(convex)} blocked pairs settled whole; {outlined:,} lattice "

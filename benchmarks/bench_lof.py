@@ -11,7 +11,9 @@ Prints, in one run and one process (so a noisy machine still gives fair ratios):
   subset of pairs, extrapolated to the whole matrix, and the speed-up over it;
 * the matrix pair by pair (one thread): for blocked and for visible pairs, the segments
   cast, the segments settled by blocking proofs, the eyes skipped and the time per pair;
-  the pairs settled by proof alone, the bundle and segment hit rates of the proofs; with
+  the pairs settled by proof alone, the bundle and segment hit rates of the proofs; where
+  the time went (inside the compiled search, inside the bundle proofs, and the Python and
+  small kernels between them) for all pairs and for each kind of pair; with
   ``--proofs both`` (default) the same without proofs, and whether the answers are
   identical (exit status 1 when they are not);
 * optionally (``--cli-diff``) the whole ``geom3d lof`` run on ``--troopers`` troopers minus
