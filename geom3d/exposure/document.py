@@ -169,10 +169,13 @@ def plan_exposure(
     ignore_arcs: bool = False,
     proofs: bool = True,
     threads: int = 1,
+    grid: ProbeGrid | None = None,
 ) -> ExposurePlan:
     """The cells, the screen and the visibility job of an exposure map (the options as
     :func:`run_exposure`; ``threads``: the cells are stood on this many threads);
-    :func:`finish_exposure` makes the map from the job's answers."""
+    :func:`finish_exposure` makes the map from the job's answers. ``grid``: the cells an
+    earlier plan stood for the same scenery, probe and spacing (they depend on nothing
+    else: the serve overlay asks again after every move), used as they are."""
     t0 = time.perf_counter()
     if (observers is None) == (seen_from is None):
         raise UsageError("exposure: give either --observers or --seen-from")
@@ -188,8 +191,9 @@ def plan_exposure(
     if not obs:
         raise InputError(f"--observers: {observers!r} names no trooper")
     pr = probe_for(scene, probe)
-    with building("placing the exposure map's cells"):
-        grid = standing_cells(scene, pr, spacing_mm, threads)
+    if grid is None:
+        with building("placing the exposure map's cells"):
+            grid = standing_cells(scene, pr, spacing_mm, threads)
     cells = grid.positions
     n_pairs = len(cells) * len(obs)
     refuse_if_too_big(  # before the (cells x observers) arrays are made

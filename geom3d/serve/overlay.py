@@ -22,7 +22,8 @@ is dragged, only the pairs it can change are searched again.
 Each pass runs through the exposure pipeline (:func:`geom3d.exposure.jobs.visible_tasks`):
 in this process on :data:`OVERLAY_THREADS` threads sharing the scene's own BVH and proofs
 (nothing to start: the first picture comes sooner), or, a pass of at least
-:data:`OVERLAY_POOL_FROM` questions, on :data:`OVERLAY_WORKERS` processes (from a server
+:data:`OVERLAY_POOL_FROM` questions where there are :data:`OVERLAY_POOL_CPUS` CPUs or
+more, on :data:`OVERLAY_WORKERS` processes (from a server
 thread the execution layer spawns them, :func:`geom3d.execution.policy.start_method`: a
 threaded process is never forked).
 """
@@ -37,10 +38,12 @@ from typing import Any
 import numpy as np
 
 from geom3d.core.errors import Geom3dError
+from geom3d.execution.policy import cpu_count
 
 __all__ = [
     "OVERLAY_BATCH",
     "OVERLAY_MEMO_MAX",
+    "OVERLAY_POOL_CPUS",
     "OVERLAY_POOL_FROM",
     "OVERLAY_PROBE",
     "OVERLAY_SPACING_MM",
@@ -78,6 +81,13 @@ OVERLAY_THREADS: int | None = None
 #: demo table a pair with rays costs about 1 to 3 ms; its 20 mm map's last pass has
 #: about 11,000).
 OVERLAY_POOL_FROM = 4000
+
+#: The fewest processes worth a pool: with fewer, a long pass runs on threads too. On
+#: two cores the threads were the faster (demo table, 20 mm: the whole map in 12.7 s on
+#: threads, 13.5 s with its last pass on two spawned workers, each of which imports
+#: geom3d and sets up the scene first); the Python between compiled calls holds the GIL,
+#: so with more cores the processes win.
+OVERLAY_POOL_CPUS = 4
 
 #: Answers the overlay keeps for the next overlay (:func:`geom3d.exposure.jobs.task_keys`
 #: names each by everything it depends on, so after a move only the pairs the moved
@@ -140,6 +150,7 @@ class ExposureJobs:
         self.threads: int | None = OVERLAY_THREADS
         self._memo: dict[bytes, bool] = {}  # task key -> visible, for one scenery
         self._memo_scenery = ""
+        self._grid: tuple[Any, Any] = (None, None)  # (scenery, its cells): moves keep them
 
     def _recall(self, scenery: str, keys: list[bytes]) -> np.ndarray:
         """(t,) int8: the answer kept for each key (0 or 1), -1 where none is."""
@@ -213,9 +224,14 @@ class ExposureJobs:
         from geom3d.exposure.document import finish_exposure, plan_engines, plan_exposure
 
         t0 = time.perf_counter()
+        with self._lock:
+            scenery, grid = self._grid
         plan = plan_exposure(
-            scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM
-        )
+            scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM,
+            grid=grid if scenery is scene.scenery else None,
+        )  # fmt: skip
+        with self._lock:
+            self._grid = (scene.scenery, plan.grid)
         run = _Run(self, job, plan, plan_engines(scene, plan))
         self._update(
             job,
@@ -226,7 +242,11 @@ class ExposureJobs:
         for k in range(len(OVERLAY_STRIDES)):
             self._update(job, **{"pass": k + 1})
             idx = np.flatnonzero((run.task_pass == k) & ~run.asked)
-            pool = self.workers != 1 and len(idx) >= OVERLAY_POOL_FROM
+            pool = (
+                self.workers != 1
+                and len(idx) >= OVERLAY_POOL_FROM
+                and (self.workers or cpu_count()) >= OVERLAY_POOL_CPUS
+            )
             parts = -(-len(idx) // OVERLAY_BATCH)
             for part in [idx] if pool or parts <= 1 else np.array_split(idx, parts):
                 run.ask(part, k, self.workers if pool else 1)
@@ -286,8 +306,6 @@ class _Run:
             t1 = time.perf_counter()
             threads = 1
             if workers == 1:
-                from geom3d.execution.policy import cpu_count
-
                 threads = self.jobs.threads or cpu_count()
             got, self.info = visible_tasks(
                 sub, **self.engines, workers=workers, progress=progress, answers=answers,

@@ -154,11 +154,23 @@ def test_overlay_on_spawned_workers_answers_the_same(table_file, monkeypatch):
     here.start(s.scene, "red", s.generation)
     want = _wait(here)
     monkeypatch.setattr(overlay, "OVERLAY_POOL_FROM", 0)
+    monkeypatch.setattr(overlay, "OVERLAY_POOL_CPUS", 2)  # a pool of two, on any machine
     monkeypatch.setattr(overlay, "OVERLAY_BATCH", 50)
+    import geom3d.survey.runners as runners
+
+    pools: list[int] = []
+    real_pool = runners.run_pool
+
+    def counted(work, chunks, **kw):
+        pools.append(kw["workers"])
+        return real_pool(work, chunks, **kw)
+
+    monkeypatch.setattr(runners, "run_pool", counted)
     pool = _Recording()
     pool.workers = 2
     pool.start(s.scene, "red", s.generation)
     got = _wait(pool)
+    assert pools and set(pools) == {2}  # every pass on the pool
     assert got["state"] == want["state"] == "done", got
     assert got["cells"] == want["cells"] and got["total"] == want["total"]
     final = {(tuple(c["position"]), c["level"]): c["seen_by"] for c in want["cells"]}
@@ -194,6 +206,17 @@ def test_after_a_move_only_the_pairs_it_can_change_are_searched_again(table_file
         return real(job, **kw)
 
     monkeypatch.setattr(jobs_module, "visible_tasks", counting)
+    import geom3d.exposure.document as document
+
+    grids: list[bool] = []  # whether each plan was given the cells stood before
+    real_plan = document.plan_exposure
+
+    def planning(scene, **kw):
+        if "threads" not in kw:  # the overlay's plans (run_exposure, the reference, sets it)
+            grids.append(kw.get("grid") is not None)
+        return real_plan(scene, **kw)
+
+    monkeypatch.setattr(document, "plan_exposure", planning)
     s = Session(table_file)
     jobs = ExposureJobs()
     jobs.workers = 1
@@ -213,3 +236,4 @@ def test_after_a_move_only_the_pairs_it_can_change_are_searched_again(table_file
     assert 0 < reused[1][0] < reused[1][1]  # a, an occluder, moved: some pairs again
     assert 0 < reused[2][0] < reused[2][1]  # b, an observer: its own pairs at least
     assert reused[4][0] == reused[4][1]  # nothing moved: every answer kept
+    assert grids == [False, True, True, True, True]  # moves keep the scenery's cells
