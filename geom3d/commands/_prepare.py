@@ -58,14 +58,15 @@ def _compile_search() -> None:
     """Compile (or load) the Line of Fire search's kernels: one toy call with the types of
     the real ones (:func:`geom3d.visibility.search.warm_search`).
 
-    The search's kernels call Embree through symbols that
-    :func:`geom3d.raycast._embree_capi.load` binds; without them LLVM aborts the process
-    when it links the kernels ("Symbol not found"), compiled or loaded from the cache. So
-    the library is loaded first, and without Embree there is no compiled search to make.
+    The search's kernels call Embree through symbols bound when its library is loaded;
+    without them LLVM aborts the process when it links the kernels ("Symbol not found"),
+    compiled or loaded from the cache. So the library is loaded first
+    (:func:`geom3d.raycast.compiled.casts_available`), and without Embree there is no
+    compiled search to make.
     """
-    from geom3d.raycast import _embree_capi
+    from geom3d.raycast.compiled import casts_available
 
-    if _embree_capi.load() is None:
+    if not casts_available():
         return
     from geom3d.bodies.cylinder import Cylinder
     from geom3d.bodies.kernels import njit_leaf  # noqa: F401  (sets the cache folder)

@@ -13,11 +13,13 @@ same answers.
 
 from __future__ import annotations
 
+from geom3d.raycast import _embree_capi
 from geom3d.raycast._embree_kernels import packet_buffer, packet_cast, packet_ray
 from geom3d.raycast.base import CompiledScene, RayBackend
 
 __all__ = [
     "KERNEL_CASTS_MODULE",
+    "casts_available",
     "lent_scene",
     "packet_buffer",
     "packet_cast",
@@ -46,3 +48,10 @@ def lent_scene(engine: RayBackend) -> CompiledScene | None:
     if type(engine).kernel_casts != KERNEL_CASTS_MODULE:
         return None
     return engine.compiled_scene()
+
+
+def casts_available() -> bool:
+    """Whether the kernel casts can run in this process: Embree's library loaded and its
+    functions bound for them (a kernel that calls them must not be compiled or loaded
+    otherwise: LLVM aborts the process on the unbound symbol)."""
+    return _embree_capi.load() is not None
