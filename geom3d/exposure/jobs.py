@@ -164,6 +164,17 @@ class ExposureJob:
     def proofs(self) -> bool:
         return self.label is not None
 
+    def observer_cylinders(self) -> list[Cylinder]:
+        """The observers' cylinders, in order (what each task's search starts from)."""
+        return [
+            Cylinder(tuple(o[:3]), float(o[3]), float(h))
+            for o, h in zip(self.observers, self.observer_height, strict=True)
+        ]
+
+    def probe_at(self, cell: int) -> Cylinder:
+        """The probe's cylinder standing on cell ``cell``."""
+        return Cylinder(tuple(self.cells[cell]), self.radius, self.height)
+
 
 def task_keys(job: ExposureJob) -> list[bytes]:
     """Per task, a digest of everything its answer depends on, so that an answer found
@@ -185,19 +196,15 @@ def task_keys(job: ExposureJob) -> list[bytes]:
     """
     which = job.observer_mesh if job.observer_mesh is not None else ()
     head = job.key.encode() + np.array([job.radius, job.height, job.patch_mm]).tobytes()
-    obs = [
-        (
-            Cylinder(tuple(o[:3]), float(o[3]), float(h)),
-            o.tobytes()
-            + np.float64(h).tobytes()
-            + np.int64(which[j] if len(which) else -1).tobytes(),
-        )
+    cyls = job.observer_cylinders()
+    tags = [
+        o.tobytes() + np.float64(h).tobytes() + np.int64(which[j] if len(which) else -1).tobytes()
         for j, (o, h) in enumerate(zip(job.observers, job.observer_height, strict=True))
     ]
     out = []
     for c, j in job.tasks:
-        a, tag = obs[j]
-        probe = Cylinder(tuple(job.cells[c]), job.radius, job.height)
+        a, tag = cyls[j], tags[j]
+        probe = job.probe_at(c)
         rows = job.occluders[j]
         kept = rows[cull_rows(a, probe, rows)] if len(rows) else rows
         h = hashlib.blake2b(head, digest_size=32)
@@ -243,16 +250,12 @@ def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
     engines = [hull_engines[w] if w >= 0 else eng for w in which]
     stats = VisibilityStats()
     out = np.zeros(stop - start, dtype=bool)
-    obs_cyl = [
-        Cylinder(tuple(o[:3]), float(o[3]), float(h))
-        for o, h in zip(job.observers, job.observer_height, strict=True)
-    ]
+    obs_cyl = job.observer_cylinders()
     for k in range(start, stop):
         c, j = job.tasks[k]
-        probe = Cylinder(tuple(job.cells[c]), job.radius, job.height)
         w, _ = pair_patch(
             obs_cyl[j],
-            probe,
+            job.probe_at(c),
             engines[j] if len(engines) else eng,
             job.occluders[j],
             prover=prv,
