@@ -75,15 +75,7 @@ def test_overlay_is_geom3d_exposure_on_the_saved_file(table_file, monkeypatch, b
     assert first["state"] == "running" and first["passes"] == len(OVERLAY_STRIDES)
     st = _wait(jobs)
     assert st["state"] == "done", st
-    saved = table_file.parent / s.save()["file"]
-    clear_scene_cache()
-    want = run_exposure(
-        build_scene(load_scenario(saved)),
-        observers="red",
-        probe=OVERLAY_PROBE,
-        spacing_mm=OVERLAY_SPACING_MM,
-        workers=1,
-    ).document
+    want = _exposure_of_saved(s, table_file, "red")
     assert st["cells"] == want["cells"]
     assert (st["safe_share"], st["observers"], st["spacing_mm"]) == (
         want["safe_share"],
