@@ -69,11 +69,12 @@ def read_proof_map(built: BuiltScenery) -> None:
 
 
 def convex_of(built: BuiltScenery) -> ConvexSolids:
-    """``built``'s convex pieces, made once (:attr:`Scene.convex_solids`)."""
+    """``built``'s convex pieces and the boxes of its rectilinear ones, made once
+    (:attr:`Scene.convex_solids`)."""
     with PROVER_LOCK:
         if built.convex is None:
             b = built.blocking
-            built.convex = ConvexSolids.from_mesh(b.vertices, b.faces, b.element)
+            built.convex = ConvexSolids.from_scenery(b.vertices, b.faces, b.element)
         return built.convex
 
 

@@ -392,9 +392,10 @@ class Scene:
 
     @property
     def convex_solids(self) -> ConvexSolids:
-        """The closed convex pieces of this scene's blocking mesh, one per scenery
-        element that is one (:mod:`geom3d.visibility.convex`; made on first use, then
-        shared by every scene on the same cached scenery)."""
+        """The closed convex pieces of this scene's blocking mesh: one per scenery
+        element that is one, and the boxes of each element that is a closed rectilinear
+        solid (:meth:`geom3d.visibility.convex.ConvexSolids.from_scenery`; made on first
+        use, then shared by every scene on the same cached scenery)."""
         return ahead.convex_of(self._built)
 
     @property

@@ -424,22 +424,57 @@ def segment_blocked(planes, off, p, q, margin, clearance):
     return False
 
 
+@njit_leaf(forceinline=True)
+def _cylinder_beyond(planes, j0, j1, cyl, pad):
+    """Does one of ``planes[j0:j1]`` have the whole cylinder ``cyl`` (a ``(bx, by, bz,
+    r, h)`` row) more than ``pad`` on its outer side? (Then the two do not meet; the
+    converse need not hold, so "meets" errs on the side of meeting.)"""
+    for j in range(j0, j1):
+        nx, ny, nz = planes[j, 0], planes[j, 1], planes[j, 2]
+        low = nx * cyl[0] + ny * cyl[1] - cyl[3] * math.hypot(nx, ny)
+        low += nz * cyl[2] if nz >= 0.0 else nz * (cyl[2] + cyl[4])
+        if low > planes[j, 3] + pad:
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True)
-def near_pieces(planes, off, lo, hi, inner, inner_off, a, b, clearance):
-    """The pieces (their ``planes, off, lo, hi, inner, inner_off``, as
+def near_pieces(planes, off, lo, hi, inner, inner_off, parent, a, b, ea, eb, clearance):
+    """The pieces (their ``planes, off, lo, hi, inner, inner_off, parent``, as
     :class:`.convex.ConvexSolids` holds them) whose bounding box meets the joint box of
     cylinders ``a`` and ``b`` (``(bx, by, bz, r, h)`` rows) and lies, in plan, within the
     larger radius (plus ``clearance``) of the line between their axes: only they can meet
-    a segment between the two."""
+    a segment between the two. The boxes of a solid (``parent >= 0``) that the cylinder
+    ``ea`` or ``eb`` holding ``a``'s or ``b``'s eye points meets or comes within
+    ``clearance`` of are left out, every one of them (see :class:`.convex.ConvexSolids`)."""
     n = off.shape[0] - 1
     keep = np.zeros(n, np.bool_)
     jlo_x, jhi_x = min(a[0] - a[3], b[0] - b[3]), max(a[0] + a[3], b[0] + b[3])
     jlo_y, jhi_y = min(a[1] - a[3], b[1] - b[3]), max(a[1] + a[3], b[1] + b[3])
     jlo_z, jhi_z = min(a[2], b[2]), max(a[2] + a[4], b[2] + b[4])
+    n_parent = 0
+    for s in range(n):
+        n_parent = max(n_parent, parent[s] + 1)
+    touched = np.zeros(n_parent, np.bool_)
+    pad = clearance
+    for s in range(n):  # the solids a cylinder touches, from their boxes near it
+        if parent[s] < 0 or touched[parent[s]]:
+            continue
+        if lo[s, 0] > jhi_x + pad or hi[s, 0] < jlo_x - pad or lo[s, 1] > jhi_y + pad:
+            continue
+        if hi[s, 1] < jlo_y - pad or lo[s, 2] > jhi_z + pad or hi[s, 2] < jlo_z - pad:
+            continue
+        j0, j1 = off[s], off[s + 1]
+        if not (
+            _cylinder_beyond(planes, j0, j1, ea, pad) and _cylinder_beyond(planes, j0, j1, eb, pad)
+        ):
+            touched[parent[s]] = True
     abx, aby = b[0] - a[0], b[1] - a[1]
     den = max(abx * abx + aby * aby, 1e-300)
     n_p = n_i = n_k = 0
     for s in range(n):
+        if parent[s] >= 0 and touched[parent[s]]:
+            continue
         if not (lo[s, 0] <= jhi_x and hi[s, 0] >= jlo_x and lo[s, 1] <= jhi_y):
             continue
         if not (hi[s, 1] >= jlo_y and lo[s, 2] <= jhi_z and hi[s, 2] >= jlo_z):
@@ -458,6 +493,7 @@ def near_pieces(planes, off, lo, hi, inner, inner_off, a, b, clearance):
     io2 = np.zeros(n_k + 1, np.int64)
     lo2 = np.empty((n_k, 3))
     hi2 = np.empty((n_k, 3))
+    par2 = np.empty(n_k, np.int64)
     k = 0
     for s in range(n):
         if not keep[s]:
@@ -473,5 +509,6 @@ def near_pieces(planes, off, lo, hi, inner, inner_off, a, b, clearance):
         for c in range(3):
             lo2[k, c] = lo[s, c]
             hi2[k, c] = hi[s, c]
+        par2[k] = parent[s]
         k += 1
-    return p2, o2, lo2, hi2, i2, io2
+    return p2, o2, lo2, hi2, i2, io2, par2

@@ -26,6 +26,7 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM
 from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
+from geom3d.mesh.boxes import rectilinear_boxes
 from geom3d.visibility._convex_kernels import (
     bundle_meets,
     corners_hidden,
@@ -37,9 +38,17 @@ from geom3d.visibility.tolerances import (
     CONVEX_MAX_FACES,
     CONVEX_MAX_PLANES,
     CONVEX_PRISM_SIDES,
+    RECTILINEAR_MAX_FACES,
 )
 
-__all__ = ["NO_SOLIDS", "ConvexSolids", "cylinder_row", "eye_corners", "prism_corners"]
+__all__ = [
+    "NO_SOLIDS",
+    "ConvexSolids",
+    "cylinder_row",
+    "eye_corners",
+    "eye_row",
+    "prism_corners",
+]
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,17 @@ class ConvexSolids:
         outline meets it (:func:`._convex_kernels.silhouette`).
     inner_off : (S + 1,) int64
         Piece ``s``'s are ``inner[inner_off[s]:inner_off[s + 1]]``.
+    parent : (S,) int64
+        -1 for a piece that is a scenery piece whole; ``k >= 0`` for the boxes of the
+        ``k``-th rectilinear solid (:meth:`from_scenery`). A box is part of its solid: a
+        segment from an eye outside the solid into the box crosses the solid's surface
+        on its way in, and the ray engine finds it blocked; from an eye inside the solid
+        it may not. So :meth:`near` leaves out every box of a solid that the cylinder
+        holding either trooper's eye points (:func:`eye_row`) meets or comes within
+        ``PROOF_CLEARANCE_MM`` of (a trooper standing on a roof keeps the roof: its
+        eyes are ``STAND_INSET_MM`` above it). Where the segment ends does not matter:
+        it enters the solid at least ``PROOF_CLEARANCE_MM`` before it meets the box
+        shrunk by that much.
     """
 
     planes: np.ndarray
@@ -68,6 +88,7 @@ class ConvexSolids:
     hi: np.ndarray
     inner: np.ndarray
     inner_off: np.ndarray
+    parent: np.ndarray
 
     def __len__(self) -> int:
         return len(self.off) - 1
@@ -93,37 +114,53 @@ class ConvexSolids:
         -------
         ConvexSolids
         """
+        return cls.from_scenery(vertices, faces, group, boxes=False)
+
+    @classmethod
+    def from_scenery(
+        cls, vertices: np.ndarray, faces: np.ndarray, group: np.ndarray, *, boxes: bool = True
+    ) -> ConvexSolids:
+        """The groups of faces that are closed convex pieces, and (with ``boxes``) the
+        boxes of those that are closed rectilinear solids instead
+        (:func:`geom3d.mesh.boxes.rectilinear_boxes`: a building with its doors and
+        windows, a container, a wall), in label order.
+
+        Parameters
+        ----------
+        vertices : (n, 3) float64, mm
+        faces : (m, 3) int64
+        group : (m,) int
+            A label per face (a scenery element): each label with at most
+            ``CONVEX_MAX_FACES`` faces is tested as one convex piece, and one with at
+            most ``RECTILINEAR_MAX_FACES`` as a rectilinear solid.
+
+        Returns
+        -------
+        ConvexSolids
+        """
         group = np.asarray(group)
         if not len(faces):
             return NO_SOLIDS
+        most = RECTILINEAR_MAX_FACES if boxes else CONVEX_MAX_FACES
         labels, counts = np.unique(group, return_counts=True)
-        small = labels[counts <= CONVEX_MAX_FACES]
+        small = labels[counts <= most]
         pick = np.flatnonzero(np.isin(group, small))
         pick = pick[np.argsort(group[pick], kind="stable")]
         cuts = np.flatnonzero(np.diff(group[pick])) + 1
-        planes, off, lo, hi, inner, inner_off = [], [0], [], [], [], [0]
+        parts: list[tuple[np.ndarray, np.ndarray, int]] = []  # (planes, points, parent)
+        n_solids = 0
         for idx in np.split(pick, cuts) if len(pick) else []:
-            got = _piece_planes(vertices, faces[idx])
-            if got is None:
+            got = _piece_planes(vertices, faces[idx]) if len(idx) <= CONVEX_MAX_FACES else None
+            if got is not None:
+                parts.append((got, vertices[np.unique(faces[idx])], -1))
                 continue
-            pts = vertices[np.unique(faces[idx])]
-            ins = _inner_points(pts, got)
-            planes.append(got)
-            off.append(off[-1] + len(got))
-            lo.append(pts.min(axis=0))
-            hi.append(pts.max(axis=0))
-            inner.append(ins)
-            inner_off.append(inner_off[-1] + len(ins))
-        if not planes:
-            return NO_SOLIDS
-        return cls(
-            np.ascontiguousarray(np.concatenate(planes)),
-            np.array(off, np.int64),
-            np.array(lo),
-            np.array(hi),
-            np.ascontiguousarray(np.concatenate(inner)),
-            np.array(inner_off, np.int64),
-        )
+            split = rectilinear_boxes(vertices, faces[idx]) if boxes else None
+            if split is None:
+                continue
+            for pl, pts in zip(split.planes(), split.corners(), strict=True):
+                parts.append((np.ascontiguousarray(pl), pts, n_solids))
+            n_solids += 1
+        return _packed(parts)
 
     def near(self, a: Cylinder, b: Cylinder) -> ConvexSolids:
         """The pieces whose box meets the joint box of ``a`` and ``b`` (only they can
@@ -131,8 +168,8 @@ class ConvexSolids:
         if not len(self):
             return self
         got = near_pieces(
-            self.planes, self.off, self.lo, self.hi, self.inner, self.inner_off,
-            cylinder_row(a), cylinder_row(b), PROOF_CLEARANCE_MM,
+            self.planes, self.off, self.lo, self.hi, self.inner, self.inner_off, self.parent,
+            cylinder_row(a), cylinder_row(b), eye_row(a), eye_row(b), PROOF_CLEARANCE_MM,
         )  # fmt: skip
         return ConvexSolids(*got) if len(got[1]) > 1 else NO_SOLIDS
 
@@ -178,7 +215,26 @@ NO_SOLIDS = ConvexSolids(
     np.zeros((0, 3)),
     np.zeros((0, 3)),
     np.zeros(1, np.int64),
+    np.zeros(0, np.int64),
 )
+
+
+def _packed(parts: list[tuple[np.ndarray, np.ndarray, int]]) -> ConvexSolids:
+    """The pieces ``(planes, points, parent)`` (each a convex piece's distinct face
+    planes and the points it is the hull of) packed end to end, with each piece's box
+    and inner points (:func:`_inner_points`)."""
+    if not parts:
+        return NO_SOLIDS
+    inner = [_inner_points(pts, pl) for pl, pts, _ in parts]
+    return ConvexSolids(
+        np.ascontiguousarray(np.concatenate([pl for pl, _, _ in parts])),
+        np.cumsum([0] + [len(pl) for pl, _, _ in parts]).astype(np.int64),
+        np.array([pts.min(axis=0) for _, pts, _ in parts]),
+        np.array([pts.max(axis=0) for _, pts, _ in parts]),
+        np.ascontiguousarray(np.concatenate(inner)),
+        np.cumsum([0] + [len(x) for x in inner]).astype(np.int64),
+        np.array([k for _, _, k in parts], dtype=np.int64),
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -204,6 +260,19 @@ def _inner_points(pts: np.ndarray, planes: np.ndarray) -> np.ndarray:
     out = pts[keep] + f[keep, None] * (mid - pts[keep])
     ok = (out @ n.T - d <= 0.0).all(axis=1)
     return np.ascontiguousarray(out[ok])
+
+
+@functools.lru_cache(maxsize=1024)
+def eye_row(cyl: Cylinder) -> np.ndarray:
+    """(5,) float64: the ``(bx, by, bz, r, h)`` row of the cylinder holding ``cyl``'s eye
+    points (:func:`.eyes.eye_points`: ``SURFACE_INSET_MM`` inside its mantle and top,
+    ``STAND_INSET_MM`` above its base; not to be modified)."""
+    b = cyl.base_array
+    r = max(cyl.radius - SURFACE_INSET_MM, 0.0)
+    h = max(cyl.height - STAND_INSET_MM - SURFACE_INSET_MM, 0.0)
+    out = np.array([b[0], b[1], b[2] + STAND_INSET_MM, r, h], dtype=np.float64)
+    out.setflags(write=False)
+    return out
 
 
 @functools.lru_cache(maxsize=1024)

@@ -60,6 +60,13 @@ CONVEX_MAX_PLANES: int = 40  # at most 63: a kernel keeps one bit per plane
 CONVEX_FLAT_MM: float = 1e-6
 CONVEX_PRISM_SIDES: int = 16
 
+#: A scenery element of at most this many faces that is not convex but is a closed
+#: rectilinear solid (a building with doors and windows, a container, a wall with
+#: windows) becomes the boxes it is the union of
+#: (:meth:`geom3d.visibility.convex.ConvexSolids.from_scenery`), each a convex piece;
+#: larger ones (a scanned table) are not tested.
+RECTILINEAR_MAX_FACES: int = 20_000
+
 #: Ground profiles (:mod:`geom3d.visibility.ground`): the band between two troopers is cut
 #: into slabs ``GROUND_SLAB_MM`` long along their line; each slab's height is the lowest
 #: bottom-run top of the blocks of ``GROUND_BLOCK_COLUMNS`` x ``GROUND_BLOCK_COLUMNS``

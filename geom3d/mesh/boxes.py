@@ -1,0 +1,227 @@
+"""Closed rectilinear meshes as unions of boxes.
+
+Modelled scenery is mostly rectilinear: buildings with doors and windows, containers,
+walls, walkways, barricades. Each face of such a piece is horizontal or vertical, and
+its vertical faces face one of four directions 90 degrees apart (the piece's yaw). In the
+piece's own frame (rotated by ``-yaw`` about z) the distinct x, y and z coordinates of
+its vertices cut space into a grid of cells; no face crosses a cell, so each cell lies
+wholly inside the solid or wholly outside, and the solid is exactly the union of its
+inside cells. :func:`rectilinear_boxes` tells them apart by the generalized winding
+number at the cells' centres (:func:`geom3d.mesh.winding.winding_numbers`; a centre is
+half a cell from every face, where the number is 0 or 1 to well within 1/2) and merges
+them greedily into a few boxes.
+
+The boxes are convex pieces of the solid: the Line of Fire search settles a segment
+through one without a ray (:class:`geom3d.visibility.convex.ConvexSolids`), as it does
+for pieces that are convex as a whole.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from geom3d.mesh.winding import winding_numbers
+
+__all__ = [
+    "RECTILINEAR_ANGLE_DEG",
+    "RECTILINEAR_MAX_CELLS",
+    "RECTILINEAR_MERGE_MM",
+    "RectilinearBoxes",
+    "rectilinear_boxes",
+]
+
+#: A face is horizontal or vertical when its unit normal's z is within this (a sine) of
+#: +-1 or of 0; the vertical faces' directions may differ from a multiple of 90 degrees
+#: from the first one's by this many degrees (the float rounding of a placed piece's yaw
+#: is about 1e-12 degrees).
+RECTILINEAR_ANGLE_DEG: float = 1e-6
+
+#: Coordinates (in the piece's frame) closer than this are one grid plane: a placed
+#: piece's vertices carry about 1e-13 mm of rounding from its rotation. A cell thinner
+#: than this, in a piece whose faces really are that close, would have its centre that
+#: near a face, where the winding number is not to be trusted: such a piece is not
+#: decomposed.
+RECTILINEAR_MERGE_MM: float = 1e-6
+
+#: At most this many grid cells per piece (a piece with more distinct coordinates, such
+#: as a rectilinear mesh of many small parts, is not decomposed: the search's per-piece
+#: work would outweigh what its boxes save).
+RECTILINEAR_MAX_CELLS: int = 50_000
+
+#: A cell is inside where its centre's winding number is above this.
+_INSIDE_WINDING: float = 0.5
+
+
+@dataclass(frozen=True)
+class RectilinearBoxes:
+    """A closed rectilinear solid as boxes in its own frame.
+
+    Attributes
+    ----------
+    boxes : (k, 6) float64, mm
+        ``(x0, y0, z0, x1, y1, z1)`` rows in the piece's frame (world coordinates turned
+        by ``-yaw_deg`` about z), disjoint but for shared faces; their union is the solid.
+    yaw_deg : float, degrees
+        The frame's turn about z, in ``[0, 90)``: world = R(yaw) @ frame.
+    """
+
+    boxes: np.ndarray
+    yaw_deg: float
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def rotation(self) -> np.ndarray:
+        """(3, 3) float64: frame -> world."""
+        a = math.radians(self.yaw_deg)
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+    def corners(self) -> np.ndarray:
+        """(k, 8, 3) float64, mm: each box's corners in world coordinates."""
+        b = self.boxes
+        pick = np.array([[x, y, z] for x in (0, 3) for y in (1, 4) for z in (2, 5)])
+        frame = b[:, pick.ravel()].reshape(-1, 8, 3)
+        return frame @ self.rotation().T
+
+    def planes(self) -> np.ndarray:
+        """(k, 6, 4) float64: each box's face planes ``(nx, ny, nz, d)`` in world
+        coordinates, unit outward normals (inside is ``n . x <= d``, mm)."""
+        normals = np.array(
+            [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float
+        )
+        b = self.boxes
+        d = np.stack([b[:, 3], -b[:, 0], b[:, 4], -b[:, 1], b[:, 5], -b[:, 2]], axis=1)
+        nw = normals @ self.rotation().T  # n_w . (R p) = n . p: d is unchanged
+        return np.concatenate([np.broadcast_to(nw, (len(b), 6, 3)), d[:, :, None]], axis=2)
+
+
+def _closed(faces: np.ndarray, vertices: np.ndarray) -> bool:
+    """Every directed edge once and its reverse once, on merged positions."""
+    _, inv = np.unique(vertices[faces.ravel()], axis=0, return_inverse=True)
+    f = inv.reshape(-1, 3).astype(np.int64)
+    n = np.int64(f.max() + 1)
+    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+    if (edges[:, 0] == edges[:, 1]).any():
+        return False
+    key = edges[:, 0] * n + edges[:, 1]
+    back = edges[:, 1] * n + edges[:, 0]
+    return len(np.unique(key)) == len(key) and bool(np.isin(back, key).all())
+
+
+def _yaw_deg(vertices: np.ndarray, faces: np.ndarray) -> float | None:
+    """The yaw of the vertical faces' directions, in ``[0, 90)`` degrees, or None when a
+    face is neither horizontal nor vertical or the vertical ones do not share a frame."""
+    tri = vertices[faces]
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(n, axis=1)
+    ok = length > 0.0
+    if not ok.any():
+        return None
+    n = n[ok] / length[ok, None]
+    sine = math.sin(math.radians(RECTILINEAR_ANGLE_DEG))
+    flat = np.abs(n[:, 2]) >= 1.0 - sine
+    upright = np.abs(n[:, 2]) <= sine
+    if not (flat | upright).all():
+        return None
+    if not upright.any():
+        return 0.0
+    ang = np.degrees(np.arctan2(n[upright, 1], n[upright, 0])) % 90.0
+    off = (ang - ang[0] + 45.0) % 90.0 - 45.0
+    if np.abs(off).max() > RECTILINEAR_ANGLE_DEG:
+        return None
+    return float(ang[0]) % 90.0
+
+
+def _planes_along(values: np.ndarray) -> np.ndarray | None:
+    """The distinct grid coordinates of ``values`` (those within
+    ``RECTILINEAR_MERGE_MM`` of the previous one join it), or None when two of them are
+    closer than ten times that (see :data:`RECTILINEAR_MERGE_MM`)."""
+    v = np.sort(values)
+    cut = np.flatnonzero(np.diff(v) > RECTILINEAR_MERGE_MM) + 1
+    groups = np.split(v, cut)
+    out = np.array([g.mean() for g in groups])
+    if len(out) > 1 and np.diff(out).min() < 10.0 * RECTILINEAR_MERGE_MM:
+        return None
+    return out
+
+
+def _merge(inside: np.ndarray) -> list[tuple[int, int, int, int, int, int]]:
+    """Inside cells as boxes of cells ``(i0, j0, k0, i1, j1, k1)`` (ends exclusive): from
+    each first cell not yet taken, grown along z, then y, then x while every cell added is
+    inside and free."""
+    free = inside.copy()
+    nx, ny, nz = inside.shape
+    out = []
+    for i, j, k in zip(*np.nonzero(inside), strict=True):
+        if not free[i, j, k]:
+            continue
+        k1 = k + 1
+        while k1 < nz and free[i, j, k1]:
+            k1 += 1
+        j1 = j + 1
+        while j1 < ny and free[i, j1, k:k1].all():
+            j1 += 1
+        i1 = i + 1
+        while i1 < nx and free[i1, j:j1, k:k1].all():
+            i1 += 1
+        free[i:i1, j:j1, k:k1] = False
+        out.append((int(i), int(j), int(k), i1, j1, k1))
+    return out
+
+
+def rectilinear_boxes(vertices: np.ndarray, faces: np.ndarray) -> RectilinearBoxes | None:
+    """The boxes whose union is a closed rectilinear mesh (see the module docstring).
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int64
+        One piece's faces (indices into ``vertices``; other vertices are ignored).
+
+    Returns
+    -------
+    RectilinearBoxes or None
+        None when the faces are not a closed, consistently oriented surface whose faces
+        are all horizontal or vertical in one frame, or its grid has more than
+        ``RECTILINEAR_MAX_CELLS`` cells or planes too close to tell apart.
+    """
+    faces = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
+    if not len(faces):
+        return None
+    used, inv = np.unique(faces.ravel(), return_inverse=True)
+    v = np.asarray(vertices, dtype=np.float64)[used]
+    f = inv.reshape(-1, 3).astype(np.int64)
+    yaw = _yaw_deg(v, f)
+    if yaw is None or not _closed(f, v):
+        return None
+    a = math.radians(yaw)
+    c, s = math.cos(a), math.sin(a)
+    local = v @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])  # world -> frame
+    axes: list[np.ndarray] = []
+    for k in range(3):
+        got = _planes_along(local[:, k])
+        if got is None or len(got) < 2:
+            return None
+        axes.append(got)
+    shape = tuple(len(x) - 1 for x in axes)
+    if math.prod(shape) > RECTILINEAR_MAX_CELLS:
+        return None
+    mids = [0.5 * (x[1:] + x[:-1]) for x in axes]
+    centres = np.stack(np.meshgrid(*mids, indexing="ij"), axis=-1).reshape(-1, 3)
+    w = winding_numbers(local, f, centres).reshape(shape)
+    if (np.abs(w - np.round(w)) > _INSIDE_WINDING / 2).any():
+        return None  # not a proper solid (faces through one another, or open)
+    inside = w > _INSIDE_WINDING
+    if not inside.any():
+        return None  # inside out, or no volume
+    cells = _merge(inside)
+    x, y, z = axes
+    boxes = np.array(
+        [(x[i0], y[j0], z[k0], x[i1], y[j1], z[k1]) for i0, j0, k0, i1, j1, k1 in cells],
+        dtype=np.float64,
+    )
+    return RectilinearBoxes(boxes, yaw)
