@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
             ) from None
         session.warm()
         serve_in_thread(server)
+        server.jobs.prepare_in_background(session.scene)  # the overlay's cells, ahead
         print(f"geom3d serve: {session.path.name} at {server.url} (Ctrl-C stops)", file=sys.stderr)
         sys.stderr.flush()
         while not stopped.wait(3600):

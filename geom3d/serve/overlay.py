@@ -31,6 +31,7 @@ threaded process is never forked).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 import time
 from typing import Any
@@ -39,6 +40,8 @@ import numpy as np
 
 from geom3d.core.errors import Geom3dError
 from geom3d.execution.policy import cpu_count
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "OVERLAY_BATCH",
@@ -151,6 +154,7 @@ class ExposureJobs:
         self._memo: dict[bytes, bool] = {}  # task key -> visible, for one scenery
         self._memo_scenery = ""
         self._grid: tuple[Any, Any] = (None, None)  # (scenery, its cells): moves keep them
+        self._standing = threading.Lock()  # held while the cells are stood (once)
 
     def _recall(self, scenery: str, keys: list[bytes]) -> np.ndarray:
         """(t,) int8: the answer kept for each key (0 or 1), -1 where none is."""
@@ -192,6 +196,38 @@ class ExposureJobs:
         thread.start()
         return first
 
+    def prepare(self, scene) -> float:
+        """Stand the overlay's cells on ``scene``'s scenery now (``geom3d serve`` calls
+        it in a thread once the scene is warm): they depend on the scenery alone, so the
+        first overlay then starts with its searches. An overlay started meanwhile waits
+        for them rather than standing them again. Returns the seconds it took (0 when
+        they were stood already)."""
+        from geom3d.exposure.cells import probe_for, standing_cells
+
+        t0 = time.perf_counter()
+        with self._standing:
+            with self._lock:
+                if self._grid[0] is scene.scenery:
+                    return 0.0
+            grid = standing_cells(scene, probe_for(scene, OVERLAY_PROBE), OVERLAY_SPACING_MM)
+            with self._lock:
+                self._grid = (scene.scenery, grid)
+        return time.perf_counter() - t0
+
+    def prepare_in_background(self, scene) -> threading.Thread:
+        """:meth:`prepare` in a daemon thread (started; returned). A failure is left
+        for the overlay to meet and report when one is asked for."""
+
+        def run() -> None:
+            try:
+                self.prepare(scene)
+            except Exception:  # the overlay stands them again, and says why it cannot
+                log.debug("geom3d serve: standing the overlay's cells ahead failed", exc_info=True)
+
+        thread = threading.Thread(target=run, name="geom3d-overlay-cells", daemon=True)
+        thread.start()
+        return thread
+
     def status(self) -> dict:
         """The latest job's state: ``job``, ``state`` (``none``, ``running``, ``done``,
         ``error``), ``side``, ``generation`` (the scene's), ``done`` and ``total`` (pairs
@@ -224,14 +260,15 @@ class ExposureJobs:
         from geom3d.exposure.document import finish_exposure, plan_engines, plan_exposure
 
         t0 = time.perf_counter()
-        with self._lock:
-            scenery, grid = self._grid
-        plan = plan_exposure(
-            scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM,
-            grid=grid if scenery is scene.scenery else None,
-        )  # fmt: skip
-        with self._lock:
-            self._grid = (scene.scenery, plan.grid)
+        with self._standing:  # (the cells stood by prepare(), or stood here once)
+            with self._lock:
+                scenery, grid = self._grid
+            plan = plan_exposure(
+                scene, observers=side, probe=OVERLAY_PROBE, spacing_mm=OVERLAY_SPACING_MM,
+                grid=grid if scenery is scene.scenery else None,
+            )  # fmt: skip
+            with self._lock:
+                self._grid = (scene.scenery, plan.grid)
         run = _Run(self, job, plan, plan_engines(scene, plan))
         self._update(
             job,

@@ -229,3 +229,25 @@ def test_after_a_move_only_the_pairs_it_can_change_are_searched_again(table_file
     assert 0 < reused[2][0] < reused[2][1]  # b, an observer: its own pairs at least
     assert reused[4][0] == reused[4][1]  # nothing moved: every answer kept
     assert grids == [False, True, True, True, True]  # moves keep the scenery's cells
+
+
+def test_cells_stood_ahead_serve_the_first_overlay(table_file, monkeypatch):
+    """``prepare`` (``geom3d serve`` runs it once warm) stands the cells once; the
+    overlay then stands none and makes the map ``geom3d exposure`` makes; a second
+    ``prepare`` does nothing."""
+    import geom3d.exposure.document as document
+
+    s = Session(table_file)
+    jobs = ExposureJobs()
+    jobs.workers = 1
+    jobs.prepare_in_background(s.scene).join()
+    stood = []
+    real = document.standing_cells
+    monkeypatch.setattr(
+        document, "standing_cells", lambda *a, **k: stood.append(1) or real(*a, **k)
+    )
+    assert jobs.prepare(s.scene) == 0.0
+    jobs.start(s.scene, "red", s.generation)
+    st = _wait(jobs)
+    assert st["state"] == "done" and stood == []
+    assert st["cells"] == _exposure_of_saved(s, table_file, "red")["cells"]
