@@ -152,15 +152,17 @@ def pair_patch(
     proof: PairProof | None = None
     ground_ab = NO_GROUND  # made with the proof, when a pair needs it
     drawn: Prover | None = None  # the prover the grounds are drawn with, once they are
+    pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
+    n_pre = sum(pre)
+    rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
         if prover is not None:
             drawn = prover = prover if isinstance(prover, Prover) else prover()
             ground_ab = prover.ground(a, b)
-        eyes = eye_points(a, b, eye_spacing)
-        w = search_eyes(b, eyes, engine, occ, lat, stats, solids=near, ground=ground_ab)
+        w = _head_then_rest(
+            a, b, engine, occ, lat, stats, None, False, near, ground_ab, eye_spacing
+        )
     else:
-        pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
-        n_pre = sum(pre)
         # most visible pairs end in these first eyes: only they are made first
         head = eye_points(a, b, eye_spacing, limit=n_pre)
         w = search_eyes(b, head, engine, occ, lat, stats, sizes=pre, solids=near)
@@ -175,20 +177,51 @@ def pair_patch(
                 return None, None
             eyes = eye_points(a, b, eye_spacing)
             drawn, ground_ab = prover, prover.ground(a, b)
-            rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
             w = search_eyes(
                 b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest, solids=near,
                 ground=ground_ab,
             )  # fmt: skip
     if w is not None:
         return w, 0
-    eyes = eye_points(b, a, eye_spacing)
     # the other way's ground, drawn only now that this way is searched past its first eyes
     ground_ba = NO_GROUND if drawn is None else drawn.ground(b, a)
-    w = search_eyes(
-        a, eyes, engine, occ, lat, stats, proof, flip=True, solids=near, ground=ground_ba
-    )
+    w = _head_then_rest(b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing)
     return (w, 1) if w is not None else (None, None)
+
+
+def _head_then_rest(
+    viewer: Cylinder,
+    target: Cylinder,
+    engine: RayBackend,
+    occ: np.ndarray,
+    lat: PatchLattice,
+    stats: VisibilityStats,
+    proof: PairProof | None,
+    flip: bool,
+    solids: ConvexSolids,
+    ground: GroundProfile,
+    eye_spacing: float,
+) -> PatchWitness | None:
+    """:func:`search_eyes` from ``viewer``'s eyes to ``target``: the first
+    ``PROOF_AFTER_BATCHES`` batches' eyes, then (only if they see nothing) the rest, so
+    that a pair seen from its first eyes does not test every eye against the pieces and
+    the ground first. The answer is the same: the search takes the first eye in order
+    that sees a patch, whatever the batches."""
+    pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
+    n_pre = sum(pre)
+    head = eye_points(viewer, target, eye_spacing, limit=n_pre)
+    w = search_eyes(
+        target, head, engine, occ, lat, stats, proof, flip, sizes=pre, solids=solids,
+        ground=ground,
+    )  # fmt: skip
+    if w is not None or len(head) < n_pre:
+        return w
+    eyes = eye_points(viewer, target, eye_spacing)
+    rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
+    return search_eyes(
+        target, eyes[n_pre:], engine, occ, lat, stats, proof, flip, sizes=rest, solids=solids,
+        ground=ground,
+    )  # fmt: skip
 
 
 def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
