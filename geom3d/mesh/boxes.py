@@ -6,10 +6,10 @@ its vertical faces face one of four directions 90 degrees apart (the piece's yaw
 piece's own frame (rotated by ``-yaw`` about z) the distinct x, y and z coordinates of
 its vertices cut space into a grid of cells; no face crosses a cell, so each cell lies
 wholly inside the solid or wholly outside, and the solid is exactly the union of its
-inside cells. :func:`rectilinear_boxes` tells them apart by the generalized winding
-number at the cells' centres (:func:`geom3d.mesh.winding.winding_numbers`; a centre is
-half a cell from every face, where the number is 0 or 1 to well within 1/2) and merges
-them greedily into a few boxes.
+inside cells. :func:`rectilinear_boxes` tells them apart by the winding number of each
+cell, counted along a vertical line through its centre across the horizontal faces
+below it (an integer on a closed, consistently oriented surface), and merges them
+greedily into a few boxes.
 
 The boxes are convex pieces of the solid: the Line of Fire search settles a segment
 through one without a ray (:class:`geom3d.visibility.convex.ConvexSolids`), as it does
@@ -22,8 +22,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from geom3d.mesh.winding import winding_numbers
 
 __all__ = [
     "RECTILINEAR_ANGLE_DEG",
@@ -53,6 +51,10 @@ RECTILINEAR_MAX_CELLS: int = 50_000
 
 #: A cell is inside where its centre's winding number is above this.
 _INSIDE_WINDING: float = 0.5
+
+#: A vertical line through a cell's centre this near a horizontal triangle's edge (in
+#: plan) counts half for it (:func:`_cell_windings`).
+_ON_EDGE_MM: float = 1e-9
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,55 @@ def _planes_along(values: np.ndarray) -> np.ndarray | None:
     return out
 
 
+def _cell_windings(
+    local: np.ndarray, faces: np.ndarray, axes: list[np.ndarray]
+) -> np.ndarray | None:
+    """(nx, ny, nz) float64: the winding number of each grid cell, counted up a vertical
+    line through the cell's centre: +1 at each face facing down (into the solid from
+    below), -1 at each facing up, below the cell. A line through a triangle's slanted
+    edge (the diagonal a rectangle is split along; every slanted edge of a horizontal
+    face is shared by two triangles of that face, as the face's own edges lie on grid
+    lines) counts half for each of the two. None when a line passes that close to two
+    edges of one triangle (a corner: the grid would be wrong)."""
+    xs, ys, zs = axes
+    mx, my = 0.5 * (xs[1:] + xs[:-1]), 0.5 * (ys[1:] + ys[:-1])
+    tri = local[faces]
+    flat = np.abs(tri[:, 0, 2] - tri[:, 1, 2]) + np.abs(tri[:, 0, 2] - tri[:, 2, 2]) == 0.0
+    nz = (tri[:, 1, 0] - tri[:, 0, 0]) * (tri[:, 2, 1] - tri[:, 0, 1]) - (
+        tri[:, 1, 1] - tri[:, 0, 1]
+    ) * (tri[:, 2, 0] - tri[:, 0, 0])
+    flat &= nz != 0.0
+    t, up = tri[flat], nz[flat] > 0.0
+    xy = np.where(up[:, None, None], t[:, :, :2], t[:, [0, 2, 1], :2])  # counter-clockwise
+    i0, i1 = (
+        np.searchsorted(mx, xy[:, :, 0].min(axis=1)),
+        np.searchsorted(mx, xy[:, :, 0].max(axis=1)),
+    )
+    j0, j1 = (
+        np.searchsorted(my, xy[:, :, 1].min(axis=1)),
+        np.searchsorted(my, xy[:, :, 1].max(axis=1)),
+    )
+    nj = j1 - j0
+    counts = (i1 - i0) * nj
+    which = np.repeat(np.arange(len(t)), counts)  # (triangle, column) pairs to test
+    r = np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts)
+    ii, jj = i0[which] + r // nj[which], j0[which] + r % nj[which]
+    px, py = mx[ii], my[jj]
+    dist = []
+    for k in range(3):
+        a, b = xy[which, k], xy[which, (k + 1) % 3]
+        ex, ey = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
+        dist.append((ex * (py - a[:, 1]) - ey * (px - a[:, 0])) / np.hypot(ex, ey))
+    d = np.sort(np.stack(dist), axis=0)
+    if ((np.abs(d[0]) <= _ON_EDGE_MM) & (np.abs(d[1]) <= _ON_EDGE_MM)).any():
+        return None
+    weight = np.where(d[0] > _ON_EDGE_MM, 1.0, np.where(d[0] >= -_ON_EDGE_MM, 0.5, 0.0))
+    kk = np.searchsorted(zs, t[:, 0, 2] - RECTILINEAR_MERGE_MM)[which]
+    step = np.zeros((len(mx), len(my), len(zs)))
+    np.add.at(step, (ii, jj, kk), np.where(up[which], -weight, weight))
+    return np.cumsum(step, axis=2)[:, :, :-1]
+
+
 def _merge(inside: np.ndarray) -> list[tuple[int, int, int, int, int, int]]:
     """Inside cells as boxes of cells ``(i0, j0, k0, i1, j1, k1)`` (ends exclusive): from
     each first cell not yet taken, grown along z, then y, then x while every cell added is
@@ -210,10 +261,8 @@ def rectilinear_boxes(vertices: np.ndarray, faces: np.ndarray) -> RectilinearBox
     shape = tuple(len(x) - 1 for x in axes)
     if math.prod(shape) > RECTILINEAR_MAX_CELLS:
         return None
-    mids = [0.5 * (x[1:] + x[:-1]) for x in axes]
-    centres = np.stack(np.meshgrid(*mids, indexing="ij"), axis=-1).reshape(-1, 3)
-    w = winding_numbers(local, f, centres).reshape(shape)
-    if (np.abs(w - np.round(w)) > _INSIDE_WINDING / 2).any():
+    w = _cell_windings(local, f, axes)
+    if w is None or (np.abs(w - np.round(w)) > _INSIDE_WINDING / 2).any():
         return None  # not a proper solid (faces through one another, or open)
     inside = w > _INSIDE_WINDING
     if not inside.any():
