@@ -6,6 +6,8 @@
 - :mod:`~geom3d.mesh.topology`: degenerate triangles, bodies, open and non-manifold edges.
 - :mod:`~geom3d.mesh.digest`: the one content digest of a mesh file.
 - :mod:`~geom3d.mesh.primitives`: the scenario ``box`` as plain arrays.
+- :mod:`~geom3d.mesh.boxes`: a closed rectilinear mesh (a building, a container) as the
+  boxes it is the union of.
 """
 
 from __future__ import annotations

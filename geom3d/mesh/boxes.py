@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geom3d.mesh.topology import closed_surface
+
 __all__ = [
     "RECTILINEAR_ANGLE_DEG",
     "RECTILINEAR_MAX_CELLS",
@@ -99,19 +101,6 @@ class RectilinearBoxes:
         d = np.stack([b[:, 3], -b[:, 0], b[:, 4], -b[:, 1], b[:, 5], -b[:, 2]], axis=1)
         nw = normals @ self.rotation().T  # n_w . (R p) = n . p: d is unchanged
         return np.concatenate([np.broadcast_to(nw, (len(b), 6, 3)), d[:, :, None]], axis=2)
-
-
-def _closed(faces: np.ndarray, vertices: np.ndarray) -> bool:
-    """Every directed edge once and its reverse once, on merged positions."""
-    _, inv = np.unique(vertices[faces.ravel()], axis=0, return_inverse=True)
-    f = inv.reshape(-1, 3).astype(np.int64)
-    n = np.int64(f.max() + 1)
-    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
-    if (edges[:, 0] == edges[:, 1]).any():
-        return False
-    key = edges[:, 0] * n + edges[:, 1]
-    back = edges[:, 1] * n + edges[:, 0]
-    return len(np.unique(key)) == len(key) and bool(np.isin(back, key).all())
 
 
 def _yaw_deg(vertices: np.ndarray, faces: np.ndarray) -> float | None:
@@ -247,7 +236,7 @@ def rectilinear_boxes(vertices: np.ndarray, faces: np.ndarray) -> RectilinearBox
     v = np.asarray(vertices, dtype=np.float64)[used]
     f = inv.reshape(-1, 3).astype(np.int64)
     yaw = _yaw_deg(v, f)
-    if yaw is None or not _closed(f, v):
+    if yaw is None or closed_surface(v, f) is None:
         return None
     a = math.radians(yaw)
     c, s = math.cos(a), math.sin(a)

@@ -13,7 +13,13 @@ import numpy as np
 
 from geom3d.bodies.kernel_constants import GEOM_EPS_MM
 
-__all__ = ["MeshTopology", "degenerate_faces", "mesh_topology", "used_vertices"]
+__all__ = [
+    "MeshTopology",
+    "closed_surface",
+    "degenerate_faces",
+    "mesh_topology",
+    "used_vertices",
+]
 
 log = logging.getLogger(__name__)
 
@@ -227,3 +233,30 @@ def mesh_topology(vertices: np.ndarray, faces: np.ndarray) -> MeshTopology:
         n_open_edges=int(np.count_nonzero(counts == 1)),
         n_nonmanifold_edges=int(np.count_nonzero(counts > 2)),
     )
+
+
+def closed_surface(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The faces on exactly merged positions when they are a closed, consistently oriented
+    surface (every directed edge used once and its reverse once, no collapsed edge).
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64, mm
+    faces : (m, 3) int
+        Indices into ``vertices`` (other vertices are ignored).
+
+    Returns
+    -------
+    (positions (p, 3) float64, faces (m, 3) int64) or None
+    """
+    pos, inv = np.unique(vertices[np.asarray(faces).ravel()], axis=0, return_inverse=True)
+    f = inv.reshape(-1, 3).astype(np.int64)
+    n = np.int64(len(pos))
+    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+    if (edges[:, 0] == edges[:, 1]).any():
+        return None
+    key = edges[:, 0] * n + edges[:, 1]
+    back = edges[:, 1] * n + edges[:, 0]
+    if len(np.unique(key)) != len(key) or not np.isin(back, key).all():
+        return None
+    return pos, f

@@ -27,6 +27,7 @@ from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM
 from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
 from geom3d.mesh.boxes import rectilinear_boxes
+from geom3d.mesh.topology import closed_surface
 from geom3d.visibility._convex_kernels import (
     bundle_meets,
     corners_hidden,
@@ -331,16 +332,10 @@ def _spread(k: int) -> np.ndarray:
 def _piece_planes(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray | None:
     """(p, 4) float64: the distinct face planes of a closed convex piece, or None when
     the faces are not one (see the module docstring)."""
-    pos, inv = np.unique(vertices[faces.ravel()], axis=0, return_inverse=True)
-    f = inv.reshape(-1, 3).astype(np.int64)
-    n = np.int64(len(pos))
-    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
-    if (edges[:, 0] == edges[:, 1]).any():
-        return None
-    key = edges[:, 0] * n + edges[:, 1]
-    back = edges[:, 1] * n + edges[:, 0]
-    if len(np.unique(key)) != len(key) or not np.isin(back, key).all():
+    closed = closed_surface(vertices, faces)
+    if closed is None:
         return None  # not closed, or not consistently oriented
+    pos, f = closed
     tri = pos[f]
     nrm = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     length = np.linalg.norm(nrm, axis=1)
