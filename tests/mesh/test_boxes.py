@@ -14,6 +14,7 @@ import geom3d.mesh.boxes as boxes_module
 from geom3d.mesh import box_mesh, prism_mesh
 from geom3d.mesh.boxes import rectilinear_boxes
 from geom3d.mesh.winding import winding_numbers
+from geom3d.terrain.rectilinear import rectilinear
 from geom3d.terrain.solids import building, container, wall
 
 
@@ -109,3 +110,37 @@ def test_too_many_cells_are_no_boxes(monkeypatch):
     assert rectilinear_boxes(v, f) is None
     monkeypatch.setattr(boxes_module, "RECTILINEAR_MAX_CELLS", 4)
     assert rectilinear_boxes(v, f) is not None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_unions_of_boxes_less_holes_are_their_boxes(seed):
+    """Random unions of boxes less holes (geom3d.terrain.rectilinear makes the closed
+    mesh), turned by a random yaw: a random point lies in one of the boxes exactly when
+    it lies in one of the solids and in none of the holes (the definition, checked
+    directly; points within 1 um of a face plane are left out)."""
+    rng = np.random.default_rng(100 + seed)
+
+    def some(n, lo, hi):
+        a, b = rng.uniform(lo, hi, (n, 3)), rng.uniform(lo, hi, (n, 3))
+        return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+
+    solids = some(int(rng.integers(2, 6)), 0.0, 60.0)
+    solids[0] = [[0, 0, 0], [60, 40, 30]]  # one large box: the union is never tiny
+    holes = some(int(rng.integers(0, 4)), -5.0, 65.0)
+    mesh = rectilinear(solids, holes)
+    yaw = float(rng.uniform(0, 360))
+    v = _turned(np.asarray(mesh.vertices), yaw, rng.uniform(-300, 300, 3))
+    got = rectilinear_boxes(v, np.asarray(mesh.faces))
+    assert got is not None
+    pts = rng.uniform(-8.0, 68.0, (20_000, 3))  # in the solids' frame
+    world = _turned(pts, yaw, v[0] - _turned(np.asarray(mesh.vertices)[:1], yaw, 0.0)[0])
+
+    def inside(boxes):
+        lo, hi = boxes[None, :, 0], boxes[None, :, 1]
+        return ((pts[:, None] > lo) & (pts[:, None] < hi)).all(axis=2).any(axis=1)
+
+    planes = np.concatenate([solids.reshape(-1, 3), holes.reshape(-1, 3)])
+    near = (np.abs(pts[:, None, :] - planes[None, :, :]) < 1e-3).any(axis=(1, 2))
+    want = inside(solids) & ~inside(holes) if len(holes) else inside(solids)
+    np.testing.assert_array_equal(_in_boxes(got, world)[~near], want[~near])
+    assert want.sum() > 100
