@@ -51,6 +51,12 @@ from geom3d.visibility.witness import PatchWitness, patch_witness
 
 __all__ = ["pair_patch", "search_eyes", "warm_kernels"]
 
+#: A search's first eye batches (most visible pairs end in them), their eye count, and
+#: the batches of the rest.
+_HEAD_SIZES = BATCH_SIZES[:PROOF_AFTER_BATCHES]
+_HEAD_EYES = sum(_HEAD_SIZES)
+_REST_SIZES = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
+
 
 def search_eyes(
     target: Cylinder,
@@ -152,9 +158,6 @@ def pair_patch(
     proof: PairProof | None = None
     ground_ab = NO_GROUND  # made with the proof, when a pair needs it
     drawn: Prover | None = None  # the prover the grounds are drawn with, once they are
-    pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
-    n_pre = sum(pre)
-    rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
         if prover is not None:
             drawn = prover = prover if isinstance(prover, Prover) else prover()
@@ -164,8 +167,8 @@ def pair_patch(
         )
     else:
         # most visible pairs end in these first eyes: only they are made first
-        head = eye_points(a, b, eye_spacing, limit=n_pre)
-        w = search_eyes(b, head, engine, occ, lat, stats, sizes=pre, solids=near)
+        head = eye_points(a, b, eye_spacing, limit=_HEAD_EYES)
+        w = search_eyes(b, head, engine, occ, lat, stats, sizes=_HEAD_SIZES, solids=near)
         if w is None:
             # the proof is sized by the eyes it may save: counted, made only if it fails
             n_ab, n_ba = eye_count(a, b, eye_spacing), eye_count(b, a, eye_spacing)
@@ -178,8 +181,8 @@ def pair_patch(
             eyes = eye_points(a, b, eye_spacing)
             drawn, ground_ab = prover, prover.ground(a, b)
             w = search_eyes(
-                b, eyes[n_pre:], engine, occ, lat, stats, proof, sizes=rest, solids=near,
-                ground=ground_ab,
+                b, eyes[_HEAD_EYES:], engine, occ, lat, stats, proof, sizes=_REST_SIZES,
+                solids=near, ground=ground_ab,
             )  # fmt: skip
     if w is not None:
         return w, 0
@@ -207,20 +210,17 @@ def _head_then_rest(
     that a pair seen from its first eyes does not test every eye against the pieces and
     the ground first. The answer is the same: the search takes the first eye in order
     that sees a patch, whatever the batches."""
-    pre = BATCH_SIZES[:PROOF_AFTER_BATCHES]
-    n_pre = sum(pre)
-    head = eye_points(viewer, target, eye_spacing, limit=n_pre)
+    head = eye_points(viewer, target, eye_spacing, limit=_HEAD_EYES)
     w = search_eyes(
-        target, head, engine, occ, lat, stats, proof, flip, sizes=pre, solids=solids,
+        target, head, engine, occ, lat, stats, proof, flip, sizes=_HEAD_SIZES, solids=solids,
         ground=ground,
     )  # fmt: skip
-    if w is not None or len(head) < n_pre:
+    if w is not None or len(head) < _HEAD_EYES:
         return w
     eyes = eye_points(viewer, target, eye_spacing)
-    rest = BATCH_SIZES[PROOF_AFTER_BATCHES:] or BATCH_SIZES[-1:]
     return search_eyes(
-        target, eyes[n_pre:], engine, occ, lat, stats, proof, flip, sizes=rest, solids=solids,
-        ground=ground,
+        target, eyes[_HEAD_EYES:], engine, occ, lat, stats, proof, flip, sizes=_REST_SIZES,
+        solids=solids, ground=ground,
     )  # fmt: skip
 
 
