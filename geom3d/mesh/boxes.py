@@ -8,8 +8,10 @@ its vertices cut space into a grid of cells; no face crosses a cell, so each cel
 wholly inside the solid or wholly outside, and the solid is exactly the union of its
 inside cells. :func:`rectilinear_boxes` tells them apart by the winding number of each
 cell, counted along a vertical line through its centre across the horizontal faces
-below it (an integer on a closed, consistently oriented surface), and merges them
-greedily into a few boxes.
+below it (an integer on a closed, consistently oriented surface), merges them greedily
+into a few boxes, and grows each box as far as the solid allows (so they may overlap: a
+wall with a window is the whole wall below the window, the whole wall above it and the
+two full-height piers beside it, and one of them alone may hide a target).
 
 The boxes are convex pieces of the solid: the Line of Fire search settles a segment
 through one without a ray (:class:`geom3d.visibility.convex.ConvexSolids`), as it does
@@ -67,7 +69,8 @@ class RectilinearBoxes:
     ----------
     boxes : (k, 6) float64, mm
         ``(x0, y0, z0, x1, y1, z1)`` rows in the piece's frame (world coordinates turned
-        by ``-yaw_deg`` about z), disjoint but for shared faces; their union is the solid.
+        by ``-yaw_deg`` about z); their union is the solid, and they may overlap (each
+        is grown as far as the solid allows).
     yaw_deg : float, degrees
         The frame's turn about z, in ``[0, 90)``: world = R(yaw) @ frame.
     """
@@ -213,6 +216,41 @@ def _merge(inside: np.ndarray) -> list[tuple[int, int, int, int, int, int]]:
     return out
 
 
+def _grown(
+    inside: np.ndarray, cells: list[tuple[int, int, int, int, int, int]]
+) -> list[tuple[int, int, int, int, int, int]]:
+    """Each box of ``cells`` grown as far as inside cells allow, face by face (x, y, z,
+    low side then high, over and over until none grows), over its neighbours; those that
+    grow into one another are kept once, in order. The union is the same; a box that
+    hides a target alone (a wall's whole length under its window) settles a whole eye."""
+    nx, ny, nz = inside.shape
+    out: list[tuple[int, int, int, int, int, int]] = []
+    seen = set()
+    for box in cells:
+        lo, hi = list(box[:3]), list(box[3:])
+        grew = True
+        while grew:
+            grew = False
+            for ax, n in enumerate((nx, ny, nz)):
+                for side in (0, 1):
+                    at = lo[ax] - 1 if side == 0 else hi[ax]
+                    if not 0 <= at < n:
+                        continue
+                    sl = [slice(lo[0], hi[0]), slice(lo[1], hi[1]), slice(lo[2], hi[2])]
+                    sl[ax] = slice(at, at + 1)
+                    if inside[tuple(sl)].all():
+                        if side == 0:
+                            lo[ax] -= 1
+                        else:
+                            hi[ax] += 1
+                        grew = True
+        key = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
 def rectilinear_boxes(vertices: np.ndarray, faces: np.ndarray) -> RectilinearBoxes | None:
     """The boxes whose union is a closed rectilinear mesh (see the module docstring).
 
@@ -256,7 +294,7 @@ def rectilinear_boxes(vertices: np.ndarray, faces: np.ndarray) -> RectilinearBox
     inside = w > _INSIDE_WINDING
     if not inside.any():
         return None  # inside out, or no volume
-    cells = _merge(inside)
+    cells = _grown(inside, _merge(inside))
     x, y, z = axes
     boxes = np.array(
         [(x[i0], y[j0], z[k0], x[i1], y[j1], z[k1]) for i0, j0, k0, i1, j1, k1 in cells],

@@ -37,6 +37,19 @@ def _in_boxes(got, pts) -> np.ndarray:
     return ((local[:, None, :] > lo) & (local[:, None, :] < hi)).all(axis=2).any(axis=1)
 
 
+def _union_volume(b: np.ndarray) -> float:
+    """The volume of the union of boxes ``b`` ((k, 6) rows), over the grid of their own
+    coordinates: a cell is in the union when its centre is in a box."""
+    axes = [np.unique(np.concatenate([b[:, a], b[:, a + 3]])) for a in range(3)]
+    mids = [0.5 * (x[1:] + x[:-1]) for x in axes]
+    sizes = [np.diff(x) for x in axes]
+    cx, cy, cz = np.meshgrid(*mids, indexing="ij")
+    c = np.stack([cx.ravel(), cy.ravel(), cz.ravel()], axis=1)
+    inside = ((c[:, None, :] > b[None, :, :3]) & (c[:, None, :] < b[None, :, 3:])).all(axis=2)
+    vol = np.einsum("i,j,k->ijk", *sizes).ravel()
+    return float(vol[inside.any(axis=1)].sum())
+
+
 def test_a_box_is_one_box_its_own_bounds():
     v, f = box_mesh((30.0, 20.0, 10.0))
     got = rectilinear_boxes(v + (5.0, 6.0, 7.0), f)
@@ -50,8 +63,10 @@ def test_an_l_is_two_boxes_by_hand():
     v, f = prism_mesh(pts, 5.0)
     got = rectilinear_boxes(v, f)
     assert got is not None and len(got) == 2
-    vol = np.prod(got.boxes[:, 3:] - got.boxes[:, :3], axis=1)
-    assert sorted(vol.tolist()) == [500.0, 1000.0]
+    # each arm grown as far as the L allows: both hold the corner square
+    rows = sorted(tuple(r) for r in got.boxes.tolist())
+    assert rows == [(0.0, 0.0, 0.0, 10.0, 20.0, 5.0), (0.0, 0.0, 0.0, 20.0, 10.0, 5.0)]
+    assert _union_volume(got.boxes) == 1500.0  # 20 x 10 + 10 x 10, 5 tall
     assert _in_boxes(got, np.array([[15.0, 5.0, 2.5], [5.0, 15.0, 2.5]])).all()
     assert not _in_boxes(got, np.array([[15.0, 15.0, 2.5]])).any()  # the L's notch
 
@@ -65,8 +80,7 @@ def test_buildings_are_their_boxes_by_volume_and_winding_number(yaw_deg):
         got = rectilinear_boxes(v, f)
         assert got is not None
         assert got.yaw_deg == pytest.approx(yaw_deg % 90.0, abs=1e-6)
-        box_vol = float(np.prod(got.boxes[:, 3:] - got.boxes[:, :3], axis=1).sum())
-        assert box_vol == pytest.approx(_volume(v, f), rel=1e-9)
+        assert _union_volume(got.boxes) == pytest.approx(_volume(v, f), rel=1e-9)
         lo, hi = v.min(axis=0), v.max(axis=0)
         pts = rng.uniform(lo - 2.0, hi + 2.0, (4000, 3))
         w = winding_numbers(v, f, pts)
