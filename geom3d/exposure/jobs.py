@@ -251,11 +251,13 @@ def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
     stats = VisibilityStats()
     out = np.zeros(stop - start, dtype=bool)
     obs_cyl = job.observer_cylinders()
+    probes: dict[int, Cylinder] = {}  # each cell's probe, made once for its observers
     for k in range(start, stop):
         c, j = job.tasks[k]
+        probe = probes.get(c) or probes.setdefault(c, job.probe_at(c))
         w, _ = pair_patch(
             obs_cyl[j],
-            job.probe_at(c),
+            probe,
             engines[j] if len(engines) else eng,
             job.occluders[j],
             prover=prv,

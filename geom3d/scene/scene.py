@@ -375,6 +375,7 @@ class Scene:
         """Blocking proofs over this scene's blocking mesh (built on first use, then
         shared by every scene on the same cached scenery)."""
         built = self._built
+        pieces = self.convex_solids if built.prover is None else None  # (takes the lock)
         with ahead.PROVER_LOCK:
             if built.prover is None:
                 b = built.blocking
@@ -387,7 +388,10 @@ class Scene:
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
                 assert built.engine is not None  # made before any scene exists
-                built.prover = Prover(interior, built.engine, ground=built.ground)
+                built.prover = Prover(
+                    interior, built.engine, ground=built.ground,
+                    pieces=self.convex_solids if pieces is None else pieces,
+                )  # fmt: skip
         return built.prover
 
     @property

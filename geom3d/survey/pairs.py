@@ -190,7 +190,8 @@ def scenery_tools(job: Any, engine: Any = None, prover: Any = None) -> tuple[Any
     """A worker's BVH and (when ``job.proofs``) blocking prover over a job's scenery.
 
     ``job`` is a :class:`PairJob` or any job with the same scenery fields (``vertices``,
-    ``faces``, ``proofs``, ``map_key``, ``label``, ``closed``: the exposure map's jobs).
+    ``faces``, ``proofs``, ``map_key``, ``label``, ``closed``, ``solids``: the exposure
+    map's jobs).
     ``engine`` / ``prover``: the caller's own BVH and prover over the same mesh
     (``prover`` may be a function that returns one), used instead of building them; else
     the prover reads the scene's interior map from the disk cache (``map_key``) or builds
@@ -205,8 +206,9 @@ def scenery_tools(job: Any, engine: Any = None, prover: Any = None) -> tuple[Any
         label, closed = job.label, job.closed
         assert label is not None and closed is not None  # given with map_key
         interior, _ = cached_interior(job.map_key, job.vertices, job.faces, lambda: (label, closed))
-        return eng, Prover(interior, eng)
-    return eng, Prover(InteriorMap(job.vertices, job.faces, job.label, job.closed), eng)
+        return eng, Prover(interior, eng, pieces=job.solids)
+    interior = InteriorMap(job.vertices, job.faces, job.label, job.closed)
+    return eng, Prover(interior, eng, pieces=job.solids)
 
 
 # Per-process cache: job key -> (engine, prover, cylinders, i, j, patch_mm); workers reuse

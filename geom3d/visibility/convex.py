@@ -26,7 +26,7 @@ import numpy as np
 from geom3d.bodies.cylinder import Cylinder
 from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM
 from geom3d.core.tolerances import STAND_INSET_MM, SURFACE_INSET_MM
-from geom3d.mesh.boxes import rectilinear_boxes
+from geom3d.mesh.boxes import RectilinearBoxes, rectilinear_boxes
 from geom3d.mesh.topology import closed_surface
 from geom3d.visibility._convex_kernels import (
     bundle_meets,
@@ -163,6 +163,24 @@ class ConvexSolids:
             n_solids += 1
         return _packed(parts)
 
+    @classmethod
+    def from_boxes(cls, boxes: np.ndarray) -> ConvexSolids:
+        """Boxes along the world axes as convex pieces, in order (``parent`` -1).
+
+        Parameters
+        ----------
+        boxes : (k, 6) float64, mm
+            ``(x0, y0, z0, x1, y1, z1)`` rows.
+
+        Returns
+        -------
+        ConvexSolids
+        """
+        split = RectilinearBoxes(np.asarray(boxes, dtype=np.float64).reshape(-1, 6), 0.0)
+        planes, corners = split.planes(), split.corners()
+        parts = [(np.ascontiguousarray(p), c, -1) for p, c in zip(planes, corners, strict=True)]
+        return _packed(parts)
+
     def near(self, a: Cylinder, b: Cylinder) -> ConvexSolids:
         """The pieces whose box meets the joint box of ``a`` and ``b`` (only they can
         meet a segment between the two)."""
@@ -290,16 +308,25 @@ def prism_corners(cyl: Cylinder) -> np.ndarray:
 def _prism(x: float, y: float, r: float, z0: float, z1: float) -> np.ndarray:
     """The corners of the ``CONVEX_PRISM_SIDES``-sided prism of circumradius ``r`` about
     the vertical line through ``(x, y)`` from ``z0`` to ``z1``, in :func:`_spread` order."""
-    k = CONVEX_PRISM_SIDES
-    ang = np.arange(k) * (2.0 * math.pi / k)
-    out = np.empty((2 * k, 3))
-    out[:, 0] = x + r * np.tile(np.cos(ang), 2)
-    out[:, 1] = y + r * np.tile(np.sin(ang), 2)
-    out[:k, 2] = z0
-    out[k:, 2] = z1
-    out = np.ascontiguousarray(out[_spread(k)])
+    cos, sin, top = _ring(CONVEX_PRISM_SIDES)
+    out = np.empty((len(top), 3))
+    np.multiply(cos, r, out=out[:, 0])
+    out[:, 0] += x
+    np.multiply(sin, r, out=out[:, 1])
+    out[:, 1] += y
+    out[:, 2] = z0
+    out[top, 2] = z1
     out.setflags(write=False)
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _ring(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit ring of a ``k``-sided prism's ``2 k`` corners in :func:`_spread` order:
+    cosines, sines and which corners are on the top (computed once)."""
+    ang = np.arange(k) * (2.0 * math.pi / k)
+    order = _spread(k)
+    return np.tile(np.cos(ang), 2)[order], np.tile(np.sin(ang), 2)[order], order >= k
 
 
 @functools.lru_cache(maxsize=1024)

@@ -14,7 +14,10 @@ the line between the two gets no bundle proof: what the piece leaves is seldom w
 
 The ground under the line between the two (:mod:`.ground`) is drawn from the same proof
 map, once per direction and only when that direction is searched past its first eyes:
-eyes and rays under it are settled without rays.
+eyes and rays under it are settled without rays. And the map's interior boxes
+(:mod:`.interior_boxes`: the inside of a scanned building or block), once the proofs are
+built and both troopers are certainly outside every solid, settle a pair one of them
+blocks whole and skip the eyes one hides whole, as convex pieces do.
 
 Proofs, pieces and the ground only ever mark blocked what is blocked, and the search
 takes the first eye (in its fixed order) that sees a patch, so the answer, witness
@@ -70,6 +73,7 @@ def search_eyes(
     sizes: tuple[int, ...] = BATCH_SIZES,
     solids: ConvexSolids = NO_SOLIDS,
     ground: GroundProfile = NO_GROUND,
+    hiders: ConvexSolids = NO_SOLIDS,
 ) -> PatchWitness | None:
     """Search ``eyes`` (in order) for one that sees a patch of ``target``.
 
@@ -77,7 +81,8 @@ def search_eyes(
     eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and proved
     segments are not cast; with ``solids`` (:mod:`.convex`), so are eyes and segments
     that one of them blocks; with ``ground`` (:mod:`.ground`, from these eyes to
-    ``target``), eyes and rays under the ground. The answer is the same.
+    ``target``), eyes and rays under the ground; with ``hiders`` (interior boxes,
+    :mod:`.interior_boxes`), eyes one of them hides whole. The answer is the same.
     """
     if proof is not None:
         done = proof.settled_eyes(eyes, flip)
@@ -93,6 +98,10 @@ def search_eyes(
         eyes = eyes[~done]
     if ground and len(eyes):
         done = ground.hidden(eyes, target)
+        stats.eyes_proved += int(np.count_nonzero(done))
+        eyes = eyes[~done]
+    if len(hiders) and len(eyes):
+        done = hiders.hidden(eyes, target)
         stats.eyes_proved += int(np.count_nonzero(done))
         eyes = eyes[~done]
     if not len(eyes):
@@ -155,26 +164,41 @@ def pair_patch(
     if near.blocks_pair(a, b):
         stats.pairs_convex += 1
         return None, None
+    # the interior boxes, once the proofs are built (a pair never builds them for these)
+    inner = prover.boxes_near(a, b) if isinstance(prover, Prover) else NO_SOLIDS
+    if inner.blocks_pair(a, b):
+        stats.pairs_convex += 1
+        return None, None
     proof: PairProof | None = None
     ground_ab = NO_GROUND  # made with the proof, when a pair needs it
     drawn: Prover | None = None  # the prover the grounds are drawn with, once they are
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
         if prover is not None:
-            drawn = prover = prover if isinstance(prover, Prover) else prover()
+            if not isinstance(prover, Prover):
+                prover = prover()
+                inner = prover.boxes_near(a, b)
+                if inner.blocks_pair(a, b):
+                    stats.pairs_convex += 1
+                    return None, None
+            drawn = prover
             ground_ab = prover.ground(a, b)
         w = _head_then_rest(
-            a, b, engine, occ, lat, stats, None, False, near, ground_ab, eye_spacing
+            a, b, engine, occ, lat, stats, None, False, near, ground_ab, eye_spacing, inner
         )
     else:
         # most visible pairs end in these first eyes: only they are made first
         head = eye_points(a, b, eye_spacing, limit=_HEAD_EYES)
         w = search_eyes(b, head, engine, occ, lat, stats, sizes=_HEAD_SIZES, solids=near)
         if w is None:
+            if not isinstance(prover, Prover):
+                prover = prover()  # built when a pair first needs it
+                inner = prover.boxes_near(a, b)
+                if inner.blocks_pair(a, b):
+                    stats.pairs_convex += 1
+                    return None, None
             # the proof is sized by the eyes it may save: counted, made only if it fails
             n_ab, n_ba = eye_count(a, b, eye_spacing), eye_count(b, a, eye_spacing)
             effort = n_ab * _coarse_count(b, lat) + n_ba * _coarse_count(a, lat)
-            if not isinstance(prover, Prover):
-                prover = prover()  # built when a pair first needs it
             proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
@@ -182,13 +206,15 @@ def pair_patch(
             drawn, ground_ab = prover, prover.ground(a, b)
             w = search_eyes(
                 b, eyes[_HEAD_EYES:], engine, occ, lat, stats, proof, sizes=_REST_SIZES,
-                solids=near, ground=ground_ab,
+                solids=near, ground=ground_ab, hiders=inner,
             )  # fmt: skip
     if w is not None:
         return w, 0
     # the other way's ground, drawn only now that this way is searched past its first eyes
     ground_ba = NO_GROUND if drawn is None else drawn.ground(b, a)
-    w = _head_then_rest(b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing)
+    w = _head_then_rest(
+        b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing, inner
+    )
     return (w, 1) if w is not None else (None, None)
 
 
@@ -204,6 +230,7 @@ def _head_then_rest(
     solids: ConvexSolids,
     ground: GroundProfile,
     eye_spacing: float,
+    hiders: ConvexSolids,
 ) -> PatchWitness | None:
     """:func:`search_eyes` from ``viewer``'s eyes to ``target``: the first
     ``PROOF_AFTER_BATCHES`` batches' eyes, then (only if they see nothing) the rest, so
@@ -213,14 +240,14 @@ def _head_then_rest(
     head = eye_points(viewer, target, eye_spacing, limit=_HEAD_EYES)
     w = search_eyes(
         target, head, engine, occ, lat, stats, proof, flip, sizes=_HEAD_SIZES, solids=solids,
-        ground=ground,
+        ground=ground, hiders=hiders,
     )  # fmt: skip
     if w is not None or len(head) < _HEAD_EYES:
         return w
     eyes = eye_points(viewer, target, eye_spacing)
     return search_eyes(
         target, eyes[_HEAD_EYES:], engine, occ, lat, stats, proof, flip, sizes=_REST_SIZES,
-        solids=solids, ground=ground,
+        solids=solids, ground=ground, hiders=hiders,
     )  # fmt: skip
 
 

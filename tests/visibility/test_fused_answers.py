@@ -8,45 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from proof_support import check_against_brute_force, pairs, same_answer
+from proof_support import check_against_brute_force, fused_scene, pairs, same_answer
 from support import make_scene, trooper
 
 from geom3d import terrain
-from geom3d.terrain import FusedBlocks
-
-
-def fused_scene(tmp_path, seed):
-    """A 300 x 300 mm fused table (2.5 mm grid) with three blocks, and seven troopers: two
-    on block tops, one at a wall's foot, four on the ground (three of silhouette 1 or 2
-    behind blocks)."""
-    blocks = FusedBlocks(
-        np.array([[150.0, 150.0], [70.0, 225.0], [230.0, 75.0]]),
-        np.array([[30.0, 20.0], [22.0, 35.0], [25.0, 25.0]]),
-        np.array([30.0, 0.0, 45.0]),
-        np.array([40.0, 80.0, 30.0]),
-    )
-    mesh = terrain.fused_scan_table(28_000, seed, size_mm=300.0, blocks=blocks)
-    path = tmp_path / f"fused_{seed}.stl"
-    mesh.export(path)
-    table = {"size": [300, 300], "mesh": str(path), "mesh_units": "mm", "solid": "auto"}
-    rng = np.random.default_rng(seed)
-    jitter = rng.uniform(-4, 4, (7, 2))
-    spots = [
-        ("roof", (150.0, 150.0), 2),
-        ("tower", (70.0, 225.0), 1),
-        ("foot", (70.0 + 22.0 + 12.5 + 5.0, 200.0), 2),
-        ("low", (245.0, 250.0), 1),
-        ("open", (40.0, 60.0), 3),
-        ("behind", (150.0, 215.0), 1),
-        ("corner", (272.0, 28.0), 2),
-    ]
-    ts = [
-        trooper(k, list(np.add(xy, j)), silhouette=s, side="red" if i % 2 else "blue")
-        for i, ((k, xy, s), j) in enumerate(zip(spots, jitter, strict=True))
-    ]
-    d = blocks.signed_distance([t["position"] for t in ts])
-    assert ((d < -15.0) | (d > 15.0)).all()  # no base straddles a wall
-    return make_scene(ts, table=table)
 
 
 @pytest.mark.parametrize("seed", [0])

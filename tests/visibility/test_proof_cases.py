@@ -204,7 +204,8 @@ def test_troopers_on_a_terrain_ridge():
 
 
 def test_matrix_counts_proved_segments_and_settled_pairs(monkeypatch):
-    # the walls are boxes, which would settle these pairs as convex pieces: without them
+    # the walls are boxes, which would settle these pairs as convex pieces (and as the
+    # interior map's boxes): without them
     monkeypatch.setattr(Scene, "convex_solids", property(lambda self: NO_SOLIDS))
     scene = make_scene(
         [
@@ -223,7 +224,7 @@ def test_matrix_counts_proved_segments_and_settled_pairs(monkeypatch):
     lof.lof_matrix(scene)
     assert scene.prover_if_built is None
     scene.visibility_cache.clear()
-    scene.prover  # noqa: B018 - ...so build it here
+    scene.prover.boxes = NO_SOLIDS  # ...so build it here (and nor as interior boxes)
     st_ = VisibilityStats()
     out = lof.lof_matrix(scene, stats=st_)
     vis = {(r.from_id, r.to_id): r.visible for r in out}
