@@ -89,17 +89,31 @@ class _ScenarioTimeout(BaseException):
     way up but :func:`_check_in_process`)."""
 
 
+#: When the in-process timer fires inside a finalizer (an object's ``__del__`` the
+#: collector runs), where an exception is printed and dropped, it fires again this much
+#: later (s) instead of raising there.
+ALARM_RETRY_S = 0.01
+
+
 class _Alarm:
     """The SIGALRM handler: notes that it fired, then raises :class:`_ScenarioTimeout`.
 
     Raised inside a numba or C call, the exception may come back wrapped (a SystemError
     the scenario reports as an internal error): the note says what really happened.
+    Raised inside a finalizer it would be lost (and the stuck scenario go on): there the
+    handler only sets the timer again (``ALARM_RETRY_S``).
     """
 
     def __init__(self):
         self.fired = False
 
     def __call__(self, signum, frame):
+        f = frame
+        while f is not None:
+            if f.f_code.co_name == "__del__":
+                signal.setitimer(signal.ITIMER_REAL, ALARM_RETRY_S)
+                return
+            f = f.f_back
         self.fired = True
         raise _ScenarioTimeout
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from support import REPO
 
-from geom3d.check import run_batch
+from geom3d.check import executors, run_batch
 from geom3d.check.executors import BatchInterrupted
 from geom3d.cli import main
 from geom3d.mesh.primitives import box_mesh
@@ -554,3 +554,28 @@ def test_sigterm_rewrapped_by_the_engine_is_an_interrupt_not_an_error(tmp_path, 
     # without a pending SIGTERM the same failure is an ordinary error record
     rec = record.check_scenario(str(f))
     assert rec["status"] == "error" and rec["error"].startswith("internal error: RuntimeError")
+
+
+def test_the_in_process_timer_is_not_lost_in_a_finalizer():
+    # the timer fires while the collector runs an object's __del__, where an exception
+    # would be printed and dropped (and the stuck scenario go on): it fires again after
+    class Slow:
+        def __del__(self):
+            t = time.monotonic()
+            while time.monotonic() - t < 0.3:
+                pass
+
+    alarm = executors._Alarm()
+    old = signal.signal(signal.SIGALRM, alarm)
+    try:
+        with pytest.raises(executors._ScenarioTimeout):
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            slow = Slow()
+            del slow  # the timer fires in here...
+            t = time.monotonic()
+            while time.monotonic() - t < 2.0:  # ...and again here
+                pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert alarm.fired
