@@ -116,6 +116,9 @@ class InteriorMap:
         self._scratch = np.zeros(max(1, len(self._closed)), np.int64)
         #: Disk cache key when the map came from (or went to) the cache, else "".
         self.cache_key = ""
+        #: (k, 6) float64: the interior boxes (:mod:`.interior_boxes`), once made or read
+        #: from the disk cache with the runs; None before.
+        self.boxes: np.ndarray | None = None
 
     def _build_runs(self, lo: np.ndarray, hi: np.ndarray, column_mm: float) -> None:
         span = np.maximum(hi[:2] - lo[:2], 0.0) + 2.0 * column_mm

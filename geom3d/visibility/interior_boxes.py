@@ -71,8 +71,16 @@ def interior_boxes(interior: InteriorMap) -> np.ndarray:
     -------
     (k, 6) float64, mm
         ``(x0, y0, z0, x1, y1, z1)`` rows, world axes, largest first; each lies inside a
-        closed solid and no blocking triangle meets it.
+        closed solid and no blocking triangle meets it. Made once per map (kept as
+        :attr:`.interior.InteriorMap.boxes`, which the disk cache stores with the runs).
     """
+    if interior.boxes is None:
+        interior.boxes = _boxes(interior)
+    return interior.boxes
+
+
+def _boxes(interior: InteriorMap) -> np.ndarray:
+    """:func:`interior_boxes`, made."""
     if not interior.certifies():
         return np.zeros((0, 6))
     x0, y0, g, nx_f, ny_f = (float(x) for x in interior.grid[:5])

@@ -16,7 +16,8 @@ grid of the right size, run offsets rising from 0 to the number of runs, finite 
 map is rebuilt (and the entry rewritten atomically).
 
 The two arrays of the entry format hold, flattened and padded to rows of three: the
-floats ``grid (6), run_lo (r), run_hi (r)``; the integers ``run_off (cells + 1),
+floats ``grid (6), run_lo (r), run_hi (r), boxes (6 b)`` (the interior boxes,
+:mod:`.interior_boxes`, made with the runs); the integers ``run_off (cells + 1),
 label (m), closed (k), tile_off (tiles + 1), tile_tri (t)`` (:attr:`InteriorMap.tiles`:
 binning a million triangles again would take longer than reading them).
 """
@@ -44,6 +45,7 @@ from geom3d.mesh.cache import (
 from geom3d.mesh.digest import array_digest
 from geom3d.visibility import tolerances
 from geom3d.visibility.interior import InteriorMap
+from geom3d.visibility.interior_boxes import interior_boxes
 
 __all__ = [
     "INTERIOR_CACHE_VERSION",
@@ -54,10 +56,17 @@ __all__ = [
 ]
 
 #: Bump when the runs (or the entry's layout) change for the same input (3: arrays aligned
-#: to map in place).
-INTERIOR_CACHE_VERSION: int = 3
+#: to map in place; 4: the interior boxes stored with the runs).
+INTERIOR_CACHE_VERSION: int = 4
 
 _TOLERANCES = (
+    "INTERIOR_BOX_LEVEL_MM",
+    "INTERIOR_BOX_MAX",
+    "INTERIOR_BOX_MIN_HEIGHT_MM",
+    "INTERIOR_BOX_MIN_RISE_MM",
+    "INTERIOR_BOX_MIN_SIDE_MM",
+    "INTERIOR_BOX_MIN_SPAN_MM",
+    "INTERIOR_BOX_NEW_SHARE",
     "PROOF_COLUMN_MM",
     "PROOF_EPS_MM",
     "PROOF_FLAT_MM",
@@ -65,6 +74,7 @@ _TOLERANCES = (
     "PROOF_MAX_COLUMNS",
 )
 _STATS = {
+    "n_boxes",
     "n_vertices",
     "n_triangles",
     "n_runs",
@@ -124,11 +134,12 @@ def _read(fh, key: str, n_faces: int):
         fl = read_array(zf, "vertices.npy", "<f8", n["n_vertices"]).ravel()
         it = read_array(zf, "faces.npy", "<i8", n["n_triangles"]).ravel()
     r, cells, m, k = n["n_runs"], n["n_cells"], n["n_faces"], n["n_labels"]
-    tiles, tt = n["n_tiles"], n["n_tile_tris"]
-    if m != n_faces or len(fl) < 6 + 2 * r or len(it) < cells + 1 + m + k + tiles + 1 + tt:
+    tiles, tt, nb = n["n_tiles"], n["n_tile_tris"], n["n_boxes"]
+    if m != n_faces or len(fl) < 6 + 2 * r + 6 * nb or len(it) < cells + 1 + m + k + tiles + 1 + tt:
         raise BadEntry("counts do not match the mesh")
     grid = fl[:6]
     lo, hi = fl[6 : 6 + r], fl[6 + r : 6 + 2 * r]
+    boxes = fl[6 + 2 * r : 6 + 2 * r + 6 * nb].reshape(nb, 6)
     off = it[: cells + 1]
     label = it[cells + 1 : cells + 1 + m]
     closed = it[cells + 1 + m : cells + 1 + m + k]
@@ -148,7 +159,9 @@ def _read(fh, key: str, n_faces: int):
         raise BadEntry("tile offsets are invalid")
     if tt and (t_tri.min() < 0 or t_tri.max() >= m):
         raise BadEntry("tile triangles out of range")
-    return label, closed.astype(bool), (grid, off, lo, hi), (t_off, t_tri)
+    if not (np.all(np.isfinite(boxes)) and np.all(boxes[:, :3] < boxes[:, 3:])):
+        raise BadEntry("interior boxes are invalid")
+    return label, closed.astype(bool), (grid, off, lo, hi), (t_off, t_tri), boxes
 
 
 def cached_interior(
@@ -193,9 +206,10 @@ def read_interior(key: str, vertices: np.ndarray, faces: np.ndarray, cache_dir=N
     got = read_entry_file(path, lambda fh: _read(fh, key, len(faces)), lambda w: _warn(path, w))
     if got is None:
         return None
-    label, closed, runs, tiles = got
+    label, closed, runs, tiles, boxes = got
     im = InteriorMap(vertices, faces, label, closed, runs=runs, tiles=tiles)
     im.cache_key = key
+    im.boxes = boxes
     return im
 
 
@@ -211,7 +225,8 @@ def build_interior(
     label, closed = solids()
     im = InteriorMap(vertices, faces, label, closed)
     im.cache_key = key
-    fl = np.concatenate([im.grid, im.run_lo, im.run_hi]).astype(np.float64)
+    boxes = interior_boxes(im)
+    fl = np.concatenate([im.grid, im.run_lo, im.run_hi, boxes.ravel()]).astype(np.float64)
     t_off, t_tri = im.tiles
     it = np.concatenate([im.run_off, im.label, im.closed.astype(np.int64), t_off, t_tri])
     it = it.astype(np.int64)
@@ -222,6 +237,7 @@ def build_interior(
         "n_labels": len(im.closed),
         "n_tiles": len(t_off) - 1,
         "n_tile_tris": len(t_tri),
+        "n_boxes": len(boxes),
     }
     fl, it = _rows(fl), _rows(it)
     stats.update(n_vertices=len(fl), n_triangles=len(it))

@@ -165,9 +165,8 @@ def pair_patch(
         stats.pairs_convex += 1
         return None, None
     # the interior boxes, once the proofs are built (a pair never builds them for these)
-    inner = prover.boxes_near(a, b) if isinstance(prover, Prover) else NO_SOLIDS
-    if inner.blocks_pair(a, b):
-        stats.pairs_convex += 1
+    inner = _boxes_near(prover, a, b, stats) if isinstance(prover, Prover) else NO_SOLIDS
+    if inner is None:
         return None, None
     proof: PairProof | None = None
     ground_ab = NO_GROUND  # made with the proof, when a pair needs it
@@ -176,9 +175,8 @@ def pair_patch(
         if prover is not None:
             if not isinstance(prover, Prover):
                 prover = prover()
-                inner = prover.boxes_near(a, b)
-                if inner.blocks_pair(a, b):
-                    stats.pairs_convex += 1
+                inner = _boxes_near(prover, a, b, stats)
+                if inner is None:
                     return None, None
             drawn = prover
             ground_ab = prover.ground(a, b)
@@ -192,9 +190,8 @@ def pair_patch(
         if w is None:
             if not isinstance(prover, Prover):
                 prover = prover()  # built when a pair first needs it
-                inner = prover.boxes_near(a, b)
-                if inner.blocks_pair(a, b):
-                    stats.pairs_convex += 1
+                inner = _boxes_near(prover, a, b, stats)
+                if inner is None:
                     return None, None
             # the proof is sized by the eyes it may save: counted, made only if it fails
             n_ab, n_ba = eye_count(a, b, eye_spacing), eye_count(b, a, eye_spacing)
@@ -216,6 +213,18 @@ def pair_patch(
         b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing, inner
     )
     return (w, 1) if w is not None else (None, None)
+
+
+def _boxes_near(
+    prover: Prover, a: Cylinder, b: Cylinder, stats: VisibilityStats
+) -> ConvexSolids | None:
+    """The prover's interior boxes near ``a`` and ``b`` (:meth:`.proof.Prover.boxes_near`),
+    or None when one of them blocks the pair whole (counted as a piece's)."""
+    inner = prover.boxes_near(a, b)
+    if inner.blocks_pair(a, b):
+        stats.pairs_convex += 1
+        return None
+    return inner
 
 
 def _head_then_rest(
