@@ -55,50 +55,49 @@ def _full(bits, ny, i0, i1, j0, j1, mask):
 
 
 @njit(cache=True, nogil=True)
-def greedy_boxes(bits, nx, ny, n_levels):
+def greedy_boxes(bits, nx, ny, n_levels, seeds):
     """(b, 6) int64: the voxels as disjoint boxes, each grown from the first voxel not yet
-    taken (columns in order, lowest level first) along z, then x, then y while every
-    voxel added is set and free."""
+    taken (columns in the order of ``seeds``, lowest level first) along z, then x, then y
+    (towards higher indices) while every voxel added is set and free."""
     used = np.zeros(bits.shape[0], np.uint64)
     out = np.empty((64, 6), np.int64)
     n = 0
-    for i in range(nx):
-        for j in range(ny):
-            c = i * ny + j
-            free = bits[c] & ~used[c]
-            while free:
-                k = 0
-                while not (free >> np.uint64(k)) & np.uint64(1):
-                    k += 1
-                k1 = k + 1
-                while k1 < n_levels and (free >> np.uint64(k1)) & np.uint64(1):
-                    k1 += 1
-                mask = _levels(k, k1)
-                i1 = i + 1
-                while i1 < nx and (bits[i1 * ny + j] & ~used[i1 * ny + j] & mask) == mask:
-                    i1 += 1
-                j1 = j + 1
-                while j1 < ny:
-                    ok = True
-                    for ii in range(i, i1):
-                        cc = ii * ny + j1
-                        if (bits[cc] & ~used[cc] & mask) != mask:
-                            ok = False
-                            break
-                    if not ok:
-                        break
-                    j1 += 1
+    for c in seeds:
+        i, j = c // ny, c % ny
+        free = bits[c] & ~used[c]
+        while free:
+            k = 0
+            while not (free >> np.uint64(k)) & np.uint64(1):
+                k += 1
+            k1 = k + 1
+            while k1 < n_levels and (free >> np.uint64(k1)) & np.uint64(1):
+                k1 += 1
+            mask = _levels(k, k1)
+            i1 = i + 1
+            while i1 < nx and (bits[i1 * ny + j] & ~used[i1 * ny + j] & mask) == mask:
+                i1 += 1
+            j1 = j + 1
+            while j1 < ny:
+                ok = True
                 for ii in range(i, i1):
-                    for jj in range(j, j1):
-                        used[ii * ny + jj] |= mask
-                if n == out.shape[0]:
-                    bigger = np.empty((2 * n, 6), np.int64)
-                    bigger[:n] = out
-                    out = bigger
-                out[n, 0], out[n, 1], out[n, 2] = i, j, k
-                out[n, 3], out[n, 4], out[n, 5] = i1, j1, k1
-                n += 1
-                free = bits[c] & ~used[c]
+                    cc = ii * ny + j1
+                    if (bits[cc] & ~used[cc] & mask) != mask:
+                        ok = False
+                        break
+                if not ok:
+                    break
+                j1 += 1
+            for ii in range(i, i1):
+                for jj in range(j, j1):
+                    used[ii * ny + jj] |= mask
+            if n == out.shape[0]:
+                bigger = np.empty((2 * n, 6), np.int64)
+                bigger[:n] = out
+                out = bigger
+            out[n, 0], out[n, 1], out[n, 2] = i, j, k
+            out[n, 3], out[n, 4], out[n, 5] = i1, j1, k1
+            n += 1
+            free = bits[c] & ~used[c]
     return out[:n].copy()
 
 
@@ -153,26 +152,36 @@ def grow_boxes(bits, nx, ny, n_levels, boxes):
 def rising(run_off, run_lo, run_hi, nx, ny, boxes, tops, min_rise):
     """(b,) bool: boxes that rise ``min_rise`` (mm) above their surroundings: the top
     ``tops[b]`` is that far above the lowest, over the ring of columns just outside the
-    box, of each column's highest run top among the runs that start below ``tops[b]``
-    (a column with none, or off the map, is open: the box rises above it)."""
+    box, of each column's highest run top among the runs that start below ``tops[b]``.
+    A ring column with no such run does not count (it may be open air, or a column the
+    map left uncertain: next to the edge of a scan, or under a steep face); a box with no
+    column round it that counts (a lone piece on an empty table) rises."""
     out = np.zeros(boxes.shape[0], np.bool_)
     for b in range(boxes.shape[0]):
         i0, j0, _, i1, j1, _ = boxes[b]
         top = tops[b]
         low = np.inf
-        for i in range(i0 - 1, i1 + 1):
-            for j in range(j0 - 1, j1 + 1):
+        for i in range(max(i0 - 1, 0), min(i1 + 1, nx)):
+            for j in range(max(j0 - 1, 0), min(j1 + 1, ny)):
                 if i0 <= i < i1 and j0 <= j < j1:
                     continue
-                s = -np.inf
-                if 0 <= i < nx and 0 <= j < ny:
-                    c = i * ny + j
-                    for r in range(run_off[c], run_off[c + 1]):
-                        if run_lo[r] <= top and run_hi[r] > s:
-                            s = run_hi[r]
-                low = min(low, s)
-        out[b] = top - low >= min_rise
+                c = i * ny + j
+                low = min(low, _highest_below(run_lo, run_hi, run_off[c], run_off[c + 1], top))
+            if top - low >= min_rise:
+                break  # (it rises: the rest of the ring cannot change that)
+        out[b] = low == np.inf or top - low >= min_rise
     return out
+
+
+@njit_leaf
+def _highest_below(run_lo, run_hi, r0, r1, top):
+    """The highest top of runs ``r0 .. r1 - 1`` that start at or below ``top`` (infinite
+    for none: the column does not count)."""
+    best = -np.inf
+    for r in range(r0, r1):
+        if run_lo[r] <= top and run_hi[r] > best:
+            best = run_hi[r]
+    return best if best > -np.inf else np.inf
 
 
 @njit_leaf(forceinline=True)

@@ -6,14 +6,14 @@ their own, and a piece modelled with sloped or rounded faces is neither convex n
 rectilinear, so neither gets the convex pieces' shortcuts (:mod:`.convex`). The interior
 map (:mod:`.interior`) knows, column by column, where such solids are certainly inside.
 :func:`interior_boxes` merges its runs into a few large boxes: the runs become voxels
-(``INTERIOR_BOX_LEVEL_MM`` high), the voxels disjoint boxes, and each box is grown face
-by face as far as the voxels allow (so they overlap: a wall is its whole length). Of
-those, the boxes kept are the tall ones (``INTERIOR_BOX_MIN_HEIGHT_MM``, at least
-``INTERIOR_BOX_MIN_SIDE_MM`` thick and ``INTERIOR_BOX_MIN_SPAN_MM`` long) that rise
-``INTERIOR_BOX_MIN_RISE_MM`` above the ground beside them (the ground itself is the
-ground profiles' work: :mod:`.ground`), largest first, each only if it adds
-``INTERIOR_BOX_NEW_SHARE`` of its volume to those before it, at most
-``INTERIOR_BOX_MAX``.
+(``INTERIOR_BOX_LEVEL_MM`` high), the voxels disjoint boxes, and each box that rises
+above the ground beside it is grown face by face as far as the voxels allow (so they
+overlap: a wall is its whole length). Of those, the boxes kept are the tall ones
+(``INTERIOR_BOX_MIN_HEIGHT_MM``, at least ``INTERIOR_BOX_MIN_SIDE_MM`` thick and
+``INTERIOR_BOX_MIN_SPAN_MM`` long) that rise ``INTERIOR_BOX_MIN_RISE_MM`` above the
+ground beside them (the ground itself is the ground profiles' work: :mod:`.ground`),
+largest first, each only if it adds ``INTERIOR_BOX_NEW_SHARE`` of its volume to those
+before it, at most ``INTERIOR_BOX_MAX``.
 
 Why they block: a box lies inside a closed solid and no blocking triangle meets it, so a
 segment from a point outside every closed solid to a point of the box crosses the
@@ -93,7 +93,17 @@ def _boxes(interior: InteriorMap) -> np.ndarray:
         interior.run_off, interior.run_lo, interior.run_hi, float(z0), q, n_levels,
         INTERIOR_BOX_MIN_HEIGHT_MM,
     )  # fmt: skip
-    cells = grow_boxes(bits, nx, ny, n_levels, greedy_boxes(bits, nx, ny, n_levels))
+    # seeded from the highest columns down, a block's or a wall's box is its full height
+    # (not what a lower neighbour's box left above it), so only boxes already tall enough
+    # and rising above their ring grow: a box of the ground, of which a rolling table or
+    # a DEM has tens of thousands, would grow into more ground
+    filled = np.flatnonzero(bits)
+    highest = np.floor(np.log2(bits[filled].astype(np.float64)))
+    seeds = filled[np.argsort(-highest, kind="stable")]
+    cells = greedy_boxes(bits, nx, ny, n_levels, seeds)
+    cells = cells[(cells[:, 5] - cells[:, 2]) * q >= INTERIOR_BOX_MIN_HEIGHT_MM]
+    cells = cells[_rising(interior, cells, z0, q)]
+    cells = grow_boxes(bits, nx, ny, n_levels, cells)
     cells = np.unique(cells, axis=0)  # (sorted: the same boxes in the same order)
     size = (cells[:, 3:] - cells[:, :3]) * np.array([g, g, q])
     across, along = size[:, :2].min(axis=1), size[:, :2].max(axis=1)
@@ -103,14 +113,7 @@ def _boxes(interior: InteriorMap) -> np.ndarray:
         & (along >= INTERIOR_BOX_MIN_SPAN_MM)
     )
     cells = np.ascontiguousarray(cells[tall])
-    tops = z0 + cells[:, 5] * q
-    cells = cells[
-        rising(
-            interior.run_off, interior.run_lo, interior.run_hi, nx, ny, cells, tops,
-            INTERIOR_BOX_MIN_RISE_MM,
-        )
-    ]  # fmt: skip
-    cells = np.ascontiguousarray(cells)
+    cells = np.ascontiguousarray(cells[_rising(interior, cells, z0, q)])
     volume = np.prod(cells[:, 3:] - cells[:, :3], axis=1)
     order = np.lexsort((np.arange(len(cells)), -volume))  # largest first, then in order
     keep = take_new(bits, ny, cells, order, INTERIOR_BOX_NEW_SHARE, INTERIOR_BOX_MAX)
@@ -120,6 +123,16 @@ def _boxes(interior: InteriorMap) -> np.ndarray:
     out[:, 1], out[:, 4] = y0 + cells[:, 1] * g, y0 + cells[:, 4] * g
     out[:, 2], out[:, 5] = z0 + cells[:, 2] * q, z0 + cells[:, 5] * q
     return out
+
+
+def _rising(interior: InteriorMap, cells: np.ndarray, z0: float, q: float) -> np.ndarray:
+    """(b,) bool: voxel boxes ``cells`` whose top rises ``INTERIOR_BOX_MIN_RISE_MM`` above
+    the ground beside them (:func:`._box_kernels.rising`)."""
+    nx, ny = int(interior.grid[3]), int(interior.grid[4])
+    return rising(
+        interior.run_off, interior.run_lo, interior.run_hi, nx, ny, cells,
+        z0 + cells[:, 5] * q, INTERIOR_BOX_MIN_RISE_MM,
+    )  # fmt: skip
 
 
 def interior_solids(interior: InteriorMap, pieces: ConvexSolids = NO_SOLIDS) -> ConvexSolids:

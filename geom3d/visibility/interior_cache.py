@@ -55,9 +55,10 @@ __all__ = [
     "read_interior",
 ]
 
-#: Bump when the runs (or the entry's layout) change for the same input (3: arrays aligned
-#: to map in place; 4: the interior boxes stored with the runs).
-INTERIOR_CACHE_VERSION: int = 4
+#: Bump when the runs, the interior boxes' making (:mod:`.interior_boxes`) or the entry's
+#: layout change for the same input (3: arrays aligned to map in place; 5: the interior
+#: boxes stored with the runs).
+INTERIOR_CACHE_VERSION: int = 5
 
 _TOLERANCES = (
     "INTERIOR_BOX_LEVEL_MM",
