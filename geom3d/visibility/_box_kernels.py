@@ -91,14 +91,37 @@ def greedy_boxes(bits, nx, ny, n_levels, seeds):
                 for jj in range(j, j1):
                     used[ii * ny + jj] |= mask
             if n == out.shape[0]:
-                bigger = np.empty((2 * n, 6), np.int64)
-                bigger[:n] = out
-                out = bigger
+                out = _wider(out, n)
             out[n, 0], out[n, 1], out[n, 2] = i, j, k
             out[n, 3], out[n, 4], out[n, 5] = i1, j1, k1
             n += 1
             free = bits[c] & ~used[c]
-    return out[:n].copy()
+    return _first(out, n)
+
+
+@njit_leaf
+def _copy_rows(src, dst, n):
+    """``dst[:n] = src[:n]`` for (m, 6) int64 rows, element by element (a slice's
+    assignment compiles its shape checks: seconds of a first run)."""
+    for r in range(n):
+        for k in range(6):
+            dst[r, k] = src[r, k]
+
+
+@njit(cache=True, nogil=True)
+def _wider(out, n):
+    """``out`` (its ``n`` rows full) in an array twice as long."""
+    bigger = np.empty((2 * n, 6), np.int64)
+    _copy_rows(out, bigger, n)
+    return bigger
+
+
+@njit(cache=True, nogil=True)
+def _first(out, n):
+    """A new array of the first ``n`` rows of ``out``."""
+    got = np.empty((n, 6), np.int64)
+    _copy_rows(out, got, n)
+    return got
 
 
 @njit(cache=True, nogil=True)
@@ -106,7 +129,7 @@ def grow_boxes(bits, nx, ny, n_levels, boxes):
     """(g, 6) int64: each box grown, face by face (x, y low then high, then z), as far as
     set voxels allow, over and over until none grows; a box inside one grown before is
     not grown again (it would mostly grow into the same)."""
-    out = np.empty_like(boxes)
+    out = np.empty((boxes.shape[0], 6), np.int64)
     n = 0
     for b in range(boxes.shape[0]):
         i0, j0, k0, i1, j1, k1 = boxes[b]
@@ -145,7 +168,7 @@ def grow_boxes(bits, nx, ny, n_levels, boxes):
         out[n, 0], out[n, 1], out[n, 2] = i0, j0, k0
         out[n, 3], out[n, 4], out[n, 5] = i1, j1, k1
         n += 1
-    return out[:n].copy()
+    return _first(out, n)
 
 
 @njit(cache=True, nogil=True)
