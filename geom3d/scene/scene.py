@@ -41,7 +41,7 @@ from geom3d.scene.terrain_zones import disc_meets_polygon
 from geom3d.scene.trooper import Trooper
 from geom3d.scene.vehicles import local_hull, place_vehicle, share_engines
 from geom3d.visibility import Prover
-from geom3d.visibility.convex import ConvexSolids
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.interior_cache import build_interior
 
 if TYPE_CHECKING:  # for annotations only: the results are made above this layer
@@ -375,7 +375,8 @@ class Scene:
         """Blocking proofs over this scene's blocking mesh (built on first use, then
         shared by every scene on the same cached scenery)."""
         built = self._built
-        pieces = self.convex_solids if built.prover is None else None  # (takes the lock)
+        # the pieces first: they take the same lock (and are made once, like the prover)
+        pieces = self.convex_solids if built.prover is None else NO_SOLIDS
         with ahead.PROVER_LOCK:
             if built.prover is None:
                 b = built.blocking
@@ -388,10 +389,7 @@ class Scene:
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
                 assert built.engine is not None  # made before any scene exists
-                built.prover = Prover(
-                    interior, built.engine, ground=built.ground,
-                    pieces=self.convex_solids if pieces is None else pieces,
-                )  # fmt: skip
+                built.prover = Prover(interior, built.engine, ground=built.ground, pieces=pieces)
         return built.prover
 
     @property

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from geom3d.mesh.boxes import RectilinearBoxes
 from geom3d.visibility._box_kernels import (
     column_bits,
     greedy_boxes,
@@ -148,9 +149,7 @@ def interior_solids(interior: InteriorMap, pieces: ConvexSolids = NO_SOLIDS) -> 
 def _inside_pieces(boxes: np.ndarray, pieces: ConvexSolids) -> np.ndarray:
     """(k,) bool: boxes whose eight corners all lie in one of ``pieces`` (within
     ``CONVEX_FLAT_MM`` of its planes)."""
-    corners = np.stack(
-        [boxes[:, [x, y, z]] for x in (0, 3) for y in (1, 4) for z in (2, 5)], axis=1
-    )  # (k, 8, 3)
+    corners = RectilinearBoxes(boxes, 0.0).corners()  # (k, 8, 3)
     out = np.zeros(len(boxes), dtype=bool)
     for s in range(len(pieces)):
         lo, hi = pieces.lo[s], pieces.hi[s]

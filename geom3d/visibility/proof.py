@@ -236,8 +236,8 @@ class Prover:
     Attributes
     ----------
     boxes : ConvexSolids
-        The map's interior boxes (:mod:`.interior_boxes`), made with the prover (a tenth
-        of a second to a third on a million-triangle table): read through
+        The map's interior boxes (:mod:`.interior_boxes`; made with the map and kept in
+        its disk cache entry), less those inside ``pieces``: read through
         :meth:`boxes_near`.
     """
 

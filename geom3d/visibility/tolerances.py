@@ -76,7 +76,7 @@ RECTILINEAR_MAX_FACES: int = 20_000
 #: volume to those before it; at most ``INTERIOR_BOX_MAX``. Each box a pair's search
 #: tests costs a little per eye, and a box in the ground or one that repeats another
 #: settles nothing the ground profiles and the others do not. On ``bench_lof.py``'s
-#: scanned table these keep about 280 boxes and take a quarter off the per-pair time;
+#: scanned table these keep about 200 boxes and take 29 % off the per-pair time;
 #: the disjoint boxes before growing took nothing off, and on its fused table, every
 #: grown box at least 10 mm tall (about 5,000, without the rise and the volume share)
 #: made the pairs a quarter slower.
