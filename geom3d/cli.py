@@ -139,9 +139,12 @@ def run() -> NoReturn:
 
     SIGTERM raises :class:`~geom3d.execution.signals.Terminated` from here on, so a signal
     at any moment of a command (its imports included) ends it with 143 (130 for SIGINT).
+    A crash (SIGSEGV and the like: a defect, never an answer) writes where each thread
+    was to standard error (:mod:`faulthandler`), so that a report of it can be acted on.
     """
     from geom3d.execution.signals import exit_code, install_sigterm
 
+    _crash_reports()
     install_sigterm()
     interrupted = False
     try:
@@ -152,6 +155,16 @@ def run() -> NoReturn:
     from geom3d.core.runtime import exit_process
 
     exit_process(code, interrupted=interrupted)
+
+
+def _crash_reports() -> None:
+    """Enable :mod:`faulthandler` on standard error, unless it has no file behind it."""
+    import faulthandler
+
+    try:
+        faulthandler.enable(all_threads=True)
+    except (AttributeError, OSError, RuntimeError, ValueError):  # no stderr, or no file
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

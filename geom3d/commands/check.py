@@ -260,11 +260,12 @@ class _Tally:
 def _on_sigterm(signum, frame):
     from geom3d.check.pool import Terminated
     from geom3d.check.record import TERMINATION
-    from geom3d.execution.signals import arm_deadline
+    from geom3d.execution.signals import arm_deadline, retry_later
 
     arm_deadline(143)  # the reports are written well within it (SPEC 13.4: 2 s)
     TERMINATION.set()
-    raise Terminated("SIGTERM")
+    if not retry_later(signum, frame):  # (inside numba or an import: raised just after)
+        raise Terminated("SIGTERM")
 
 
 def _write_reports(result, reports: dict[str, str]) -> None:

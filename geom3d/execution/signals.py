@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 __all__ = ["Terminated", "exit_code", "held", "signal_name", "sigterm_raises"]
 
@@ -84,21 +85,66 @@ def interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:
     return Terminated("SIGTERM") if got == signal.SIGTERM else KeyboardInterrupt()
 
 
-def _raise_terminated(signum: int, frame: object) -> None:
+#: Modules inside which an interrupt is not raised at once: native code calls back into
+#: them (numba's dispatcher into its compiler and cache, an extension module's
+#: initialisation into the import system), and an exception it did not expect there
+#: crashed the process (SIGSEGV) instead of ending it with 130 or 143.
+_NATIVE_CALLERS = ("numba", "llvmlite", "_frozen_importlib", "_frozen_importlib_external",
+                   "importlib._bootstrap", "importlib._bootstrap_external")  # fmt: skip
+# (the import system's frames are named either way: "importlib._bootstrap" once the
+# importlib package has been imported)
+#: A signal that came inside one of them is sent to the main thread again this long
+#: after (its handler then looks again), until it can be raised; the command line's
+#: deadline (:data:`GRACE_S`) still ends the process in time.
+RETRY_S = 0.01
+
+
+def _inside_native_caller(frame: Any) -> bool:
+    """Is the main thread, at ``frame``, inside :data:`_NATIVE_CALLERS`'s code?"""
+    while frame is not None:
+        name = frame.f_globals.get("__name__") or ""
+        if name in _NATIVE_CALLERS or name.split(".", 1)[0] in _NATIVE_CALLERS[:2]:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def retry_later(signum: int, frame: Any) -> bool:
+    """Send ``signum`` again in :data:`RETRY_S` and say True when raising it at ``frame``
+    is not safe (:func:`_inside_native_caller`); else False."""
+    if not hasattr(signal, "pthread_kill") or not _inside_native_caller(frame):
+        return False
+    target = threading.main_thread().ident
+
+    def again() -> None:
+        time.sleep(RETRY_S)
+        try:
+            signal.pthread_kill(target, signum)  # type: ignore[arg-type]
+        except (OSError, ValueError):  # the process is ending
+            pass
+
+    threading.Thread(target=again, name="geom3d-signal-again", daemon=True).start()
+    return True
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
     _RECEIVED["signal"] = signal.SIGTERM
-    raise Terminated("SIGTERM")
+    if not retry_later(signum, frame):
+        raise Terminated("SIGTERM")
 
 
-def _cli_sigterm(signum: int, frame: object) -> None:
+def _cli_sigterm(signum: int, frame: Any) -> None:
     _RECEIVED["signal"] = signal.SIGTERM
     arm_deadline(143)
-    raise Terminated("SIGTERM")
+    if not retry_later(signum, frame):
+        raise Terminated("SIGTERM")
 
 
-def _cli_sigint(signum: int, frame: object) -> None:
+def _cli_sigint(signum: int, frame: Any) -> None:
     _RECEIVED["signal"] = signal.SIGINT
     arm_deadline(130)
-    raise KeyboardInterrupt
+    if not retry_later(signum, frame):
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -131,17 +177,60 @@ def install_sigterm() -> None:
 def held() -> Iterator[None]:
     """SIGINT and SIGTERM wait until the block ends (then their handlers run here).
 
-    A child forked inside the block starts with both blocked: it sets its own handlers
-    first (:func:`geom3d.execution.child.become_worker`), then lets them through.
+    Two things hold them. The signals are blocked in this thread, so a child forked
+    inside the block starts with both blocked: it sets its own handlers first
+    (:func:`geom3d.execution.child.become_worker`), then lets them through. And in the
+    main thread, their Python handlers are swapped for ones that only note the signal:
+    the kernel gives a process-directed signal to any thread that does not block it
+    (one started ahead, a reader of a child's answers), and Python then runs the handler
+    in the main thread, inside the block, whatever this thread's mask says. An interrupt
+    raised inside VTK's initialisation that way crashed the process (SIGSEGV). At the
+    block's end the noted signals go to the handlers that were there before, in the
+    order they were noted (each once); the command line's deadline
+    (:func:`arm_deadline`) starts when the signal comes, not when the block ends.
     """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    main = threading.current_thread() is threading.main_thread()
+    noted: list[int] = []
+    before: dict[int, Any] = {}
+    if main:
+
+        def note(signum: int, frame: object) -> None:
+            noted.append(signum)
+            if before.get(signum) in (_cli_sigint, _cli_sigterm):  # the command line's:
+                arm_deadline(143 if signum == signal.SIGTERM else 130)  # ends in GRACE_S
+
+        for sig in _HELD:
+            before[sig] = signal.signal(sig, note)
+    old = (
+        signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        if hasattr(signal, "pthread_sigmask")
+        else None
+    )
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if old is not None:  # the signals pending here run their (noting) handlers now
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for num, h in before.items():
+            signal.signal(num, h if h is not None else signal.SIG_DFL)
+        _deliver(noted, before)
 
 
-__all__ += ["GRACE_S", "arm_deadline", "forget_received", "install_sigterm", "interrupt_of"]
+def _deliver(noted: list[int], before: dict[int, Any]) -> None:
+    """Hand each signal :func:`held` noted (once each, in order) to its earlier handler."""
+    for s in dict.fromkeys(noted):
+        h = before.get(s)
+        if callable(h):
+            h(s, None)
+        elif h in (signal.SIG_DFL, None):  # the default action: end as that signal ends
+            os.kill(os.getpid(), s)
+
+
+__all__ += [
+    "GRACE_S",
+    "RETRY_S",
+    "arm_deadline",
+    "forget_received",
+    "install_sigterm",
+    "interrupt_of",
+]

@@ -1,0 +1,183 @@
+"""Signals wait where raising them could crash the process (SPEC 13.4: interrupts
+raised inside VTK's import and inside numba's dispatcher ended in SIGSEGV).
+
+``held()``: SIGINT and SIGTERM wait for the block's end, whichever thread the kernel gives
+them to. The handlers: a signal that comes inside an import or inside numba's code is
+raised just after it (:func:`retry_later`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+from geom3d.execution.signals import RETRY_S, Terminated, held, sigterm_raises
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks"
+)
+
+
+class _Caught(Exception):
+    pass
+
+
+_BLOCK = {"inside": False}
+
+
+class _Inside:
+    """Marks the test's ``held()`` block (entered after it, left before it)."""
+
+    def __enter__(self):
+        _BLOCK["inside"] = True
+
+    def __exit__(self, *exc):
+        _BLOCK["inside"] = False
+
+
+@pytest.fixture
+def recording():
+    """SIGINT and SIGTERM handlers that record and raise :class:`_Caught`: each signal
+    with whether it came inside the ``held()`` block (``_BLOCK``)."""
+    got: list[tuple[int, bool]] = []
+
+    def handler(signum, frame):
+        got.append((signum, _BLOCK["inside"]))
+        raise _Caught(signum)
+
+    before = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield got, handler
+    for s, h in before.items():
+        signal.signal(s, h)
+
+
+def _busy(seconds: float) -> int:
+    """Python bytecode for ``seconds``: where a pending handler would run."""
+    n, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_taken_by_another_thread_waits_for_the_block(recording, sig):
+    got, handler = recording
+    sent = threading.Event()
+
+    def other():  # started before the block: the signal is not blocked here
+        os.kill(os.getpid(), sig)
+        sent.set()
+        time.sleep(0.5)  # still alive when the kernel picks a thread for it
+
+    t = threading.Thread(target=other)
+    with pytest.raises(_Caught), held(), _Inside():
+        t.start()
+        assert sent.wait(5)
+        _busy(0.3)
+    t.join()
+    assert got == [(sig, False)]  # noted inside the block, handled after it
+    assert signal.getsignal(sig) is handler
+
+
+def test_signal_to_this_thread_waits_for_the_block(recording):
+    got, _ = recording
+    with pytest.raises(_Caught), held(), _Inside():
+        signal.raise_signal(signal.SIGINT)
+        _busy(0.1)
+    assert got == [(signal.SIGINT, False)]
+
+
+def test_two_signals_end_with_the_first_handled(recording):
+    got, _ = recording
+    with pytest.raises(_Caught), held(), _Inside():
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+            signal.raise_signal(s)
+        _busy(0.05)
+    # the first handler raised, and the other signal ends with it (which comes first is
+    # the kernel's choice: pending signals are delivered lowest number first)
+    assert len(got) == 1
+    assert got[0] in ((signal.SIGINT, False), (signal.SIGTERM, False))
+
+
+def test_no_signal_leaves_handlers_and_mask_as_they_were(recording):
+    _, handler = recording
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    with held():
+        assert signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert signal.getsignal(signal.SIGTERM) is handler
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask
+
+
+def test_ignored_signal_stays_ignored():
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with held():
+            signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_held_in_another_thread_only_masks():
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            with held():
+                assert signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        except BaseException as exc:  # reported in the main thread
+            errors.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    assert errors == []
+
+
+_SLOW = """
+import signal, time
+signal.raise_signal(signal.SIGTERM)
+end = time.monotonic() + 0.2
+while time.monotonic() < end:
+    pass
+finished.append(True)
+"""
+
+
+def test_sigterm_inside_an_import_is_raised_just_after_it(tmp_path, monkeypatch):
+    (tmp_path / "g3d_slow_import.py").write_text(
+        "finished = []\n" + _SLOW.replace("finished.append(True)", "finished = [True]")
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    t0 = time.monotonic()
+    try:
+        with sigterm_raises(), pytest.raises(Terminated):
+            import g3d_slow_import  # noqa: F401
+
+            _busy(1.0)  # raised here, within RETRY_S of the import's end
+        took = time.monotonic() - t0
+        assert sys.modules["g3d_slow_import"].finished == [True]
+        assert took < 0.2 + 50 * RETRY_S
+    finally:
+        sys.modules.pop("g3d_slow_import", None)
+
+
+def test_sigterm_inside_numbas_code_is_raised_once_out_of_it():
+    finished: list[bool] = []
+    with sigterm_raises(), pytest.raises(Terminated):
+        exec(_SLOW, {"__name__": "numba.core.dispatcher_like", "finished": finished})
+        _busy(1.0)
+    assert finished == [True]
+
+
+def test_sigterm_in_own_code_is_raised_at_once():
+    finished: list[bool] = []
+    with sigterm_raises(), pytest.raises(Terminated):
+        exec(_SLOW, {"__name__": "geom3d.somewhere", "finished": finished})
+    assert finished == []
