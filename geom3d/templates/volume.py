@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import trimesh
 
 from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.errors import InputError
 from geom3d.core.validation import as_point, as_points
 from geom3d.templates._hull import cos_sin_deg, sd_discs, support_discs
 from geom3d.templates.shapes import CircleShape, TeardropShape, TemplateShape
+
+if TYPE_CHECKING:  # trimesh (0.35 s to import) only where a volume is drawn
+    import trimesh
 
 __all__ = ["LocalFrame", "TemplateVolume"]
 
@@ -239,4 +241,6 @@ class TemplateVolume:
             j = (i + 1) % m
             faces.append((i, j, m + j))
             faces.append((i, m + j, m + i))
+        import trimesh
+
         return trimesh.Trimesh(verts, np.asarray(faces, dtype=np.int64), process=False)
