@@ -16,6 +16,7 @@ from geom3d.commands._common import (
     warn_scene,
 )
 from geom3d.core.errors import UsageError
+from geom3d.execution.signals import retry_later
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "EXIT_SIGINT", "EXIT_SIGTERM", "add_parser", "run"]
 
@@ -71,7 +72,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
-    raise _Stop(EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT)
+    if not retry_later(signum, frame):  # (inside numba or an import: raised just after)
+        raise _Stop(EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT)
 
 
 def run(args: argparse.Namespace) -> int:
