@@ -7,6 +7,11 @@ command line turns the exception into its exit code (:func:`exit_code`).
 
 While a worker is being started both signals are held back (:func:`held`), so an
 interrupt never lands between a fork and the parent's note of the child's pid.
+
+A handler never raises where native code has called back into Python: inside numba's
+dispatcher (loading or compiling a kernel) or an extension module's import, an exception
+crashed the process (SIGSEGV). There the signal is sent again a moment later
+(:func:`retry_later`), and raised once the main thread is out of it.
 """
 
 from __future__ import annotations
@@ -233,4 +238,5 @@ __all__ += [
     "forget_received",
     "install_sigterm",
     "interrupt_of",
+    "retry_later",
 ]
