@@ -174,8 +174,7 @@ def pair_patch(
     if prover is None or near.blocks_axis(a, b):  # (a piece leaves little to prove)
         if prover is not None:
             if not isinstance(prover, Prover):
-                prover = prover()
-                inner = _boxes_near(prover, a, b, stats)
+                prover, inner = _build(prover, a, b, stats)
                 if inner is None:
                     return None, None
             drawn = prover
@@ -188,9 +187,8 @@ def pair_patch(
         head = eye_points(a, b, eye_spacing, limit=_HEAD_EYES)
         w = search_eyes(b, head, engine, occ, lat, stats, sizes=_HEAD_SIZES, solids=near)
         if w is None:
-            if not isinstance(prover, Prover):
-                prover = prover()  # built when a pair first needs it
-                inner = _boxes_near(prover, a, b, stats)
+            if not isinstance(prover, Prover):  # built when a pair first needs it
+                prover, inner = _build(prover, a, b, stats)
                 if inner is None:
                     return None, None
             # the proof is sized by the eyes it may save: counted, made only if it fails
@@ -213,6 +211,14 @@ def pair_patch(
         b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing, inner
     )
     return (w, 1) if w is not None else (None, None)
+
+
+def _build(
+    make: Callable[[], Prover], a: Cylinder, b: Cylinder, stats: VisibilityStats
+) -> tuple[Prover, ConvexSolids | None]:
+    """The prover ``make`` builds, and its interior boxes near the pair (:func:`_boxes_near`)."""
+    prover = make()
+    return prover, _boxes_near(prover, a, b, stats)
 
 
 def _boxes_near(
