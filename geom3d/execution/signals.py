@@ -90,14 +90,15 @@ def interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:
     return Terminated("SIGTERM") if got == signal.SIGTERM else KeyboardInterrupt()
 
 
-#: Modules inside which an interrupt is not raised at once: native code calls back into
-#: them (numba's dispatcher into its compiler and cache, an extension module's
-#: initialisation into the import system), and an exception it did not expect there
-#: crashed the process (SIGSEGV) instead of ending it with 130 or 143.
-_NATIVE_CALLERS = ("numba", "llvmlite", "_frozen_importlib", "_frozen_importlib_external",
-                   "importlib._bootstrap", "importlib._bootstrap_external")  # fmt: skip
-# (the import system's frames are named either way: "importlib._bootstrap" once the
-# importlib package has been imported)
+#: Where an interrupt is not raised at once, because native code calls back into them
+#: (numba's dispatcher into its compiler and cache, an extension module's initialisation
+#: into the import system) and an exception it did not expect there crashed the process
+#: (SIGSEGV) instead of ending it with 130 or 143: these packages' modules, and the
+#: import system's (named either way: "importlib._bootstrap" once the importlib package
+#: has been imported).
+_NATIVE_PACKAGES = ("numba", "llvmlite")
+_IMPORT_SYSTEM = ("_frozen_importlib", "_frozen_importlib_external", "importlib._bootstrap",
+                  "importlib._bootstrap_external")  # fmt: skip
 #: A signal that came inside one of them is sent to the main thread again this long
 #: after (its handler then looks again), until it can be raised; the command line's
 #: deadline (:data:`GRACE_S`) still ends the process in time.
@@ -105,10 +106,11 @@ RETRY_S = 0.01
 
 
 def _inside_native_caller(frame: Any) -> bool:
-    """Is the main thread, at ``frame``, inside :data:`_NATIVE_CALLERS`'s code?"""
+    """Is the main thread, at ``frame``, inside :data:`_NATIVE_PACKAGES` or
+    :data:`_IMPORT_SYSTEM`?"""
     while frame is not None:
         name = frame.f_globals.get("__name__") or ""
-        if name in _NATIVE_CALLERS or name.split(".", 1)[0] in _NATIVE_CALLERS[:2]:
+        if name in _IMPORT_SYSTEM or name.split(".", 1)[0] in _NATIVE_PACKAGES:
             return True
         frame = frame.f_back
     return False
