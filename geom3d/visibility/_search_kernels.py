@@ -14,6 +14,14 @@ import math
 import numpy as np
 
 from geom3d.bodies.kernels import njit, njit_leaf
+from geom3d.visibility._window_kernels import (
+    cover_windows,
+    fill_cells,
+    full_windows,
+    on_fine,
+    possible_windows,
+    stamp_windows,
+)
 
 __all__ = [
     "coarse_grid",
@@ -70,62 +78,6 @@ def lattice_range(s0, s1, t0, t1, step):
 
 
 @njit(cache=True, nogil=True)
-def _full(active, w):
-    """(B, m - w + 1, n - w + 1) bool: windows of ``w`` x ``w`` all set."""
-    nb, m, n = active.shape
-    out = np.zeros((nb, max(0, m - w + 1), max(0, n - w + 1)), np.bool_)
-    ii = np.zeros((m + 1, n + 1), np.int64)
-    for b in range(nb):
-        for i in range(m):
-            row = 0
-            for j in range(n):
-                row += active[b, i, j]
-                ii[i + 1, j + 1] = ii[i, j + 1] + row
-        for i in range(m - w + 1):
-            for j in range(n - w + 1):
-                c = ii[i + w, j + w] - ii[i, j + w] - ii[i + w, j] + ii[i, j]
-                out[b, i, j] = c == w * w
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _on_fine(k0, nk, coarse_mm, step, sample_mm):
-    """Are coarse lattice points ``k0 .. k0 + nk - 1`` (at ``k coarse_mm``) the very
-    floats of fine samples ``k step`` (at ``k step sample_mm``)? Then a fine sample there
-    is the coarse sample's ray, with its answer."""
-    for k in range(k0, k0 + nk):
-        if k * coarse_mm != float(k * step) * sample_mm:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _cover(possible, w, out):
-    """``out`` (``(m + w - 1, n + w - 1)`` bool) := the samples of the windows set in
-    ``possible`` (``(m, n)``, by corner): a ``w`` x ``w`` dilation, one running count per
-    axis."""
-    pm, pn = possible.shape
-    m, n = out.shape
-    rows = np.zeros((pm, n), np.int64)  # windows of row i covering column j
-    for i in range(pm):
-        run = 0
-        for j in range(n):
-            if j < pn:
-                run += possible[i, j]
-            if j >= w:
-                run -= possible[i, j - w]
-            rows[i, j] = run
-    for j in range(n):
-        run = 0
-        for i in range(m):
-            if i < pm:
-                run += rows[i, j]
-            if i >= w:
-                run -= rows[i - w, j]
-            out[i, j] = run > 0
-
-
-@njit(cache=True, nogil=True)
 def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
     """Which eyes may see a patch after the coarse cast, and where to look.
 
@@ -153,7 +105,7 @@ def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
         corners counts), and whose coarse point counts. A window of ``w >= step`` samples
         a side holds a coarse point on each axis; when that point was cast (it lies in
         the lattice) and does not count, the window cannot be full, since the fine
-        sample there is the same ray (checked: :func:`_on_fine`).
+        sample there is the same ray (checked: :func:`._window_kernels.on_fine`).
     has : (h,) int64
         Rows of ``cand`` with a possible window.
     """
@@ -168,7 +120,7 @@ def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
     nc = len(cand)
     m = (nks + 1) * step
     n = (nkt + 1) * step
-    active = np.zeros((nc, m, n), np.bool_)
+    cells = np.zeros((nc, nks + 1, nkt + 1), np.bool_)  # the refined coarse cells
     for r in range(nc):
         base = cand[r] * per
         for i in range(nks + 1):
@@ -179,32 +131,22 @@ def refine_plan(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
                         a, b = i + di, j + dj
                         if 0 <= a < nks and 0 <= b < nkt and ok[base + a * nkt + b]:
                             on = True
-                if on:
-                    active[r, i * step : (i + 1) * step, j * step : (j + 1) * step] = True
-    possible = _full(active, w)
-    if (
+                cells[r, i, j] = on
+    prune = (
         w >= step
-        and _on_fine(ks0, nks, coarse_mm, step, sample_mm)
-        and _on_fine(kt0, nkt, coarse_mm, step, sample_mm)
-    ):
-        # local fine index (a + 1) step is coarse point a (k0 + a): the window from i
-        # holds a = ceil(i / step) - 1 (-1: the point before the lattice, never cast)
-        for r in range(nc):
-            base = cand[r] * per
-            pruned = False
-            for i in range(possible.shape[1]):
-                a = (i + step - 1) // step - 1
-                if a < 0:
-                    continue
-                for j in range(1, possible.shape[2]):  # (b = -1 at j = 0)
-                    b = (j + step - 1) // step - 1
-                    if possible[r, i, j] and not ok[base + a * nkt + b]:
-                        possible[r, i, j] = False
-                        pruned = True
-            if pruned:  # the samples of the windows left
-                _cover(possible[r], w, active[r])
+        and on_fine(ks0, nks, coarse_mm, step, sample_mm)
+        and on_fine(kt0, nkt, coarse_mm, step, sample_mm)
+    )
+    active = np.empty((nc, m, n), np.bool_)
+    possible, pruned, kept = possible_windows(cells, ok, cand, per, nkt, step, w, m, n, prune)
     keep = np.zeros(nc, np.bool_)
     for r in range(nc):
+        if not pruned[r]:
+            fill_cells(cells[r], step, active[r])
+        elif kept[r] * w * w < m * n:  # the samples of the few windows left, window by window
+            stamp_windows(possible[r], w, active[r])
+        else:  # of the many left, in two running counts
+            cover_windows(possible[r], w, active[r])
         keep[r] = possible[r].any()
     return cand, active, possible, np.flatnonzero(keep)
 
@@ -327,30 +269,6 @@ def nearest_update(wins, done, chunk, w, state, pts, fa, fb, ok, p):
 
 
 @njit(cache=True, nogil=True)
-def _listed(mask):
-    """``(e_i, a_i, b_i)``: the set entries of ``mask`` (``(rows, m, n)`` bool), in
-    ``(row, a, b)`` order."""
-    n = 0
-    for k in range(mask.shape[0]):
-        for a in range(mask.shape[1]):
-            for b in range(mask.shape[2]):
-                n += mask[k, a, b]
-    e_i = np.empty(n, np.int64)
-    a_i = np.empty(n, np.int64)
-    b_i = np.empty(n, np.int64)
-    q = 0
-    for k in range(mask.shape[0]):
-        for a in range(mask.shape[1]):
-            for b in range(mask.shape[2]):
-                if mask[k, a, b]:
-                    e_i[q] = k
-                    a_i[q] = a
-                    b_i[q] = b
-                    q += 1
-    return e_i, a_i, b_i
-
-
-@njit(cache=True, nogil=True)
 def rest_first(active, rows):
     """The first of two casts that refine the eyes ``rows`` (rows of ``active``): their
     refined samples at even ``(a, b)``. Every window holds 2 x 2 of them, and one that
@@ -362,12 +280,24 @@ def rest_first(active, rows):
     e_i, a_i, b_i : (k,) int64
         In ``(row, a, b)`` order, ``e_i`` indexing ``rows``.
     """
-    even = np.zeros((len(rows), active.shape[1], active.shape[2]), np.bool_)
+    n = 0
     for k in range(len(rows)):
         for a in range(0, active.shape[1], 2):
             for b in range(0, active.shape[2], 2):
-                even[k, a, b] = active[rows[k], a, b]
-    return _listed(even)
+                n += active[rows[k], a, b]
+    e_i = np.empty(n, np.int64)
+    a_i = np.empty(n, np.int64)
+    b_i = np.empty(n, np.int64)
+    q = 0
+    for k in range(len(rows)):
+        for a in range(0, active.shape[1], 2):
+            for b in range(0, active.shape[2], 2):
+                if active[rows[k], a, b]:
+                    e_i[q] = k
+                    a_i[q] = a
+                    b_i[q] = b
+                    q += 1
+    return e_i, a_i, b_i
 
 
 @njit(cache=True, nogil=True)
@@ -388,6 +318,9 @@ def rest_second(possible, rows, w, shape, e_i, a_i, b_i, ok):
     for q in range(len(e_i)):
         known[e_i[q], a_i[q], b_i[q]] = 1 if ok[q] else 2
     need = np.zeros((nr, shape[0], shape[1]), np.bool_)
+    count = 0  # samples of need set
+    top = np.full(nr, shape[0], np.int64)  # the first and past-the-last row of need set
+    bottom = np.zeros(nr, np.int64)
     for k in range(nr):
         r = rows[k]
         for i in range(possible.shape[1]):
@@ -402,9 +335,25 @@ def rest_second(possible, rows, w, shape, e_i, a_i, b_i, ok):
                 if open_:
                     for x in range(i, i + w):
                         for y in range(j, j + w):
-                            if known[k, x, y] == 0:
+                            if known[k, x, y] == 0 and not need[k, x, y]:
                                 need[k, x, y] = True
-    return _listed(need)
+                                count += 1
+                    top[k] = min(top[k], i)
+                    bottom[k] = max(bottom[k], i + w)
+    # listed in (row, a, b) order, reading only the rows of need marked
+    e_o = np.empty(count, np.int64)
+    a_o = np.empty(count, np.int64)
+    b_o = np.empty(count, np.int64)
+    q = 0
+    for k in range(nr):
+        for a in range(top[k], bottom[k]):
+            for b in range(shape[1]):
+                if need[k, a, b]:
+                    e_o[q] = k
+                    a_o[q] = a
+                    b_o[q] = b
+                    q += 1
+    return e_o, a_o, b_o
 
 
 @njit(cache=True, nogil=True)
@@ -419,16 +368,20 @@ def rest_pick(ok, e_i, a_i, b_i, n_rows, m, n, w, a0, b0, half, mid):
         when no eye has a full window.
     """
     fine = np.zeros((n_rows, m, n), np.bool_)
+    hits = np.zeros(n_rows, np.int64)
     for q in range(len(ok)):
         if ok[q]:
             fine[e_i[q], a_i[q], b_i[q]] = True
-    full = _full(fine, w)
-    for k in range(n_rows):
+            hits[e_i[q]] += 1
+    for k in range(n_rows):  # row by row: the first row with a full window ends it
+        if hits[k] < w * w:  # too few counting samples for a full window
+            continue
+        full = full_windows(fine[k : k + 1], w)[0]
         best = -1.0
         ba = bb = -1
-        for a in range(full.shape[1]):
-            for b in range(full.shape[2]):
-                if full[k, a, b]:
+        for a in range(full.shape[0]):
+            for b in range(full.shape[1]):
+                if full[a, b]:
                     ca = (a0 + a) + half
                     cb = (b0 + b) + half
                     dd = ca * ca + cb * cb

@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from geom3d.visibility._search_kernels import (
-    _cover,
-    _on_fine,
-    nearest_windows,
-    refine_plan,
-    window_order,
-)
+from geom3d.visibility._search_kernels import nearest_windows, refine_plan, window_order
+from geom3d.visibility._window_kernels import cover_windows, on_fine
 
 
 def _plan(ok_grid, coarse_mm=4.0, sample_mm=1.0, step=4, ks0=-1, kt0=-1):
@@ -48,8 +43,8 @@ def test_the_first_windows_keep_the_point_before_the_lattice():
 
 
 def test_no_pruning_when_the_coarse_points_are_not_fine_samples():
-    assert _on_fine(-50, 100, 4.0, 4, 1.0)
-    assert not _on_fine(1, 1, 0.3, 3, 0.1)  # 1 * 0.3 != 3 * 0.1 in floats
+    assert on_fine(-50, 100, 4.0, 4, 1.0)
+    assert not on_fine(1, 1, 0.3, 3, 0.1)  # 1 * 0.3 != 3 * 0.1 in floats
     ok = np.ones((3, 3), bool)
     ok[1, 1] = False
     _, active, possible, _ = _plan(ok, coarse_mm=0.3, sample_mm=0.1, step=3, ks0=1, kt0=1)
@@ -77,7 +72,7 @@ def test_cover_is_the_windows_samples():
         w = int(rng.integers(1, 6))
         possible = rng.random((pm, pn)) < rng.random()
         out = np.ones((pm + w - 1, pn + w - 1), bool)
-        _cover(possible, w, out)
+        cover_windows(possible, w, out)
         want = np.zeros_like(out)
         for i, j in zip(*np.nonzero(possible), strict=True):
             want[i : i + w, j : j + w] = True
@@ -158,3 +153,90 @@ def test_a_chunk_casts_its_even_samples_then_its_open_windows():
     fa, fb = nearest_chunk(wins, 0, 2, w, state, False)
     got = set(zip(fa.tolist(), fb.tolist(), strict=True))
     assert got == {(a, b) for a in range(4) for b in range(4)} - {(0, 0)}
+
+
+def _plan_by_hand(ok, n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm):
+    """refine_plan's docstring, sample by sample in numpy (the reference)."""
+    grid = ok.reshape(n_eyes, nks, nkt)
+    cand = np.flatnonzero(grid.reshape(n_eyes, -1).any(axis=1))
+    m, n = (nks + 1) * step, (nkt + 1) * step
+    pm, pn = max(0, m - w + 1), max(0, n - w + 1)
+    on_fine = all(
+        k * coarse_mm == float(k * step) * sample_mm
+        for k0, nk in ((ks0, nks), (kt0, nkt))
+        for k in range(k0, k0 + nk)
+    )
+    actives, possibles = [], []
+    for e in cand:
+        padded = np.zeros((nks + 2, nkt + 2), bool)  # coarse points -1 .. nks
+        padded[1:-1, 1:-1] = grid[e]
+        cells = padded[:-1, :-1] | padded[1:, :-1] | padded[:-1, 1:] | padded[1:, 1:]
+        active = np.kron(cells, np.ones((step, step), bool))
+        possible = np.zeros((pm, pn), bool)
+        for i in range(pm):
+            for j in range(pn):
+                possible[i, j] = active[i : i + w, j : j + w].all()
+        if w >= step and on_fine:
+            pruned = False
+            for i in range(pm):
+                for j in range(pn):
+                    a, b = -(-i // step) - 1, -(-j // step) - 1  # ceil(i / step) - 1
+                    if possible[i, j] and a >= 0 and b >= 0 and not grid[e, a, b]:
+                        possible[i, j] = False
+                        pruned = True
+            if pruned:
+                active = np.zeros((m, n), bool)
+                for i, j in zip(*np.nonzero(possible), strict=True):
+                    active[i : i + w, j : j + w] = True
+        actives.append(active)
+        possibles.append(possible)
+    active = np.array(actives, bool).reshape(len(cand), m, n)
+    possible = np.array(possibles, bool).reshape(len(cand), pm, pn)
+    has = [r for r in range(len(cand)) if possible[r].any()]
+    return cand, active, possible, np.array(has, np.int64)
+
+
+def test_refine_plan_is_its_definition_sample_by_sample():
+    rng = np.random.default_rng(23)
+    for trial in range(400):
+        n_eyes, nks, nkt = (int(x) for x in rng.integers(1, 6, 3))
+        step = int(rng.integers(1, 6))
+        w = int(rng.integers(1, 8)) if trial % 4 == 0 else step
+        coarse_mm, sample_mm = (float(step), 1.0) if trial % 5 else (0.3, 0.1)
+        ks0, kt0 = (int(x) for x in rng.integers(-5, 5, 2))
+        ok = rng.random(n_eyes * nks * nkt) < rng.uniform(0.02, 0.9)
+        args = (n_eyes, ks0, nks, kt0, nkt, step, w, coarse_mm, sample_mm)
+        got = refine_plan(ok.copy(), *args)
+        want = _plan_by_hand(ok, *args)
+        for g, x in zip(got, want, strict=True):
+            assert g.shape == x.shape and (g == x).all(), trial
+
+
+def test_rest_pick_is_the_first_eye_with_a_full_window_nearest_the_centre():
+    from geom3d.visibility._search_kernels import rest_pick
+
+    rng = np.random.default_rng(29)
+    w, a0, b0, half, mid = 4, -9, -13, 1.5, 1
+    for trial in range(300):
+        rows, m, n = int(rng.integers(1, 5)), int(rng.integers(3, 14)), int(rng.integers(3, 14))
+        listed = rng.random((rows, m, n)) < 0.7  # the samples cast, and which counted
+        counts = listed & (rng.random((rows, m, n)) < rng.uniform(0.5, 1.0))
+        e_i, a_i, b_i = (x.astype(np.int64) for x in np.nonzero(listed))
+        order = rng.permutation(len(e_i))  # in any order
+        e_i, a_i, b_i = e_i[order], a_i[order], b_i[order]
+        got = rest_pick(counts[e_i, a_i, b_i], e_i, a_i, b_i, rows, m, n, w, a0, b0, half, mid)
+        want = (-1, -1, -1, -1)
+        for k in range(rows):
+            best = None
+            for a in range(m - w + 1):
+                for b in range(n - w + 1):
+                    if counts[k, a : a + w, b : b + w].all():
+                        d = (a0 + a + half) ** 2 + (b0 + b + half) ** 2
+                        if best is None or d < best[0]:
+                            best = (d, a, b)
+            if best is not None:
+                _, a, b = best
+                at = np.flatnonzero((e_i == k) & (a_i == a + mid) & (b_i == b + mid))[0]
+                want = (k, a, b, int(at))
+                break
+        assert tuple(got) == want, trial
