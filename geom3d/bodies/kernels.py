@@ -8,10 +8,11 @@ every occluding cylinder; and the float32 arrays the Embree backend takes
 
 Kernels are compiled on first use and cached on disk (``cache=True``), so only the first
 run on a machine pays the compile time. The compiled cache goes to ``numba/<digest>/``
-under geom3d's cache folder (:func:`geom3d.core.cache_paths.default_cache_dir`), never into the
-installed package (which may be read-only or shared): unless ``NUMBA_CACHE_DIR`` is set,
-which wins. ``<digest>`` (:func:`geom3d.core.cache_paths.kernel_sources_digest`) changes with the
-source of any kernel or tolerance, so no kernel loads code compiled from older sources.
+under geom3d's cache folder (:func:`geom3d.core.cache_paths.default_cache_dir`), never
+into the installed package (which may be read-only or shared), or to ``<digest>/`` under
+``NUMBA_CACHE_DIR`` when that is set. ``<digest>``
+(:func:`geom3d.core.cache_paths.kernel_sources_digest`) changes with the source of any
+kernel or tolerance, so no kernel loads code compiled from older sources.
 """
 
 from __future__ import annotations
@@ -29,27 +30,29 @@ from geom3d.core.cache_paths import default_cache_dir, kernel_cache_dir
 from geom3d.core.errors import printable
 from geom3d.core.kernel_trust import private_cache_dir
 
-# numba reads NUMBA_CACHE_DIR when it is first imported; set ours unless the user chose,
-# and never one another user can write (its index is a pickle: geom3d.core.kernel_trust)
+# numba reads NUMBA_CACHE_DIR when it is first imported: set it to our folder per digest of
+# the kernel sources (in the user's, when they chose one), and never one another user can
+# write (its index is a pickle: geom3d.core.kernel_trust)
 if not os.environ.get("NUMBA_CACHE_DIR"):
     _dir, _why = private_cache_dir(default_cache_dir(), kernel_cache_dir())
     if _why:
         logging.getLogger("geom3d").warning(printable(f"geom3d: {_why}"))
     os.environ["NUMBA_CACHE_DIR"] = str(_dir)
-else:
+else:  # the user's folder, with a folder per digest in it all the same
     _user = Path(os.environ["NUMBA_CACHE_DIR"]).expanduser()
-    _dir, _why = private_cache_dir(_user, _user)
+    _dir, _why = private_cache_dir(_user, kernel_cache_dir())
     if _why:
         logging.getLogger("geom3d").warning(printable(f"geom3d: NUMBA_CACHE_DIR: {_why}"))
-        os.environ["NUMBA_CACHE_DIR"] = str(_dir)
+    os.environ["NUMBA_CACHE_DIR"] = str(_dir)
 
 from numba import njit as _numba_njit
 from numba.core import config as _numba_config
 from numba.core import types as _numba_types
 from numba.core.registry import CPUDispatcher as _CPUDispatcher
 
-# numba.core.config sets its attributes at run time (from the environment): mypy sees none
-if not _numba_config.CACHE_DIR or _why:  # type: ignore[attr-defined]  # imported before us
+# numba.core.config sets its attributes at run time (from the environment): mypy sees
+# none. Set it whatever numba read, if imported before us: our folder has the digest.
+if _numba_config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:  # type: ignore[attr-defined]
     _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]
 
 from geom3d.bodies.kernel_constants import APPARENT_DEPTH_EPS_MM, CONTACT_EPS_MM, GEOM_EPS_MM

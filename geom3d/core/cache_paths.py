@@ -91,9 +91,17 @@ def kernel_sources_digest(root: Path | None = None) -> str:
 
 
 def kernel_cache_dir() -> Path:
-    """The folder numba caches geom3d's compiled kernels in: ``$NUMBA_CACHE_DIR`` if set,
-    else ``numba/<digest>`` under the mesh cache folder (:func:`kernel_sources_digest`)."""
+    """The folder numba caches geom3d's compiled kernels in: ``numba/<digest>`` under the
+    mesh cache folder (:func:`kernel_sources_digest`), or ``<digest>`` under
+    ``$NUMBA_CACHE_DIR`` when that is set (the folder itself when it is already named by
+    the digest: a worker inherits the folder its parent chose).
+
+    A folder the user chose gets the digest too: numba would otherwise load a kernel
+    compiled with another file's older kernels embedded (after a ``git pull`` or
+    ``checkout`` that changed only that file, or a CI cache kept from another commit)."""
+    digest = kernel_sources_digest()
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:
-        return Path(env)
-    return default_cache_dir() / "numba" / kernel_sources_digest()
+        chosen = Path(env).expanduser()
+        return chosen if chosen.name == digest else chosen / digest
+    return default_cache_dir() / "numba" / digest

@@ -425,9 +425,14 @@ def test_numba_cache_goes_to_the_geom3d_cache_folder(tmp_path):
     proc = run_code(code, tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == str(tmp_path / "g3" / "numba" / kernel_sources_digest())
+    # a folder the user chose gets the digest too (numba would load a kernel compiled
+    # with another file's older kernels embedded); a worker handed it keeps it
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
     proc = run_code(code, tmp_path, env=env, timeout=120)
-    assert proc.stdout.strip() == str(tmp_path / "mine")
+    assert proc.stdout.strip() == str(tmp_path / "mine" / kernel_sources_digest())
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine" / kernel_sources_digest())
+    proc = run_code(code, tmp_path, env=env, timeout=120)
+    assert proc.stdout.strip() == str(tmp_path / "mine" / kernel_sources_digest())
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
