@@ -21,29 +21,18 @@ import functools
 import logging
 import math
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from geom3d.core.cache_paths import default_cache_dir, kernel_cache_dir
 from geom3d.core.errors import printable
-from geom3d.core.kernel_trust import private_cache_dir
+from geom3d.core.kernel_trust import settle_kernel_dir
 
 # numba reads NUMBA_CACHE_DIR when it is first imported: set it to our folder per digest of
 # the kernel sources (in the user's, when they chose one), and never one another user can
 # write (its index is a pickle: geom3d.core.kernel_trust)
-if not os.environ.get("NUMBA_CACHE_DIR"):
-    _dir, _why = private_cache_dir(default_cache_dir(), kernel_cache_dir())
-    if _why:
-        logging.getLogger("geom3d").warning(printable(f"geom3d: {_why}"))
-    os.environ["NUMBA_CACHE_DIR"] = str(_dir)
-else:  # the user's folder, with a folder per digest in it all the same
-    _user = Path(os.environ["NUMBA_CACHE_DIR"]).expanduser()
-    _dir, _why = private_cache_dir(_user, kernel_cache_dir())
-    if _why:
-        logging.getLogger("geom3d").warning(printable(f"geom3d: NUMBA_CACHE_DIR: {_why}"))
-    os.environ["NUMBA_CACHE_DIR"] = str(_dir)
+if _why := settle_kernel_dir():
+    logging.getLogger("geom3d").warning(printable(f"geom3d: {_why}"))
 
 from numba import njit as _numba_njit
 from numba.core import config as _numba_config

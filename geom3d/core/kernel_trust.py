@@ -13,7 +13,9 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["cache_dir_problem", "private_cache_dir"]
+from geom3d.core.cache_paths import default_cache_dir, kernel_cache_dir
+
+__all__ = ["cache_dir_problem", "private_cache_dir", "settle_kernel_dir"]
 
 
 def _private_group(gid: int) -> bool:
@@ -105,3 +107,18 @@ def private_cache_dir(top: Path, folder: Path) -> tuple[Path, str | None]:
             pass
     fresh = Path(tempfile.mkdtemp(prefix="geom3d-kernels-"))
     return fresh, f"ignoring the compiled-kernel cache: {why}; compiling into {fresh}"
+
+
+def settle_kernel_dir() -> str | None:
+    """Point ``$NUMBA_CACHE_DIR`` at the folder geom3d's kernels are cached in: the folder
+    per digest of the kernel sources (:func:`geom3d.core.cache_paths.kernel_cache_dir`,
+    under the user's ``$NUMBA_CACHE_DIR`` when they chose one), or the private folder
+    :func:`private_cache_dir` falls back to. Returns the warning to give, if any (prefixed
+    ``NUMBA_CACHE_DIR:`` when the folder refused was the user's)."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    top = Path(chosen).expanduser() if chosen else default_cache_dir()
+    folder, why = private_cache_dir(top, kernel_cache_dir())
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    if why is None:
+        return None
+    return f"NUMBA_CACHE_DIR: {why}" if chosen else why
