@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import os
 import sys
 import tempfile
@@ -204,7 +205,8 @@ def survey_runs(scene, spacing: float, runs: list[str], label: str) -> None:
         print(
             f"  visible pairs: {vis:,} of {n_pairs:,}; longest lane: "
             f"{d['lanes'][0]['distance_mm'] if d['lanes'] else '-'} mm; "
-            f"health findings: {len(d['health']['warnings'])}"
+            f"health findings: {len(d['health']['warnings'])}; document md5 (timing left "
+            f"out): {hashlib.md5(_strip(d).encode()).hexdigest()}"
         )
 
 

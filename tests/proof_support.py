@@ -172,7 +172,16 @@ def check_against_brute_force(scene, a, b, full=False):
         return False, clears
     if first is b:  # a saw no patch: no 4 mm window from any eye of a
         assert not windows(clears[a.id], 5).any(), f"{a.id} sees a 4 mm patch of {b.id}"
-    eyes, view, ks, kt, clear = found[first.id]
+    i = witness_window_clear(found[first.id], w, f"{a.id}-{b.id}")
+    # eyes searched before the witness eye see no 4 mm patch
+    assert not windows(found[first.id][4][:i], 5).any(), f"{a.id}-{b.id}: an earlier eye sees 4 mm"
+    return True, clears
+
+
+def witness_window_clear(found, w, what: str) -> int:
+    """Assert that witness ``w``'s window is a full 4 x 4 window of clear samples of
+    ``found`` (:func:`brute_force` from the witness's viewer); the witness eye's index."""
+    eyes, view, ks, kt, clear = found
     (i,) = np.flatnonzero((eyes == np.array(w.eye)).all(axis=1))
     # the witness eye's window is a full 4 x 4 window of clear samples around the centre
     s, t, _ = view.project(np.array([w.patch_center]))
@@ -183,12 +192,10 @@ def check_against_brute_force(scene, a, b, full=False):
     q = int(np.searchsorted(kt, round(tc - 1.5)))
     assert ks[p] == round(sc - 1.5) and kt[q] == round(tc - 1.5)
     assert clear[i, p : p + 4, q : q + 4].shape == (4, 4)
-    assert clear[i, p : p + 4, q : q + 4].all(), f"{a.id}-{b.id}: witness window not clear"
+    assert clear[i, p : p + 4, q : q + 4].all(), f"{what}: witness window not clear"
     pts, hit = view.targets(np.array([i]), np.array([sc]), np.array([tc]))
     assert hit[0] and pts[0] == pytest.approx(np.array(w.patch_center), abs=1e-6)
-    # eyes searched before the witness eye see no 4 mm patch
-    assert not windows(clear[:i], 5).any(), f"{a.id}-{b.id}: an earlier eye sees 4 mm"
-    return True, clears
+    return int(i)
 
 
 #: The blocks of :func:`fused_scene`: turned 30, 0 and 45 degrees, 40, 80 and 30 mm high.

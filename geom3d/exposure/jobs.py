@@ -264,6 +264,7 @@ def _run_chunk(job: ExposureJob, state: tuple, start: int, stop: int):
             patch_mm=job.patch_mm,
             stats=stats,
             solids=job.solids,
+            first_witness=False,  # only whether there is one
         )
         out[k - start] = w is not None
     return out, np.array([getattr(stats, f) for f in COUNTERS], dtype=np.int64)

@@ -181,8 +181,9 @@ def chunk_bounds(n_pairs: int, workers: int) -> list[tuple[int, int]]:
 
 def _pair_visible(engine, prover, solids, cyl: list[Cylinder], i: int, j: int, patch, stats):
     w, _ = pair_patch(
-        cyl[i], cyl[j], engine, [], prover=prover, patch_mm=patch, stats=stats, solids=solids
-    )
+        cyl[i], cyl[j], engine, [], prover=prover, patch_mm=patch, stats=stats, solids=solids,
+        first_witness=False,  # only whether there is one
+    )  # fmt: skip
     return w is not None
 
 

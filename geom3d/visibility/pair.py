@@ -22,10 +22,18 @@ blocks whole and skip the eyes one hides whole, as convex pieces do.
 Proofs, pieces and the ground only ever mark blocked what is blocked, and the search
 takes the first eye (in its fixed order) that sees a patch, so the answer, witness
 included, is the one found without them.
+
+A caller that uses only whether a pair is visible (the exposure map, the survey) passes
+``first_witness=False``: ``b``'s first eye batches are then searched before the rest of
+``a``'s. A pair that only ``b``'s eyes see (a trooper on a roof that a low one below
+cannot see, but that sees the low one's head) is then found without casting every eye of
+``a`` first; on the 1M-triangle scanned table's exposure map this casts about 14 % fewer
+segments. Whether the pair is visible is the same in either order.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -125,6 +133,7 @@ def pair_patch(
     stats: VisibilityStats | None = None,
     eye_spacing: float = EYE_SPACING_MM,
     solids: ConvexSolids | None = None,
+    first_witness: bool = True,
 ) -> tuple[PatchWitness | None, int | None]:
     """Does ``a`` see ``b`` or ``b`` see ``a``? (See the module docstring.)
 
@@ -146,6 +155,13 @@ def pair_patch(
         Closed convex pieces of the same scenery (:mod:`.convex`): a pair that one of
         them blocks whole is answered without a search, and eyes and segments they
         block are not cast. Without them the answer is the same.
+    first_witness : bool
+        True: ``a``'s eyes are searched to the last before ``b``'s, and the witness is the
+        first in that fixed order (what ``geom3d lof`` reports). False, for a caller
+        that uses only whether there is one (the exposure map, the survey): ``b``'s
+        first eye batches come before the rest of ``a``'s (a pair seen only from ``b``
+        is found sooner). Whether the pair is visible is the same either way; the
+        witness, when there is one, may be another.
 
     Returns
     -------
@@ -179,9 +195,11 @@ def pair_patch(
                     return None, None
             drawn = prover
             ground_ab = prover.ground(a, b)
-        w = _head_then_rest(
-            a, b, engine, occ, lat, stats, None, False, near, ground_ab, eye_spacing, inner
-        )
+        head = eye_points(a, b, eye_spacing, limit=_HEAD_EYES)
+        w = search_eyes(
+            b, head, engine, occ, lat, stats, None, False, sizes=_HEAD_SIZES, solids=near,
+            ground=ground_ab, hiders=inner,
+        )  # fmt: skip
     else:
         # most visible pairs end in these first eyes: only they are made first
         head = eye_points(a, b, eye_spacing, limit=_HEAD_EYES)
@@ -197,20 +215,73 @@ def pair_patch(
             proof = prover.pair(a, b, occ, effort=effort)
             if proof is not None and proof.complete:
                 return None, None
-            eyes = eye_points(a, b, eye_spacing)
             drawn, ground_ab = prover, prover.ground(a, b)
-            w = search_eyes(
-                b, eyes[_HEAD_EYES:], engine, occ, lat, stats, proof, sizes=_REST_SIZES,
-                solids=near, ground=ground_ab, hiders=inner,
-            )  # fmt: skip
     if w is not None:
         return w, 0
-    # the other way's ground, drawn only now that this way is searched past its first eyes
-    ground_ba = NO_GROUND if drawn is None else drawn.ground(b, a)
-    w = _head_then_rest(
-        b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing, inner
-    )
-    return (w, 1) if w is not None else (None, None)
+    ab = _Way(a, b, engine, occ, lat, stats, proof, False, near, ground_ab, eye_spacing, inner)
+    ab.more = len(head) == _HEAD_EYES
+    # the other way's ground is drawn only when that way is searched (and the proofs built)
+    ground_ba = NO_GROUND if drawn is None else functools.partial(drawn.ground, b, a)
+    ba = _Way(b, a, engine, occ, lat, stats, proof, True, near, ground_ba, eye_spacing, inner)
+    if first_witness:
+        legs = [(ab.rest, 0), (ba.head, 1), (ba.rest, 1)]
+    else:
+        legs = [(ba.head, 1), (ab.rest, 0), (ba.rest, 1)]
+    for leg, viewer in legs:
+        w = leg()
+        if w is not None:
+            return w, viewer
+    return None, None
+
+
+class _Way:
+    """The search from ``viewer``'s eyes to ``target`` (the arguments of
+    :func:`search_eyes`), in two legs: its first ``PROOF_AFTER_BATCHES`` batches' eyes
+    (:meth:`head`) and, only if they see nothing, the rest (:meth:`rest`), so that a pair
+    seen from its first eyes does not test every eye against the pieces and the ground
+    first. The answer is the same: the search takes the first eye in order that sees a
+    patch, whatever the batches."""
+
+    def __init__(
+        self,
+        viewer: Cylinder,
+        target: Cylinder,
+        engine: RayBackend,
+        occ: np.ndarray,
+        lat: PatchLattice,
+        stats: VisibilityStats,
+        proof: PairProof | None,
+        flip: bool,
+        solids: ConvexSolids,
+        ground: GroundProfile | Callable[[], GroundProfile],
+        eye_spacing: float,
+        hiders: ConvexSolids,
+    ) -> None:
+        self.viewer, self.target, self.eye_spacing = viewer, target, eye_spacing
+        self.more = True  # whether there are eyes past the head (known once it ran)
+        self.args = (engine, occ, lat, stats, proof, flip)
+        self.solids, self.hiders = solids, hiders
+        self._ground = ground  # (a function: drawn when first searched)
+
+    def _search(self, eyes: np.ndarray, sizes: tuple[int, ...]) -> PatchWitness | None:
+        if callable(self._ground):
+            self._ground = self._ground()
+        return search_eyes(
+            self.target, eyes, *self.args, sizes=sizes, solids=self.solids,
+            ground=self._ground, hiders=self.hiders,
+        )  # fmt: skip
+
+    def head(self) -> PatchWitness | None:
+        head = eye_points(self.viewer, self.target, self.eye_spacing, limit=_HEAD_EYES)
+        self.more = len(head) == _HEAD_EYES
+        return self._search(head, _HEAD_SIZES)
+
+    def rest(self) -> PatchWitness | None:
+        if not self.more:
+            return None
+        return self._search(
+            eye_points(self.viewer, self.target, self.eye_spacing)[_HEAD_EYES:], _REST_SIZES
+        )
 
 
 def _build(
@@ -231,39 +302,6 @@ def _boxes_near(
         stats.pairs_convex += 1
         return None
     return inner
-
-
-def _head_then_rest(
-    viewer: Cylinder,
-    target: Cylinder,
-    engine: RayBackend,
-    occ: np.ndarray,
-    lat: PatchLattice,
-    stats: VisibilityStats,
-    proof: PairProof | None,
-    flip: bool,
-    solids: ConvexSolids,
-    ground: GroundProfile,
-    eye_spacing: float,
-    hiders: ConvexSolids,
-) -> PatchWitness | None:
-    """:func:`search_eyes` from ``viewer``'s eyes to ``target``: the first
-    ``PROOF_AFTER_BATCHES`` batches' eyes, then (only if they see nothing) the rest, so
-    that a pair seen from its first eyes does not test every eye against the pieces and
-    the ground first. The answer is the same: the search takes the first eye in order
-    that sees a patch, whatever the batches."""
-    head = eye_points(viewer, target, eye_spacing, limit=_HEAD_EYES)
-    w = search_eyes(
-        target, head, engine, occ, lat, stats, proof, flip, sizes=_HEAD_SIZES, solids=solids,
-        ground=ground, hiders=hiders,
-    )  # fmt: skip
-    if w is not None or len(head) < _HEAD_EYES:
-        return w
-    eyes = eye_points(viewer, target, eye_spacing)
-    return search_eyes(
-        target, eyes[_HEAD_EYES:], engine, occ, lat, stats, proof, flip, sizes=_REST_SIZES,
-        solids=solids, ground=ground, hiders=hiders,
-    )  # fmt: skip
 
 
 def _coarse_count(target: Cylinder, lat: PatchLattice) -> int:
