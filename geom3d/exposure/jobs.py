@@ -202,9 +202,10 @@ def task_keys(job: ExposureJob) -> list[bytes]:
         for j, (o, h) in enumerate(zip(job.observers, job.observer_height, strict=True))
     ]
     out = []
-    for c, j in job.tasks:
+    probes: dict[int, Cylinder] = {}  # each cell's probe, made once for its observers
+    for c, j in job.tasks.tolist():
         a, tag = cyls[j], tags[j]
-        probe = job.probe_at(c)
+        probe = probes.get(c) or probes.setdefault(c, job.probe_at(c))
         rows = job.occluders[j]
         kept = rows[cull_rows(a, probe, rows)] if len(rows) else rows
         h = hashlib.blake2b(head, digest_size=32)

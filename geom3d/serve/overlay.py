@@ -308,6 +308,7 @@ class _Run:
         grid, n = plan.grid, len(plan.tasks)
         self.jobs, self.job, self.plan, self.engines = jobs, job, plan, engines
         self.spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
+        self._spots: list | None = None  # (_spot_fields, made at the first report)
         self.task_pass = self.spot_pass[plan.tasks[:, 0]] if n else np.zeros(0, np.int64)
         from geom3d.exposure.jobs import task_keys
 
@@ -357,29 +358,46 @@ class _Run:
         self._report(self.asked, k)
 
     def _report(self, asked: np.ndarray, k: int) -> None:
+        if self._spots is None:  # what a spot's cell says whatever the answers: once
+            self._spots = _spot_fields(self.plan.grid, self.spot_pass)
         self.jobs._update(
-            self.job, cells=_partial_cells(self.plan, self.vis, asked, self.spot_pass, k)
+            self.job, cells=_partial_cells(self.plan, self.vis, asked, self._spots, k)
         )
 
 
-def _partial_cells(plan, vis, asked, spot_pass, k: int) -> list[dict]:
-    """The spots of passes up to ``k`` whose searches are all done, in exposure.json's
-    cell form plus ``size_mm`` (how wide to draw it: its pass's grid), in grid order."""
+def _spot_fields(grid, spot_pass: np.ndarray) -> list[tuple[list, int, float, int]]:
+    """Per spot, the parts of its cell that no answer changes: its rounded position, its
+    level, ``size_mm`` (its pass's grid) and its pass."""
     from geom3d.core.output import round_point
 
-    seen = np.zeros(plan.maybe.shape, dtype=bool)
-    seen[plan.tasks[asked, 0], plan.tasks[asked, 1]] = vis[asked]
-    pending = np.zeros(len(spot_pass), dtype=bool)
-    pending[plan.tasks[~asked, 0]] = True
-    ids = [o.id for o in plan.observers]
-    grid = plan.grid
     size = [float(s * grid.spacing) for s in OVERLAY_STRIDES]
     return [
+        (round_point(p), lv, size[k], k)
+        for p, lv, k in zip(grid.positions, grid.level.tolist(), spot_pass.tolist(), strict=True)
+    ]
+
+
+def _partial_cells(plan, vis, asked, spots: list, k: int) -> list[dict]:
+    """The spots of passes up to ``k`` whose searches are all done, in exposure.json's
+    cell form plus ``size_mm`` (how wide to draw it: its pass's grid), in grid order.
+    ``spots``: :func:`_spot_fields` of the plan's grid."""
+    seen = np.zeros(plan.maybe.shape, dtype=bool)
+    seen[plan.tasks[asked, 0], plan.tasks[asked, 1]] = vis[asked]
+    pending = np.zeros(len(spots), dtype=bool)
+    pending[plan.tasks[~asked, 0]] = True
+    spot_pass = np.array([s[3] for s in spots], dtype=np.int64).reshape(-1)
+    ids = [o.id for o in plan.observers]
+    done = np.flatnonzero((spot_pass <= k) & ~pending)
+    if not len(done):
+        return []
+    rows, cols = np.nonzero(seen[done])  # row-major: each spot's observers in order
+    by_spot = np.split(cols, np.searchsorted(rows, np.arange(1, len(done))))
+    return [
         {
-            "position": round_point(grid.positions[i]),
-            "level": int(grid.level[i]),
-            "seen_by": [ids[j] for j in np.flatnonzero(seen[i])],
-            "size_mm": size[spot_pass[i]],
+            "position": spots[i][0],
+            "level": spots[i][1],
+            "seen_by": [ids[j] for j in js.tolist()],
+            "size_mm": spots[i][2],
         }
-        for i in np.flatnonzero((spot_pass <= k) & ~pending)
+        for i, js in zip(done.tolist(), by_spot, strict=True)
     ]
