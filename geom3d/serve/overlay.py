@@ -365,7 +365,9 @@ class _Run:
         )
 
 
-def _spot_fields(grid, spot_pass: np.ndarray) -> list[tuple[list, int, float, int]]:
+def _spot_fields(
+    grid, spot_pass: np.ndarray
+) -> list[tuple[list[float | None] | None, int, float, int]]:
     """Per spot, the parts of its cell that no answer changes: its rounded position, its
     level, ``size_mm`` (its pass's grid) and its pass."""
     from geom3d.core.output import round_point
