@@ -360,26 +360,23 @@ class _Run:
     def _report(self, asked: np.ndarray, k: int) -> None:
         if self._spots is None:  # what a spot's cell says whatever the answers: once
             self._spots = _spot_fields(self.plan.grid, self.spot_pass)
-        self.jobs._update(
-            self.job, cells=_partial_cells(self.plan, self.vis, asked, self._spots, k)
-        )
+        cells = _partial_cells(self.plan, self.vis, asked, self.spot_pass, self._spots, k)
+        self.jobs._update(self.job, cells=cells)
 
 
-def _spot_fields(
-    grid, spot_pass: np.ndarray
-) -> list[tuple[list[float | None] | None, int, float, int]]:
+def _spot_fields(grid, spot_pass: np.ndarray) -> list[tuple[list[float | None] | None, int, float]]:
     """Per spot, the parts of its cell that no answer changes: its rounded position, its
-    level, ``size_mm`` (its pass's grid) and its pass."""
+    level and ``size_mm`` (its pass's grid; ``spot_pass``: :func:`pass_of_cells`)."""
     from geom3d.core.output import round_point
 
     size = [float(s * grid.spacing) for s in OVERLAY_STRIDES]
     return [
-        (round_point(p), lv, size[k], k)
+        (round_point(p), lv, size[k])
         for p, lv, k in zip(grid.positions, grid.level.tolist(), spot_pass.tolist(), strict=True)
     ]
 
 
-def _partial_cells(plan, vis, asked, spots: list, k: int) -> list[dict]:
+def _partial_cells(plan, vis, asked, spot_pass, spots: list, k: int) -> list[dict]:
     """The spots of passes up to ``k`` whose searches are all done, in exposure.json's
     cell form plus ``size_mm`` (how wide to draw it: its pass's grid), in grid order.
     ``spots``: :func:`_spot_fields` of the plan's grid."""
@@ -387,7 +384,6 @@ def _partial_cells(plan, vis, asked, spots: list, k: int) -> list[dict]:
     seen[plan.tasks[asked, 0], plan.tasks[asked, 1]] = vis[asked]
     pending = np.zeros(len(spots), dtype=bool)
     pending[plan.tasks[~asked, 0]] = True
-    spot_pass = np.array([s[3] for s in spots], dtype=np.int64).reshape(-1)
     ids = [o.id for o in plan.observers]
     done = np.flatnonzero((spot_pass <= k) & ~pending)
     if not len(done):
