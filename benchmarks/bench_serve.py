@@ -22,7 +22,10 @@ overlay's time (20 mm, the side of the first trooper's enemies, as the page asks
 its passes, coarse to fine, each with when its spots came; then again after a trooper
 not on the observing side is dragged 40 mm, and after an observer is: the answers the
 move cannot change kept; not with ``--no-overlay``; on the big table only with
-``--big-overlay``: its sides have 20 observers each).
+``--big-overlay``: its sides have 20 observers each). Last, ``geom3d serve``'s search
+ahead on new jobs: every side's overlay found with the session idle, the overlay asked
+for then, moves made while it searches (beside the moves above) and the overlay once it
+caught up after them.
 
 Usage::
 
@@ -52,11 +55,15 @@ from _raw import scene_raw_seconds
 
 from geom3d import terrain
 from geom3d.commands._prepare import prepare_kernels
+from geom3d.serve.ahead import AHEAD_NICE, ExposureAhead
 from geom3d.serve.app import make_server, serve_in_thread
 from geom3d.serve.overlay import OVERLAY_SPACING_MM, ExposureJobs
 from geom3d.serve.session import BadRequest, Session
 
 DEMO = Path(__file__).resolve().parents[1] / "meshes" / "demo" / "table.yaml"
+
+#: Moves timed while the search ahead searches (each after a quiet spell: about 1.3 s).
+AHEAD_MOVES = 20
 
 
 def _moves(session: Session, n: int, seed: int) -> list[tuple[str, list[float]]]:
@@ -257,6 +264,66 @@ def bench(
         f"state {st2['state']}"
     )
     _overlay_after_moves(session, rate, jobs)
+    _overlay_ahead(session, rate, moves, times)
+
+
+def _wait_ahead(ahead: ExposureAhead, generation: int) -> float:
+    """Seconds until ``ahead`` has every side's answers for move ``generation``."""
+    t0 = time.perf_counter()
+    while (st := ahead.status())["state"] != "done" or st.get("generation") != generation:
+        if st["state"] == "error":
+            raise SystemExit(f"the search ahead stopped: {st.get('error')}")
+        time.sleep(0.05)
+    return time.perf_counter() - t0
+
+
+def _overlay_ahead(session: Session, rate: float, moves, quiet_moves: list[float]) -> None:
+    """``geom3d serve``'s search ahead (:mod:`geom3d.serve.ahead`), on new jobs (nothing
+    kept): how long it takes to find every side's overlay with the session idle; the
+    overlay asked for then; moves made while it searches (each after a quiet spell, so
+    that it is searching the pairs the move before changed), beside the same moves with
+    nothing searched ahead (``quiet_moves``, above); and the overlay again once it caught
+    up after the last of them."""
+    jobs = _Timed()
+    jobs.prepare(session.scene)
+    ahead = ExposureAhead(jobs, session)
+    session.last_request = time.monotonic() - ahead.idle_s  # (quiet since long ago)
+    ahead.start()
+    fill = _wait_ahead(ahead, session.generation)
+    sides = ahead.status()["sides"]
+    print(
+        f"   search ahead ({ahead.threads} thread(s), nice {AHEAD_NICE}), the session "
+        f"idle: every side's overlay in {fill:.1f} s ("
+        + ", ".join(f"{s}: {v['total']} pairs" for s, v in sides.items())
+        + ")"
+    )
+    secs, st, _ = _overlay_seconds(session, jobs)
+    print(
+        f"   overlay once searched ahead: {secs:.2f} s, {st.get('reused')} of "
+        f"{st.get('total')} answers kept ({secs * rate / 1e6:,.1f} M raw Embree segments)"
+    )
+    times = []
+    for tid, pos in moves[:AHEAD_MOVES]:
+        time.sleep(ahead.idle_s + 0.3)  # the search ahead started again meanwhile
+        busy = ahead.status()["state"] == "searching"
+        t1 = time.perf_counter()
+        try:
+            session.move(tid, pos)
+        except BadRequest:
+            continue
+        if busy:
+            times.append(time.perf_counter() - t1)
+    print(
+        f"   move while it searches: {_stats(times)} "
+        f"(the same table with nothing searched ahead: {_stats(quiet_moves)})"
+    )
+    refill = _wait_ahead(ahead, session.generation)
+    secs, st, _ = _overlay_seconds(session, jobs)
+    ahead.stop()
+    print(
+        f"   after the last move it caught up in {refill:.1f} s; overlay then: {secs:.2f} s, "
+        f"{st.get('reused')} of {st.get('total')} answers kept"
+    )
 
 
 def _overlay_after_moves(session: Session, rate: float, jobs: _Timed) -> None:

@@ -66,6 +66,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="H",
         help=f"address to listen on; 0.0.0.0 lets other machines connect (default: {DEFAULT_HOST})",
     )
+    p.add_argument(
+        "--no-ahead",
+        action="store_true",
+        help="do not search the exposure overlays ahead while the server is idle (an "
+        "overlay is then searched when asked for) (default: searched ahead, at low priority)",
+    )
     add_quiet(p, "no warnings, no request log")
     p.set_defaults(func=run)
     return p
@@ -101,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         session.warm()
         serve_in_thread(server)
         server.jobs.prepare_in_background(session.scene)  # the overlay's cells, ahead
+        if not args.no_ahead:
+            server.ahead.start()  # the overlays' answers, while idle, at low priority
         print(f"geom3d serve: {session.path.name} at {server.url} (Ctrl-C stops)", file=sys.stderr)
         sys.stderr.flush()
         while not stopped.wait(3600):
@@ -111,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return stop.code
     finally:
         if server is not None:
+            server.ahead.stop(timeout=0)  # (its daemon thread ends after its step)
             threading.Thread(target=server.shutdown, daemon=True).start()
             server.server_close()
         if session is not None:

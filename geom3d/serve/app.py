@@ -13,6 +13,7 @@ Routes::
     POST /api/save         {} -> {file}: the moved scenario, a new file beside the input
     POST /api/exposure     {side} -> starts the exposure overlay
     GET  /api/exposure     its progress, then its cells
+    GET  /api/ahead        how far the overlays searched ahead got (:mod:`geom3d.serve.ahead`)
 
 Safe by default: answers JSON (``application/json``), errors one line of plain text
 with 400 (bad request), 404 (unknown route or id), 409 (a move superseded by a newer
@@ -35,6 +36,7 @@ from typing import Any
 
 from geom3d.core.errors import Geom3dError
 from geom3d.core.output import dumps_json, safe_text
+from geom3d.serve.ahead import ExposureAhead
 from geom3d.serve.overlay import ExposureJobs
 from geom3d.serve.session import BadRequest, NotFound, Session, Superseded
 
@@ -66,6 +68,7 @@ class GeomServer(ThreadingHTTPServer):
         super().__init__(address, Handler)
         self.session = session
         self.jobs = ExposureJobs()
+        self.ahead = ExposureAhead(self.jobs, session)  # started by geom3d serve, once warm
         self.quiet = quiet
         self.page = _page()
         port = self.server_address[1]
@@ -130,6 +133,8 @@ class Handler(BaseHTTPRequestHandler):
             self._json(self.server.session.scene_doc())
         elif path == "/api/exposure":
             self._json(self.server.jobs.status())
+        elif path == "/api/ahead":
+            self._json(self.server.ahead.status())
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path[:100]}")
 

@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "OVERLAY_BATCH",
     "OVERLAY_MEMO_MAX",
+    "OVERLAY_MEMO_SCENERIES",
     "OVERLAY_POOL_CPUS",
     "OVERLAY_POOL_FROM",
     "OVERLAY_PROBE",
@@ -94,9 +95,14 @@ OVERLAY_POOL_CPUS = 4
 
 #: Answers the overlay keeps for the next overlay (:func:`geom3d.exposure.jobs.task_keys`
 #: names each by everything it depends on, so after a move only the pairs the moved
-#: trooper can change are searched again; all are forgotten when the scenery changes or
-#: when there would be more than this many, about 100 bytes each).
+#: trooper can change are searched again; all are forgotten when there would be more
+#: than this many, about 100 bytes each; see also :data:`OVERLAY_MEMO_SCENERIES`).
 OVERLAY_MEMO_MAX = 400_000
+
+#: Sceneries (job keys) whose answers are kept: one in a session without 40k vehicles
+#: (moves re-stand troopers, the scenery stays); with vehicles each side's blocking hulls
+#: make its own key, and a vehicle's move a new one.
+OVERLAY_MEMO_SCENERIES = 8
 
 #: Searches per batch: after each batch of a pass the status carries the spots done so
 #: far (a pass in the overlay's thread runs batch by batch; a pass on workers reports
@@ -143,6 +149,9 @@ class ExposureJobs:
         Processes per pass (:data:`OVERLAY_WORKERS` when made).
     threads : int or None
         Threads of a pass run in this process (:data:`OVERLAY_THREADS` when made).
+    cleared : int
+        How many times kept answers were forgotten (a scenery's, for newer ones, or all,
+        at :data:`OVERLAY_MEMO_MAX`): the search ahead plans again when it changes.
     """
 
     def __init__(self) -> None:
@@ -151,28 +160,38 @@ class ExposureJobs:
         self._state: dict[str, Any] = {"job": 0, "state": "none"}
         self.workers: int | None = OVERLAY_WORKERS
         self.threads: int | None = OVERLAY_THREADS
-        self._memo: dict[bytes, bool] = {}  # task key -> visible, for one scenery
-        self._memo_scenery = ""
+        # job key (its scenery) -> {task key -> visible}, the most recently used last
+        self._memo: dict[str, dict[bytes, bool]] = {}
+        self.cleared = 0
         self._grid: tuple[Any, Any] = (None, None)  # (scenery, its cells): moves keep them
         self._standing = threading.Lock()  # held while the cells are stood (once)
 
-    def _recall(self, scenery: str, keys: list[bytes]) -> np.ndarray:
-        """(t,) int8: the answer kept for each key (0 or 1), -1 where none is."""
+    def recall(self, scenery: str, keys: list[bytes]) -> np.ndarray:
+        """(t,) int8: the answer kept for each of ``keys`` (0 or 1), -1 where none is.
+        ``scenery``: the job's key (:attr:`ExposureJob.key
+        <geom3d.exposure.jobs.ExposureJob.key>`; with 40k vehicles each side's differs).
+        The answers of at most :data:`OVERLAY_MEMO_SCENERIES` sceneries are kept, the
+        least recently asked forgotten first."""
         with self._lock:
-            if scenery != self._memo_scenery:
-                self._memo.clear()
-                self._memo_scenery = scenery
-            memo = self._memo
+            memo = self._memo.pop(scenery, None)
+            if memo is None:
+                memo = {}
+                while len(self._memo) >= OVERLAY_MEMO_SCENERIES:
+                    self.cleared += bool(self._memo.pop(next(iter(self._memo))))
+            self._memo[scenery] = memo  # (the most recent, last)
             return np.array([memo.get(k, -1) for k in keys], dtype=np.int8).reshape(-1)
 
-    def _remember(self, scenery: str, keys: list[bytes], vis: np.ndarray) -> None:
-        """Keep the answers ``vis`` ((t,) bool) of ``keys`` for later overlays."""
+    def remember(self, scenery: str, keys: list[bytes], vis: np.ndarray) -> None:
+        """Keep the answers ``vis`` ((t,) bool) of ``keys`` for later overlays (all are
+        forgotten first when there would be more than :data:`OVERLAY_MEMO_MAX`)."""
         with self._lock:
-            if scenery != self._memo_scenery:
-                return  # a newer overlay on other scenery owns the memo now
-            if len(self._memo) + len(keys) > OVERLAY_MEMO_MAX:
-                self._memo.clear()
-            self._memo.update(zip(keys, vis.tolist(), strict=True))
+            if scenery not in self._memo:
+                return  # forgotten meanwhile: newer sceneries own the memo now
+            if sum(map(len, self._memo.values())) + len(keys) > OVERLAY_MEMO_MAX:
+                for memo in self._memo.values():
+                    memo.clear()
+                self.cleared += 1
+            self._memo[scenery].update(zip(keys, vis.tolist(), strict=True))
 
     def start(self, scene, side: str, generation: int) -> dict:
         """Start a map of ``scene`` seen by ``side``; the job's first state."""
@@ -256,10 +275,11 @@ class ExposureJobs:
             except Cancelled:
                 return
 
-    def _passes(self, job: int, scene, side: str) -> None:
-        from geom3d.exposure.document import finish_exposure, plan_engines, plan_exposure
+    def plan(self, scene, side: str):
+        """The overlay's plan (:func:`geom3d.exposure.document.plan_exposure`) of
+        ``scene`` seen by ``side``, on the cells stood once per scenery."""
+        from geom3d.exposure.document import plan_exposure
 
-        t0 = time.perf_counter()
         with self._standing:  # (the cells stood by prepare(), or stood here once)
             with self._lock:
                 scenery, grid = self._grid
@@ -269,6 +289,13 @@ class ExposureJobs:
             )  # fmt: skip
             with self._lock:
                 self._grid = (scene.scenery, plan.grid)
+        return plan
+
+    def _passes(self, job: int, scene, side: str) -> None:
+        from geom3d.exposure.document import finish_exposure, plan_engines
+
+        t0 = time.perf_counter()
+        plan = self.plan(scene, side)
         run = _Run(self, job, plan, plan_engines(scene, plan))
         self._update(
             job,
@@ -313,7 +340,7 @@ class _Run:
         from geom3d.exposure.jobs import task_keys
 
         self.keys = task_keys(plan.job)
-        kept = jobs._recall(plan.job.key, self.keys)
+        kept = jobs.recall(plan.job.key, self.keys)
         self.asked = kept >= 0  # answered by an earlier overlay: not searched again
         self.vis = kept == 1
         self.reused = int(np.count_nonzero(self.asked))
@@ -351,7 +378,7 @@ class _Run:
             )  # fmt: skip
             self.t_rays += time.perf_counter() - t1
             self.vis[part], self.asked[part] = got, True
-            self.jobs._remember(self.plan.job.key, [self.keys[i] for i in part], got)
+            self.jobs.remember(self.plan.job.key, [self.keys[i] for i in part], got)
             for name, v in self.info["counters"].items():
                 self.counters[name] = self.counters.get(name, 0) + int(v)
         self.jobs._update(self.job, done=int(np.count_nonzero(self.asked)))

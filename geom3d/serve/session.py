@@ -23,6 +23,7 @@ import json
 import math
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,9 @@ class Session:
     bounds : list of float
         ``[x0, y0, x1, y1]`` (mm): where a trooper may be moved
         (:func:`geom3d.serve.plan.table_bounds`).
+    last_request : float
+        When (``time.monotonic()``) the last move, Line of Fire or attack was asked
+        for: the search ahead (:mod:`geom3d.serve.ahead`) waits for a quiet spell.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -101,6 +105,7 @@ class Session:
         )
         self.scene = build_scene(scenario, prefetch_proofs=True)
         self.generation = 0
+        self.last_request = time.monotonic()
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(PAIR_THREADS, thread_name_prefix="geom3d-pairs")
         self._k = LENGTH_UNITS[scenario.units]
@@ -157,6 +162,7 @@ class Session:
         """
         from geom3d.core.output import round_point
 
+        self.last_request = time.monotonic()
         scene = self.scene
         if tid not in scene.troopers:
             raise NotFound(f"unknown trooper {json.dumps(tid)[:80]}")
@@ -209,6 +215,7 @@ class Session:
         Superseded
             A newer move came before this one's pairs were all searched.
         """
+        self.last_request = time.monotonic()
         if not isinstance(tid, str):
             raise BadRequest("id: expected a trooper id (a string)")
         if tid not in self.scene.troopers:
@@ -284,6 +291,7 @@ class Session:
         from geom3d.commands.answers import attack_report
         from geom3d.serve.plan import attack_drawing
 
+        self.last_request = time.monotonic()
         if not isinstance(aid, str):
             raise BadRequest("id: expected an attack id (a string)")
         scene = self.scene

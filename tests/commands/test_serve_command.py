@@ -39,8 +39,8 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def _start(path, until=rb"at (http://127\.0\.0\.1:\d+/)"):
-    cmd = [sys.executable, "-m", "geom3d", "serve", str(path), "--port", "0"]
+def _start(path, until=rb"at (http://127\.0\.0\.1:\d+/)", args=()):
+    cmd = [sys.executable, "-m", "geom3d", "serve", str(path), "--port", "0", *args]
     proc = subprocess.Popen(
         cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
@@ -67,6 +67,11 @@ def _post(url, path, body):
         headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read())
+
+
+def _get(url, path):
+    with urllib.request.urlopen(url + path.lstrip("/"), timeout=120) as r:
         return json.loads(r.read())
 
 
@@ -167,3 +172,43 @@ def test_port_in_use(tmp_path):
         .splitlines()[-1]
         .startswith(f"geom3d: error: cannot listen on 127.0.0.1:{port}: ")
     )
+
+
+def test_the_overlays_are_searched_ahead_unless_no_ahead(tmp_path):
+    """By default, once idle, the server finds both sides' overlays ahead (GET
+    /api/ahead says how far it got) and an overlay asked for then searches nothing;
+    SIGTERM after a move, its thread about to search again, stops all the same. With
+    --no-ahead nothing is searched ahead."""
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(SCENARIO))
+    proc, url = _start(path)
+    try:
+        deadline = time.monotonic() + 300
+        while (doc := _get(url, "/api/ahead"))["state"] != "done":
+            assert time.monotonic() < deadline and doc["state"] != "error", doc
+            time.sleep(0.1)
+        sides = doc["sides"]
+        assert set(sides) == {"blue", "red"}
+        assert all(v["done"] == v["total"] > 0 for v in sides.values())
+        _post(url, "/api/exposure", {"side": "red"})
+        while (doc := _get(url, "/api/exposure"))["state"] == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert doc["state"] == "done" and doc["reused"] == doc["total"] == sides["red"]["total"]
+        _post(url, "/api/move", {"id": "b", "position": [300, 330]})
+        while _get(url, "/api/ahead")["state"] == "done":  # (then waiting 1 s)
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    code, elapsed, err = _stop(proc, signal.SIGTERM)  # (its thread waiting or searching)
+    assert code == 143 and elapsed < 2.5, err
+    proc, url = _start(path, args=["--no-ahead"])
+    try:
+        time.sleep(1.5)
+        assert _get(url, "/api/ahead") == {"state": "off", "sides": {}}
+    finally:
+        code, _, err = _stop(proc, signal.SIGTERM)
+    assert code == 143, err

@@ -32,7 +32,7 @@ def _expected(pairs):
     return sorted([p["from"], p["to"], p["reason"] or "yes"] for p in pairs)
 
 
-async def _drive(browser_ws: str, url: str, session: Session) -> None:
+async def _drive(browser_ws: str, url: str, session: Session, ahead) -> None:
     async with aiohttp.ClientSession() as http:
         page_ws = await page_socket_url(http, browser_ws)
         async with http.ws_connect(page_ws, max_msg_size=0) as ws:
@@ -124,16 +124,25 @@ async def _drive(browser_ws: str, url: str, session: Session) -> None:
             assert "kept from before" in await page.js(
                 "document.getElementById('expout').textContent"
             )
+            # the maps found ahead, the session quiet (held back until now): the page says
+            # how far it got, then that both are ready
+            ahead_text = "document.getElementById('ahead').textContent"
+            assert (await page.js(ahead_text)).startswith("finding the maps ahead while idle")
+            ahead.idle_s = 0.0
+            await page.until(f"/^maps ready ahead: (blue, red|red, blue)$/.test({ahead_text})")
 
 
 def test_page_in_chromium(table_file, tmp_path):
     browser = chromium()
     srv = make_server(Session(table_file), "127.0.0.1", 0)
     serve_in_thread(srv)
+    srv.ahead.idle_s = 3600.0  # started as geom3d serve starts it; searching at the end
+    srv.ahead.start()
     try:
         args = ["--disable-gpu", "--window-size=1300,900"]
         with devtools_browser(browser, tmp_path / "profile", args) as ws_url:
-            asyncio.run(_drive(ws_url, srv.url, srv.session))
+            asyncio.run(_drive(ws_url, srv.url, srv.session, srv.ahead))
     finally:
+        srv.ahead.stop(timeout=60)
         srv.shutdown()
         srv.server_close()
