@@ -17,7 +17,8 @@ and the finished map is :func:`geom3d.exposure.document.finish_exposure`'s, the 
 cells as ``geom3d exposure --spacing 20`` on the saved scenario (``tests/serve``).
 Answers are kept for the next overlay (:data:`OVERLAY_MEMO_MAX`), each under a digest
 of everything it depends on (:func:`geom3d.exposure.jobs.task_keys`): after a trooper
-is dragged, only the pairs it can change are searched again.
+is dragged, only the pairs it can change are searched again. ``geom3d serve`` also
+fills them ahead, while the session is quiet (:mod:`geom3d.serve.ahead`).
 
 Each pass runs through the exposure pipeline (:func:`geom3d.exposure.jobs.visible_tasks`):
 in this process on :data:`OVERLAY_THREADS` threads sharing the scene's own BVH and proofs
@@ -31,6 +32,7 @@ threaded process is never forked).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import threading
 import time
@@ -95,8 +97,8 @@ OVERLAY_POOL_CPUS = 4
 
 #: Answers the overlay keeps for the next overlay (:func:`geom3d.exposure.jobs.task_keys`
 #: names each by everything it depends on, so after a move only the pairs the moved
-#: trooper can change are searched again; all are forgotten when there would be more
-#: than this many, about 100 bytes each; see also :data:`OVERLAY_MEMO_SCENERIES`).
+#: trooper can change are searched again; past this many, about 100 bytes each, the
+#: least recently asked are forgotten; see also :data:`OVERLAY_MEMO_SCENERIES`).
 OVERLAY_MEMO_MAX = 400_000
 
 #: Sceneries (job keys) whose answers are kept: one in a session without 40k vehicles
@@ -150,8 +152,9 @@ class ExposureJobs:
     threads : int or None
         Threads of a pass run in this process (:data:`OVERLAY_THREADS` when made).
     cleared : int
-        How many times kept answers were forgotten (a scenery's, for newer ones, or all,
-        at :data:`OVERLAY_MEMO_MAX`): the search ahead plans again when it changes.
+        How many times kept answers were forgotten (a scenery's, for newer ones, or the
+        least recently asked, past :data:`OVERLAY_MEMO_MAX`): the search ahead plans
+        again when it changes.
     """
 
     def __init__(self) -> None:
@@ -171,7 +174,8 @@ class ExposureJobs:
         ``scenery``: the job's key (:attr:`ExposureJob.key
         <geom3d.exposure.jobs.ExposureJob.key>`; with 40k vehicles each side's differs).
         The answers of at most :data:`OVERLAY_MEMO_SCENERIES` sceneries are kept, the
-        least recently asked forgotten first."""
+        least recently asked forgotten first; each answer found here becomes the most
+        recently asked (:meth:`remember` forgets the least recently asked)."""
         with self._lock:
             memo = self._memo.pop(scenery, None)
             if memo is None:
@@ -179,19 +183,33 @@ class ExposureJobs:
                 while len(self._memo) >= OVERLAY_MEMO_SCENERIES:
                     self.cleared += bool(self._memo.pop(next(iter(self._memo))))
             self._memo[scenery] = memo  # (the most recent, last)
-            return np.array([memo.get(k, -1) for k in keys], dtype=np.int8).reshape(-1)
+            out = np.full(len(keys), -1, dtype=np.int8)
+            for i, k in enumerate(keys):
+                v = memo.pop(k, None)
+                if v is not None:
+                    memo[k] = out[i] = v  # (moved to the end: the most recently asked)
+            return out
 
     def remember(self, scenery: str, keys: list[bytes], vis: np.ndarray) -> None:
-        """Keep the answers ``vis`` ((t,) bool) of ``keys`` for later overlays (all are
-        forgotten first when there would be more than :data:`OVERLAY_MEMO_MAX`)."""
+        """Keep the answers ``vis`` ((t,) bool) of ``keys`` for later overlays. Past
+        :data:`OVERLAY_MEMO_MAX` answers the least recently asked are forgotten, down to
+        three quarters of it: a moved trooper's old pairs, which no plan asks again."""
         with self._lock:
             if scenery not in self._memo:
                 return  # forgotten meanwhile: newer sceneries own the memo now
-            if sum(map(len, self._memo.values())) + len(keys) > OVERLAY_MEMO_MAX:
-                for memo in self._memo.values():
-                    memo.clear()
-                self.cleared += 1
             self._memo[scenery].update(zip(keys, vis.tolist(), strict=True))
+            excess = sum(map(len, self._memo.values())) - OVERLAY_MEMO_MAX
+            if excess <= 0:
+                return
+            drop = excess + OVERLAY_MEMO_MAX // 4
+            for memo in self._memo.values():  # the least recently asked sceneries first
+                old = list(itertools.islice(memo, min(drop, len(memo))))
+                for k in old:
+                    del memo[k]
+                drop -= len(old)
+                if drop <= 0:
+                    break
+            self.cleared += 1
 
     def start(self, scene, side: str, generation: int) -> dict:
         """Start a map of ``scene`` seen by ``side``; the job's first state."""

@@ -179,3 +179,20 @@ def test_kept_answers_per_scenery_most_recent_kept():
     jobs.remember("s1", keys, np.array([True, True]))  # pushed out: dropped
     assert jobs.recall("s2", keys).tolist() == [1, -1]
     assert jobs.recall("s1", keys).tolist() == [-1, -1] and jobs.cleared == 2
+
+
+def test_past_the_cap_the_least_recently_asked_answers_go(monkeypatch):
+    """Past OVERLAY_MEMO_MAX answers (8 here) the least recently asked go, down to three
+    quarters of it: k0 and k1, asked again, stay; k2 to k5 (a moved trooper's old pairs,
+    asked by no plan since) go."""
+    import geom3d.serve.overlay as overlay
+
+    monkeypatch.setattr(overlay, "OVERLAY_MEMO_MAX", 8)
+    jobs = ExposureJobs()
+    keys = [f"k{i}".encode() for i in range(10)]
+    jobs.recall("s", [])
+    jobs.remember("s", keys[:6], np.arange(6) % 2 == 0)
+    assert jobs.recall("s", keys[:2]).tolist() == [1, 0]
+    jobs.remember("s", keys[6:], np.ones(4, bool))
+    assert jobs.cleared == 1
+    assert jobs.recall("s", keys).tolist() == [1, 0, -1, -1, -1, -1, 1, 1, 1, 1]
