@@ -4,6 +4,7 @@ exposure`` makes of the saved scenario."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -17,7 +18,7 @@ from geom3d.serve.ahead import AHEAD_NICE, ExposureAhead
 from geom3d.serve.overlay import OVERLAY_MEMO_SCENERIES, ExposureJobs
 from geom3d.serve.session import Session
 
-from .test_overlay import _exposure_of_saved, _wait
+from .test_overlay import _exposure_of_saved, _wait, counting_searches
 
 
 def _caught_up(ahead: ExposureAhead, session: Session, cap_s: float = 600) -> dict:
@@ -33,20 +34,20 @@ def _caught_up(ahead: ExposureAhead, session: Session, cap_s: float = 600) -> di
     raise AssertionError(f"the search ahead did not catch up: {ahead.status()}")
 
 
-def _counting(monkeypatch) -> list[int]:
-    """Pairs each call of the exposure pipeline searches (the overlay's and the search
-    ahead's)."""
-    import geom3d.exposure.jobs as jobs_module
-
-    asked: list[int] = []
-    real = jobs_module.visible_tasks
-
-    def counting(job, **kw):
-        asked.append(len(job.tasks))
-        return real(job, **kw)
-
-    monkeypatch.setattr(jobs_module, "visible_tasks", counting)
-    return asked
+@contextlib.contextmanager
+def _searching_ahead(table_file, idle_s: float):
+    """A session on the table, its overlay jobs (in their thread) and the search ahead
+    started on them; stopped (and its thread ended) on the way out."""
+    s = Session(table_file)
+    jobs = ExposureJobs()
+    jobs.workers = 1
+    ahead = ExposureAhead(jobs, s, idle_s=idle_s)
+    thread = ahead.start()
+    try:
+        yield s, jobs, ahead
+    finally:
+        ahead.stop(timeout=60)
+    assert not thread.is_alive()
 
 
 def test_overlays_searched_ahead_are_geom3d_exposure(table_file, monkeypatch):
@@ -54,13 +55,8 @@ def test_overlays_searched_ahead_are_geom3d_exposure(table_file, monkeypatch):
     kept) and is ``geom3d exposure`` on the saved file; after a move it searches the
     pairs the move changed, and the overlay is again the saved file's map, searched
     nothing."""
-    asked = _counting(monkeypatch)
-    s = Session(table_file)
-    jobs = ExposureJobs()
-    jobs.workers = 1
-    ahead = ExposureAhead(jobs, s, idle_s=0.0)
-    ahead.start()
-    try:
+    asked = counting_searches(monkeypatch)
+    with _searching_ahead(table_file, idle_s=0.0) as (s, jobs, ahead):
         st = _caught_up(ahead, s)
         assert set(st["sides"]) == {"blue", "red"}
         assert all(v["done"] == v["total"] > 0 for v in st["sides"].values())
@@ -80,21 +76,13 @@ def test_overlays_searched_ahead_are_geom3d_exposure(table_file, monkeypatch):
                 want = _exposure_of_saved(s, table_file, side)
                 assert got["cells"] == want["cells"]
                 assert got["safe_share"] == want["safe_share"]
-    finally:
-        ahead.stop(timeout=60)
-    assert not ahead._thread.is_alive()
 
 
 def test_it_waits_for_a_quiet_spell_and_for_a_running_overlay(table_file, monkeypatch):
     """With a request in the last ``idle_s`` seconds it searches nothing; nor while an
     overlay runs; then, quiet, it searches."""
-    asked = _counting(monkeypatch)
-    s = Session(table_file)
-    jobs = ExposureJobs()
-    jobs.workers = 1
-    ahead = ExposureAhead(jobs, s, idle_s=3600.0)
-    ahead.start()
-    try:
+    asked = counting_searches(monkeypatch)
+    with _searching_ahead(table_file, idle_s=3600.0) as (s, jobs, ahead):
         s.pairs_of("a")  # a request just now
         time.sleep(0.5)
         assert ahead.status()["state"] == "waiting" and asked == []
@@ -104,8 +92,6 @@ def test_it_waits_for_a_quiet_spell_and_for_a_running_overlay(table_file, monkey
         assert ahead.status()["state"] == "waiting" and asked == []
         monkeypatch.undo()  # (the overlay ended; the pipeline's counter goes too)
         _caught_up(ahead, s)
-    finally:
-        ahead.stop(timeout=60)
 
 
 def test_the_side_mapped_last_comes_first(table_file, monkeypatch):

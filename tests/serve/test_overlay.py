@@ -172,6 +172,22 @@ def test_overlay_on_spawned_workers_answers_the_same(table_file, monkeypatch):
             assert final[(tuple(c["position"]), c["level"])] == c["seen_by"]
 
 
+def counting_searches(monkeypatch) -> list[int]:
+    """The pairs each call of the exposure pipeline searches (``visible_tasks``: the
+    overlay's, and the search ahead's), appended to the list returned."""
+    import geom3d.exposure.jobs as jobs_module
+
+    asked: list[int] = []
+    real = jobs_module.visible_tasks
+
+    def counting(job, **kw):
+        asked.append(len(job.tasks))
+        return real(job, **kw)
+
+    monkeypatch.setattr(jobs_module, "visible_tasks", counting)
+    return asked
+
+
 def _exposure_of_saved(session: Session, table_file, side: str) -> dict:
     saved = table_file.parent / session.save()["file"]
     clear_scene_cache()
@@ -188,16 +204,7 @@ def test_after_a_move_only_the_pairs_it_can_change_are_searched_again(table_file
     """Each overlay equals ``geom3d exposure`` on the file saved then, whether its answers
     were searched or kept from the overlay before (moving an occluder, then an observer,
     then onto the roof); a repeat with nothing moved searches nothing."""
-    import geom3d.exposure.jobs as jobs_module
-
-    asked: list[int] = []
-    real = jobs_module.visible_tasks
-
-    def counting(job, **kw):
-        asked.append(len(job.tasks))
-        return real(job, **kw)
-
-    monkeypatch.setattr(jobs_module, "visible_tasks", counting)
+    asked = counting_searches(monkeypatch)
     import geom3d.exposure.document as document
 
     grids: list[bool] = []  # whether each plan was given the cells stood before
