@@ -5,25 +5,24 @@ everything that answer depends on (:func:`geom3d.exposure.jobs.task_keys`), and 
 overlay asked for later searches only the pairs no kept answer covers. An
 :class:`ExposureAhead` finds those answers before they are asked for:
 
-* in one background thread, at the lowest CPU priority (on Linux the thread's own nice
-  value, :data:`AHEAD_NICE`; the threads it starts inherit it), so the moves' threads and
-  every other program come first;
+* in background threads (one per core, at most 4), at the lowest CPU priority (on Linux each thread's own nice value, :data:`AHEAD_NICE`), so
+  the moves' threads and every other program come first;
 * only while the session is quiet: no move, Line of Fire or attack asked for in the last
-  :data:`AHEAD_IDLE_S` seconds and no overlay running. It searches
-  :data:`AHEAD_STEP` pairs per thread at a time and looks again between steps, so a
-  request that comes in meets at most one step;
+  :data:`AHEAD_IDLE_S` seconds and no overlay running. Each thread takes a step of
+  :data:`AHEAD_STEP` pairs at a time and looks again between steps, so a request that
+  comes in meets at most one step per thread;
 * each side's overlay of the current scene (at most :data:`AHEAD_SIDES`), planned as the
-  overlay plans it
-  (:meth:`ExposureJobs.plan <geom3d.serve.overlay.ExposureJobs.plan>`): the side mapped
-  last first, then the sides in the scenario's order; each plan's pairs coarse pass first
-  (:data:`~geom3d.serve.overlay.OVERLAY_STRIDES`), as the overlay asks them.
+  overlay plans it (:meth:`ExposureJobs.plan <geom3d.serve.overlay.ExposureJobs.plan>`):
+  the side mapped last first, then the sides in the scenario's order; each plan's pairs
+  coarse pass first (:data:`~geom3d.serve.overlay.OVERLAY_STRIDES`), as the overlay asks
+  them.
 
 After a move the new scene is planned again, and only the pairs whose key the move
 changed are searched. The answers are the overlay's own (the same search, the same
 keys), so an overlay drawn from them is the one it would have searched
-(``tests/serve/test_ahead.py``). On ``bench_serve.py``'s 1M-triangle table the overlay of
-a side took 15 to 18 s on 2 cores when asked for cold, and 0.3 s once the search ahead
-had caught up.
+(``tests/serve/test_ahead.py``). On ``bench_serve.py``'s 1M-triangle table, on 2 cores,
+the overlay of a side took 16 s when asked for cold, and 0.45 s once the search ahead had
+caught up (50 s after the start, for both sides).
 
 ``geom3d serve --no-ahead`` leaves it off: an overlay is then searched when asked for.
 """
@@ -63,7 +62,7 @@ AHEAD_IDLE_S = 1.0
 #: running, or nothing left to search until the next move).
 AHEAD_POLL_S = 0.25
 
-#: Pairs each thread searches per step; the quiet is checked again between steps. On the
+#: Pairs a thread searches per step; the quiet is checked again between steps. On the
 #: 1M-triangle table a pair takes about 1 ms on average and up to a second.
 AHEAD_STEP = 16
 
@@ -77,8 +76,13 @@ AHEAD_SIDES = 4
 
 
 def _ahead_threads() -> int:
-    """One thread per core beyond the first, at most 4: a core stays for the requests."""
-    return max(1, min(4, cpu_count() - 1))
+    """One thread per core, at most 4 (each takes its own steps: a slow pair holds up no
+    other thread). At nice 19 they give way to the requests' threads; what a move still
+    shares with them is Python's lock: on 2 cores, on the 1M-triangle table, moves made
+    while 2 threads searched took 54 ms median and 100 ms p95 against 79 and 138 ms
+    beside 1 thread (noise: 35 and 64 ms with none), and the search caught up after 53 s
+    instead of 70 s (``bench_serve.py``'s moves, one after each quiet spell)."""
+    return max(1, min(4, cpu_count()))
 
 
 @dataclasses.dataclass
@@ -94,7 +98,7 @@ class _Side:
 
 
 class ExposureAhead:
-    """Search the overlays' answers ahead in a background thread (module docstring).
+    """Search the overlays' answers ahead in background threads (module docstring).
 
     Parameters
     ----------
@@ -105,7 +109,8 @@ class ExposureAhead:
     idle_s : float
         Seconds of quiet before searching (:data:`AHEAD_IDLE_S`).
     threads : int, optional
-        Threads that share a step (default: one per core beyond the first, at most 4).
+        Threads, each taking the next step when done with its own (default: one per
+        core, at most 4).
     """
 
     def __init__(
@@ -119,38 +124,44 @@ class ExposureAhead:
         self.jobs, self.session, self.idle_s = jobs, session, idle_s
         self.threads = threads or _ahead_threads()
         self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # the state
+        self._plan = threading.Lock()  # the plans and what is taken of them
+        self._started: list[threading.Thread] = []
         self._scene: Any = None  # the scene self._sides were planned on
         self._cleared = -1  # jobs.cleared when they were planned
         self._sides: dict[str, _Side | None] = {}  # None: the side cannot be mapped
+        self._busy = 0  # steps taken and not yet kept
         self._state: dict[str, Any] = {"state": "off"}
 
     # ------------------------------------------------------------------ control
-    def start(self) -> threading.Thread:
-        """Start the background thread (a daemon; once)."""
-        if self._thread is None:
+    def start(self) -> list[threading.Thread]:
+        """Start the background threads (daemons; once); returned."""
+        if not self._started:
             self._set(state="waiting")
-            self._thread = threading.Thread(target=self._loop, name="geom3d-ahead", daemon=True)
-            self._thread.start()
-        return self._thread
+            self._started = [
+                threading.Thread(target=self._loop, name=f"geom3d-ahead-{k}", daemon=True)
+                for k in range(self.threads)
+            ]
+            for thread in self._started:
+                thread.start()
+        return list(self._started)
 
     def stop(self, timeout: float | None = None) -> None:
-        """Stop after the current step (waiting at most ``timeout`` seconds for it)."""
+        """Stop after the current steps (waiting at most ``timeout`` seconds for each)."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        for thread in self._started:
+            thread.join(timeout)
 
     def status(self) -> dict:
         """``state`` (``off``, ``waiting``: for a quiet spell, ``searching``, ``done``:
         every side's answers are kept, ``error``), and for the scene of move
         ``generation`` (the session's, when it was planned) per side planned so far
         ``sides``: ``{side: {"done", "total"}}`` (its overlay's pairs with rays, and how
-        many of their answers are kept)."""
+        many of their answers are kept or being searched)."""
         with self._lock:
             return {**self._state, "sides": dict(self._state.get("sides", {}))}
 
-    # ------------------------------------------------------------------ the thread
+    # ------------------------------------------------------------------ the threads
     def _set(self, **fields: Any) -> None:
         with self._lock:
             self._state.update(fields)
@@ -164,18 +175,21 @@ class ExposureAhead:
                     self._set(state="waiting")
                     self._stop.wait(min(wait, AHEAD_POLL_S))
                     continue
-                side = self._next_side()
-                if side is None:
-                    self._set(state="done")
+                with self._plan:
+                    step = self._take()
+                    if step is None and not self._busy:
+                        self._set(state="done")
+                if step is None:
                     self._stop.wait(AHEAD_POLL_S)
                     continue
                 self._set(state="searching")
-                self._step(side)
+                self._step(*step)
         except Exception as exc:  # the overlay still searches when asked; say why this stopped
             why = (str(exc).splitlines() or [type(exc).__name__])[0]
             log.debug("geom3d serve: the exposure search ahead stopped", exc_info=True)
             log.warning("geom3d serve: the exposure search ahead stopped: %s", why)
             self._set(state="error", error=why)
+            self._stop.set()  # (the other threads too)
 
     def _quiet_wait(self) -> float:
         """Seconds to wait before the next step (0: search now)."""
@@ -190,22 +204,26 @@ class ExposureAhead:
         last = self.jobs.status().get("side")
         return sorted(sides, key=lambda s: s != last)[:AHEAD_SIDES]
 
-    def _next_side(self) -> _Side | None:
-        """The first side with pairs left to search on the current scene (planned here
-        when first met), or None."""
+    def _take(self) -> tuple[_Side, np.ndarray] | None:
+        """The next step (a side and up to :data:`AHEAD_STEP` of its task rows) of the
+        current scene, planned here when first met; None when none is left (called
+        holding ``self._plan``)."""
         scene = self.session.scene
         if scene is not self._scene or self.jobs.cleared != self._cleared:
             self._scene, self._cleared, self._sides = scene, self.jobs.cleared, {}
             self._set(state="searching", sides={}, generation=self.session.generation)
         for side in self._order(scene):
             if side not in self._sides:
-                self._sides[side] = self._plan(scene, side)
+                self._sides[side] = self._plan_side(scene, side)
             work = self._sides[side]
             if work is not None and work.pos < len(work.todo):
-                return work
+                rows = work.todo[work.pos : work.pos + AHEAD_STEP]
+                work.pos += len(rows)
+                self._busy += 1
+                return work, rows
         return None
 
-    def _plan(self, scene, side: str) -> _Side | None:
+    def _plan_side(self, scene, side: str) -> _Side | None:
         from geom3d.exposure.document import plan_engines
         from geom3d.exposure.jobs import task_keys
 
@@ -232,19 +250,21 @@ class ExposureAhead:
                 work.side: {"done": total - left, "total": total},
             }
 
-    def _step(self, work: _Side) -> None:
-        """Search the next :data:`AHEAD_STEP` pairs per thread of ``work`` and keep the
-        answers (pairs answered meanwhile, by an overlay, are skipped)."""
+    def _step(self, work: _Side, rows: np.ndarray) -> None:
+        """Search task rows ``rows`` of ``work`` and keep the answers (rows answered
+        meanwhile, by an overlay, are skipped)."""
         from geom3d.exposure.jobs import visible_tasks
 
-        rows = work.todo[work.pos : work.pos + AHEAD_STEP * self.threads]
-        key = work.plan.job.key
-        rows = rows[self.jobs.recall(key, [work.keys[i] for i in rows]) < 0]
-        if len(rows):
-            sub = dataclasses.replace(work.plan.job, tasks=work.plan.job.tasks[rows])
-            got, _ = visible_tasks(sub, **work.engines, workers=1, threads=self.threads)
-            self.jobs.remember(key, [work.keys[i] for i in rows], got)
-        work.pos += AHEAD_STEP * self.threads
+        try:
+            key = work.plan.job.key
+            rows = rows[self.jobs.recall(key, [work.keys[i] for i in rows]) < 0]
+            if len(rows):
+                sub = dataclasses.replace(work.plan.job, tasks=work.plan.job.tasks[rows])
+                got, _ = visible_tasks(sub, **work.engines, workers=1)
+                self.jobs.remember(key, [work.keys[i] for i in rows], got)
+        finally:
+            with self._plan:
+                self._busy -= 1
         self._count(work)
 
 

@@ -35,28 +35,30 @@ def _caught_up(ahead: ExposureAhead, session: Session, cap_s: float = 600) -> di
 
 
 @contextlib.contextmanager
-def _searching_ahead(table_file, idle_s: float):
+def _searching_ahead(table_file, idle_s: float, threads: int = 1):
     """A session on the table, its overlay jobs (in their thread) and the search ahead
     started on them; stopped (and its thread ended) on the way out."""
     s = Session(table_file)
     jobs = ExposureJobs()
     jobs.workers = 1
-    ahead = ExposureAhead(jobs, s, idle_s=idle_s)
-    thread = ahead.start()
+    ahead = ExposureAhead(jobs, s, idle_s=idle_s, threads=threads)
+    started = ahead.start()
+    assert len(started) == threads
     try:
         yield s, jobs, ahead
     finally:
         ahead.stop(timeout=60)
-    assert not thread.is_alive()
+    assert not any(t.is_alive() for t in started)
 
 
-def test_overlays_searched_ahead_are_geom3d_exposure(table_file, monkeypatch):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_overlays_searched_ahead_are_geom3d_exposure(table_file, monkeypatch, threads):
     """Once the search ahead caught up, each side's overlay searches nothing (every answer
     kept) and is ``geom3d exposure`` on the saved file; after a move it searches the
     pairs the move changed, and the overlay is again the saved file's map, searched
     nothing."""
     asked = counting_searches(monkeypatch)
-    with _searching_ahead(table_file, idle_s=0.0) as (s, jobs, ahead):
+    with _searching_ahead(table_file, idle_s=0.0, threads=threads) as (s, jobs, ahead):
         st = _caught_up(ahead, s)
         assert set(st["sides"]) == {"blue", "red"}
         assert all(v["done"] == v["total"] > 0 for v in st["sides"].values())
@@ -115,16 +117,17 @@ def test_the_side_mapped_last_comes_first(table_file, monkeypatch):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice: Linux")
 def test_its_thread_runs_at_the_lowest_priority(table_file):
-    """The search ahead's thread is niced to AHEAD_NICE; the caller's thread is not."""
+    """The search ahead's threads are niced to AHEAD_NICE; the caller's thread is not."""
     s = Session(table_file)
-    ahead = ExposureAhead(ExposureJobs(), s, idle_s=3600.0)
+    ahead = ExposureAhead(ExposureJobs(), s, idle_s=3600.0, threads=2)
     mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    thread = ahead.start()
+    started = ahead.start()
     try:
         deadline = time.monotonic() + 60
-        while os.getpriority(os.PRIO_PROCESS, thread.native_id) != AHEAD_NICE:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        for thread in started:
+            while os.getpriority(os.PRIO_PROCESS, thread.native_id) != AHEAD_NICE:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
         assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine < AHEAD_NICE
     finally:
         ahead.stop(timeout=60)
@@ -135,13 +138,15 @@ def test_an_error_stops_it_with_one_line(table_file, monkeypatch, caplog):
     and its status says why in one line."""
     s = Session(table_file)
     jobs = ExposureJobs()
-    ahead = ExposureAhead(jobs, s, idle_s=0.0)
+    ahead = ExposureAhead(jobs, s, idle_s=0.0, threads=2)
 
     def broken(*a, **k):
         raise RuntimeError("disk on fire\nsecond line")
 
     monkeypatch.setattr(ahead_module.ExposureAhead, "_step", broken)
-    ahead.start().join(timeout=120)
+    for thread in ahead.start():  # (one fails, and stops the other)
+        thread.join(timeout=120)
+        assert not thread.is_alive()
     st = ahead.status()
     assert st["state"] == "error" and st["error"] == "disk on fire"
     assert "the exposure search ahead stopped: disk on fire" in caplog.text
