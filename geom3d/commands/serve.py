@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return stop.code
     finally:
         if server is not None:
-            server.ahead.stop(timeout=0)  # (its daemon thread ends after its step)
+            server.ahead.stop(timeout=0)  # (its daemon threads end after their steps)
             threading.Thread(target=server.shutdown, daemon=True).start()
             server.server_close()
         if session is not None:

@@ -5,8 +5,9 @@ everything that answer depends on (:func:`geom3d.exposure.jobs.task_keys`), and 
 overlay asked for later searches only the pairs no kept answer covers. An
 :class:`ExposureAhead` finds those answers before they are asked for:
 
-* in background threads (one per core, at most 4), at the lowest CPU priority (on Linux each thread's own nice value, :data:`AHEAD_NICE`), so
-  the moves' threads and every other program come first;
+* in background threads (one per core, at most 4), at the lowest CPU priority (on Linux
+  each thread's own nice value, :data:`AHEAD_NICE`), so the moves' threads and every
+  other program come first;
 * only while the session is quiet: no move, Line of Fire or attack asked for in the last
   :data:`AHEAD_IDLE_S` seconds and no overlay running. Each thread takes a step of
   :data:`AHEAD_STEP` pairs at a time and looks again between steps, so a request that
@@ -78,10 +79,11 @@ AHEAD_SIDES = 4
 def _ahead_threads() -> int:
     """One thread per core, at most 4 (each takes its own steps: a slow pair holds up no
     other thread). At nice 19 they give way to the requests' threads; what a move still
-    shares with them is Python's lock: on 2 cores, on the 1M-triangle table, moves made
-    while 2 threads searched took 54 ms median and 100 ms p95 against 79 and 138 ms
-    beside 1 thread (noise: 35 and 64 ms with none), and the search caught up after 53 s
-    instead of 70 s (``bench_serve.py``'s moves, one after each quiet spell)."""
+    shares with them is Python's lock. On 2 cores, on ``bench_serve.py``'s 1M-triangle
+    table, 14 of its moves made while the search ahead searched (each after a quiet
+    spell) took 54 ms median and 100 ms p95 beside 2 threads, 79 and 138 ms beside one
+    (moves vary that much from run to run; 35 and 64 ms with nothing searched ahead),
+    and the search then caught up after 53 s instead of 70 s."""
     return max(1, min(4, cpu_count()))
 
 
