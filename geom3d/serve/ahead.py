@@ -166,6 +166,8 @@ class ExposureAhead:
     # ------------------------------------------------------------------ the threads
     def _set(self, **fields: Any) -> None:
         with self._lock:
+            if self._state["state"] == "error":
+                fields.pop("state", None)  # (another thread's last step: the error stays)
             self._state.update(fields)
 
     def _loop(self) -> None:
