@@ -110,6 +110,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_ahead:
             server.ahead.start()  # the overlays' answers, while idle, at low priority
         print(f"geom3d serve: {session.path.name} at {server.url} (Ctrl-C stops)", file=sys.stderr)
+        if not args.no_ahead and not args.quiet:
+            print(
+                "geom3d serve: while idle, the exposure maps are searched ahead at low "
+                "priority (--no-ahead: not)",
+                file=sys.stderr,
+            )
         sys.stderr.flush()
         while not stopped.wait(3600):
             pass

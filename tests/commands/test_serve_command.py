@@ -54,6 +54,7 @@ def _start(path, until=rb"at (http://127\.0\.0\.1:\d+/)", args=()):
             seen += chunk
             m = re.search(until, seen)
             if m:
+                proc.seen = seen  # (the stderr read so far)
                 return proc, m.group(1).decode()
     proc.kill()
     proc.communicate()
@@ -181,7 +182,8 @@ def test_the_overlays_are_searched_ahead_unless_no_ahead(tmp_path):
     --no-ahead nothing is searched ahead."""
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(SCENARIO))
-    proc, url = _start(path)
+    says = rb"\n[^\n]*while idle, the exposure maps are searched ahead at low priority"
+    proc, url = _start(path, until=rb"at (http://127\.0\.0\.1:\d+/)[^\n]*" + says)
     try:
         deadline = time.monotonic() + 300
         while (doc := _get(url, "/api/ahead"))["state"] != "done":
@@ -211,4 +213,4 @@ def test_the_overlays_are_searched_ahead_unless_no_ahead(tmp_path):
         assert _get(url, "/api/ahead") == {"state": "off", "sides": {}}
     finally:
         code, _, err = _stop(proc, signal.SIGTERM)
-    assert code == 143, err
+    assert code == 143 and "searched ahead" not in proc.seen.decode() + err, err
