@@ -42,7 +42,7 @@ import numpy as np
 
 from geom3d.core.errors import Geom3dError
 from geom3d.execution.policy import cpu_count
-from geom3d.serve.overlay import ExposureJobs, pass_of_cells
+from geom3d.serve.overlay import ExposureJobs, plan_passes
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class _Side:
     engines: dict
     keys: list[bytes]
     todo: np.ndarray  # (u,) int64: task rows no answer was kept for, coarse pass first
-    pos: int = 0  # rows of todo searched (or found answered) so far
+    pos: int = 0  # rows of todo taken by a step so far
 
 
 class ExposureAhead:
@@ -237,9 +237,7 @@ class ExposureAhead:
             log.debug("geom3d serve: no overlay of %r to search ahead: %s", side, exc)
             return None
         keys = task_keys(plan.job)
-        grid = plan.grid
-        spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
-        task_pass = spot_pass[plan.tasks[:, 0]] if len(plan.tasks) else np.zeros(0, np.int64)
+        _, task_pass = plan_passes(plan)
         unknown = np.flatnonzero(self.jobs.recall(plan.job.key, keys) < 0)
         todo = unknown[np.argsort(task_pass[unknown], kind="stable")]
         work = _Side(side, plan, plan_engines(scene, plan), keys, todo)

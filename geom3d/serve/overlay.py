@@ -59,6 +59,7 @@ __all__ = [
     "Cancelled",
     "ExposureJobs",
     "pass_of_cells",
+    "plan_passes",
 ]
 
 #: Grid spacing (mm) of the page's exposure overlay (SPEC 13.6 asks for 20 mm).
@@ -140,6 +141,24 @@ def pass_of_cells(grid_xy: np.ndarray, cell: np.ndarray, spacing: float) -> np.n
         s = OVERLAY_STRIDES[k]
         out[(ij[:, 0] % s == 0) & (ij[:, 1] % s == 0)] = k
     return out
+
+
+def plan_passes(plan) -> tuple[np.ndarray, np.ndarray]:
+    """The pass (:func:`pass_of_cells`) of each spot of an overlay's plan and of each of
+    its tasks.
+
+    Returns
+    -------
+    spot_pass : (n,) int64
+        Per spot of ``plan.grid``.
+    task_pass : (t,) int64
+        Per row of ``plan.tasks`` (its spot's).
+    """
+    grid = plan.grid
+    spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
+    if not len(plan.tasks):
+        return spot_pass, np.zeros(0, np.int64)
+    return spot_pass, spot_pass[plan.tasks[:, 0]]
 
 
 class ExposureJobs:
@@ -350,11 +369,9 @@ class _Run:
     """One overlay's answers so far, and how it asks a batch and reports it."""
 
     def __init__(self, jobs: ExposureJobs, job: int, plan, engines: dict) -> None:
-        grid, n = plan.grid, len(plan.tasks)
         self.jobs, self.job, self.plan, self.engines = jobs, job, plan, engines
-        self.spot_pass = pass_of_cells(grid.grid_xy, grid.cell, grid.spacing)
+        self.spot_pass, self.task_pass = plan_passes(plan)
         self._spots: list | None = None  # (_spot_fields, made at the first report)
-        self.task_pass = self.spot_pass[plan.tasks[:, 0]] if n else np.zeros(0, np.int64)
         from geom3d.exposure.jobs import task_keys
 
         self.keys = task_keys(plan.job)
