@@ -69,8 +69,9 @@ def map_items(
         def packed(i: int) -> Any:
             return pack(fn(i)) if pack is not None else fn(i)
 
-        got = shared_map(packed, n, children=threads - 1, chunk=chunk, progress=progress)
-        results = [unpack(i, g) for i, g in enumerate(got)] if unpack is not None else got
+        results = shared_map(
+            packed, n, children=threads - 1, chunk=chunk, progress=progress, unpack=unpack
+        )
         if on_result is not None:
             for i, r in enumerate(results):
                 on_result(i, r)

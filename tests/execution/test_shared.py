@@ -15,7 +15,7 @@ import pytest
 from geom3d.execution import shared
 from geom3d.execution.child import in_child
 from geom3d.execution.policy import STALL_S
-from geom3d.execution.shared import fork_usable, shared_map
+from geom3d.execution.shared import TAIL_SPLIT, chunk_bounds, fork_usable, shared_map
 from geom3d.raycast import RayEngine
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
@@ -132,6 +132,52 @@ def test_other_threads_and_no_children_run_serially():
 def test_chunks_grow_past_the_queue_limit():
     got = shared_map(lambda i: i % 5, 20_000, children=1, chunk=1)
     assert got == [i % 5 for i in range(20_000)]
+
+
+def test_chunk_bounds_shrink_to_single_items_at_the_end():
+    # 20 items, chunks of 4, two processes: each chunk at most ceil(left / 8) items
+    assert chunk_bounds(20, 4, 2) == [0, 3, 6, 8, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20]
+    assert chunk_bounds(0, 8, 2) == [0]
+    assert chunk_bounds(5, 8, 1) == [0, 2, 3, 4, 5]  # ceil(5 / 4), then ceil(3 / 4) ...
+    for n, chunk, procs in [(780, 8, 2), (1000, 1, 3), (97, 16, 4), (1, 8, 2)]:
+        b = chunk_bounds(n, chunk, procs)
+        sizes = np.diff(b)
+        assert b[0] == 0 and b[-1] == n
+        assert (sizes >= 1).all() and (sizes <= chunk).all()
+        assert (np.diff(sizes) <= 0).all()  # never larger than the chunk before
+        assert sizes[-1] == 1
+        left = n - np.array(b[:-1])
+        assert (sizes[left > 2 * TAIL_SPLIT * procs * chunk] == chunk).all()  # full ahead
+
+
+def test_results_are_unpacked_in_order_before_the_children_are_reaped(monkeypatch, spawned):
+    events = []
+    real_waitpid = os.waitpid
+
+    def waitpid(pid, options):
+        events.append("reap")
+        return real_waitpid(pid, options)
+
+    def unpack(i, got):
+        events.append("unpack")
+        return (i, got[0])
+
+    monkeypatch.setattr(shared.os, "waitpid", waitpid)
+    got = shared_map(_square, 60, children=2, chunk=3, unpack=unpack)
+    assert got == [(i, i * i) for i in range(60)]
+    assert events == ["unpack"] * 60 + ["reap"] * len(spawned)
+    assert _reaped(spawned)
+    # serially too, and an error of unpack's still reaps the children
+    assert shared_map(_square, 5, children=0, unpack=lambda i, g: g[0] + i) == [
+        i * i + i for i in range(5)
+    ]
+
+    def failing(i, got):
+        raise ValueError("unpack")
+
+    with pytest.raises(ValueError, match="unpack"):
+        shared_map(_square, 30, children=1, chunk=2, unpack=failing)
+    assert _reaped(spawned)
 
 
 def test_a_child_stuck_on_a_lock_is_killed_and_its_items_redone(spawned, caplog):
