@@ -121,7 +121,7 @@ def run_chunks(
         def one(k: int) -> tuple[np.ndarray, np.ndarray]:
             return run(*chunks[k])
 
-        got = shared_map(
+        got: list[tuple[np.ndarray, np.ndarray]] = shared_map(
             one, len(chunks), children=workers - 1, chunk=1,
             progress=lambda k: progress(upto[k], total),
         )  # fmt: skip
