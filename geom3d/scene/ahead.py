@@ -1,9 +1,9 @@
 """Work a scene starts ahead, in threads of its own, while the rest of it loads: the
 compiled kernels (:func:`warm_ahead`), the blocking proofs' map and what the matrix's
 first pairs would make from it (:func:`read_proof_map`: the ground's blocks, the convex
-pieces). :func:`settle_background` waits for all of it before a fork
-(:mod:`geom3d.execution.shared`): a lock one of these threads held at the fork would
-stay held in the copy forever.
+pieces, the prover's column tops and interior boxes). :func:`settle_background` waits
+for all of it before a fork (:mod:`geom3d.execution.shared`): a lock one of these
+threads held at the fork would stay held in the copy forever.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from geom3d.visibility import InteriorMap, warm_kernels
 from geom3d.visibility.convex import ConvexSolids
 from geom3d.visibility.ground import GroundBlocks
 from geom3d.visibility.interior_cache import interior_key, read_interior
+from geom3d.visibility.proof import ProverParts
 
 __all__ = ["PROVER_LOCK", "convex_of", "read_proof_map", "settle_background", "warm_ahead"]
 
@@ -62,7 +63,9 @@ def read_proof_map(built: BuiltScenery) -> None:
         if interior is not None and interior.certifies():
             built.ground = _quietly(GroundBlocks.from_map, interior)
         fut.set_result((key, interior))
-        _quietly(convex_of, built)
+        pieces = _quietly(convex_of, built)
+        if interior is not None and pieces is not None:  # the prover's own, from both
+            built.prover_parts = _quietly(ProverParts.of, interior, pieces)
 
     built.proof_map = fut
     _start_background(run, "geom3d-proof-map")

@@ -389,7 +389,10 @@ class Scene:
                     solids = functools.partial(closed_solids, built)
                     interior = build_interior(key, b.vertices, b.faces, solids)
                 assert built.engine is not None  # made before any scene exists
-                built.prover = Prover(interior, built.engine, ground=built.ground, pieces=pieces)
+                built.prover = Prover(
+                    interior, built.engine, ground=built.ground, pieces=pieces,
+                    parts=built.prover_parts,
+                )  # fmt: skip
         return built.prover
 
     @property

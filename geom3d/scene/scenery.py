@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from geom3d.visibility import InteriorMap, Prover
     from geom3d.visibility.convex import ConvexSolids
     from geom3d.visibility.ground import GroundBlocks
+    from geom3d.visibility.proof import ProverParts
 
 __all__ = [
     "BuiltScenery",
@@ -164,6 +165,7 @@ class BuiltScenery:
     prover: Prover | None = None  # made by the first scene using it
     convex: ConvexSolids | None = None  # made by the first scene using it
     ground: GroundBlocks | None = None  # made with the proof map when it is read ahead
+    prover_parts: ProverParts | None = None  # made with the proof map when it is read ahead
     #: A :class:`concurrent.futures.Future` of the proof map's disk-cache read, when a
     #: scene started it in the background while the BVH was built (see ``build_scenery``).
     proof_map: Future[tuple[str, InteriorMap | None]] | None = None

@@ -236,6 +236,33 @@ def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypat
     clear_scene_cache()
 
 
+def test_the_provers_parts_are_made_ahead_with_the_map(tmp_path, monkeypatch):
+    from geom3d.scene.ahead import settle_background
+    from geom3d.scene.scene import clear_scene_cache
+    from geom3d.visibility.proof import Prover, ProverParts
+
+    monkeypatch.setenv("GEOM3D_CACHE_DIR", str(tmp_path / "cache"))
+    scenery = [box("w", [20, 100, 60], [60, 0]), box("v", [40, 40, 30], [60, 120])]
+    people = [trooper("a", [0, 0]), trooper("b", [120, 0], side="red")]
+    clear_scene_cache()
+    make_scene(people, scenery).prover  # noqa: B018  (the map, into the disk cache)
+    clear_scene_cache()
+    ahead = make_scene(people, scenery, prefetch_proofs=True)
+    settle_background()
+    parts = ahead._built.prover_parts
+    assert parts is not None and parts.pieces is ahead.convex_solids
+    prover = ahead.prover
+    assert prover._tops is parts.tops and prover.boxes is parts.boxes  # not made again
+    own = ProverParts.of(prover.interior, ahead.convex_solids)  # what it would have made
+    np.testing.assert_array_equal(own.tops, parts.tops)
+    np.testing.assert_array_equal(own.boxes.planes, parts.boxes.planes)
+    # parts made with other pieces are not used: the prover makes its own
+    other = Prover(prover.interior, None, parts=parts)
+    assert other.boxes is not parts.boxes and other._tops is not parts.tops
+    np.testing.assert_array_equal(other._tops, parts.tops)
+    clear_scene_cache()
+
+
 def test_prefetched_proof_map_error_reaches_the_prover(monkeypatch):
     import geom3d.scene.ahead as ahead_mod
     import geom3d.scene.scene as scene_mod
