@@ -229,19 +229,21 @@ class ProverParts:
         :func:`._proof_kernels.column_tops` of the map's runs.
     boxes : ConvexSolids
         The map's interior boxes less those inside the pieces (see :class:`Prover`).
-    pieces : ConvexSolids
-        The pieces they were made with (a prover with other pieces makes its own).
+    interior, pieces : InteriorMap, ConvexSolids
+        The map and pieces they were made of (a prover of another map or with other
+        pieces makes its own).
     """
 
     tops: np.ndarray
     boxes: ConvexSolids
+    interior: InteriorMap
     pieces: ConvexSolids
 
     @classmethod
     def of(cls, interior: InteriorMap, pieces: ConvexSolids = NO_SOLIDS) -> ProverParts:
         nx, ny = int(interior.grid[3]), int(interior.grid[4])
         tops = column_tops(interior.run_off, interior.run_hi, nx, ny)
-        return cls(tops, interior_solids(interior, pieces), pieces)
+        return cls(tops, interior_solids(interior, pieces), interior, pieces)
 
 
 class Prover:
@@ -278,7 +280,7 @@ class Prover:
         pieces: ConvexSolids = NO_SOLIDS,
         parts: ProverParts | None = None,
     ) -> None:
-        if parts is None or parts.pieces is not pieces:
+        if parts is None or parts.interior is not interior or parts.pieces is not pieces:
             parts = ProverParts.of(interior, pieces)
         self.interior = interior
         self.engine = engine

@@ -239,6 +239,7 @@ def test_prefetched_proof_map_is_the_map_read_or_built_later(tmp_path, monkeypat
 def test_the_provers_parts_are_made_ahead_with_the_map(tmp_path, monkeypatch):
     from geom3d.scene.ahead import settle_background
     from geom3d.scene.scene import clear_scene_cache
+    from geom3d.visibility.pair import _toy_map
     from geom3d.visibility.proof import Prover, ProverParts
 
     monkeypatch.setenv("GEOM3D_CACHE_DIR", str(tmp_path / "cache"))
@@ -249,17 +250,20 @@ def test_the_provers_parts_are_made_ahead_with_the_map(tmp_path, monkeypatch):
     clear_scene_cache()
     ahead = make_scene(people, scenery, prefetch_proofs=True)
     settle_background()
+    _key, found = ahead._built.proof_map.result(timeout=60)
     parts = ahead._built.prover_parts
-    assert parts is not None and parts.pieces is ahead.convex_solids
+    assert parts is not None and parts.pieces is ahead.convex_solids and parts.interior is found
     prover = ahead.prover
     assert prover._tops is parts.tops and prover.boxes is parts.boxes  # not made again
     own = ProverParts.of(prover.interior, ahead.convex_solids)  # what it would have made
     np.testing.assert_array_equal(own.tops, parts.tops)
     np.testing.assert_array_equal(own.boxes.planes, parts.boxes.planes)
-    # parts made with other pieces are not used: the prover makes its own
+    # parts made with other pieces, or of another map, are not used: a prover makes its own
     other = Prover(prover.interior, None, parts=parts)
     assert other.boxes is not parts.boxes and other._tops is not parts.tops
     np.testing.assert_array_equal(other._tops, parts.tops)
+    toy = _toy_map()
+    assert Prover(toy, None, pieces=parts.pieces, parts=parts)._tops.shape != parts.tops.shape
     clear_scene_cache()
 
 
