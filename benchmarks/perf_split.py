@@ -14,6 +14,15 @@ Usage::
     GEOM3D_CACHE_DIR=/tmp/a PYTHONPATH=/path/to/checkout python benchmarks/perf_split.py \\
         --table scan-fused --rounds 12
 
+``--kernels N`` also names the compiled functions: it writes ``/tmp/perf-PID.map`` (the
+start address and name of every function numba compiled in this process, from each
+library's LLVM module and the JIT's symbol table) and prints the ``N`` symbols with the
+most samples, kernels and libraries alike. numba keeps those modules only for what it
+compiled here, not for what it loaded from its disk cache, so give it an empty cache
+(the first matrix then compiles every kernel, about a minute)::
+
+    GEOM3D_CACHE_DIR=$(mktemp -d) python benchmarks/perf_split.py --table scan --kernels 30
+
 Needs ``perf`` (``linux-perf``). Give each checkout its own ``GEOM3D_CACHE_DIR`` and do not
 set ``NUMBA_CACHE_DIR`` by hand: numba checks a cached kernel only against its own file,
 so a kernel that embeds one of another file would keep the old copy (geom3d's own kernel
@@ -63,12 +72,79 @@ def split(report: str) -> dict[str, float]:
     return got
 
 
+#: A symbol's extent in the perf map: up to the next one, at most this many bytes (the
+#: last function of a library would otherwise take the gap to the next library).
+_MAX_SYMBOL_BYTES = 1 << 16
+
+
+def kernel_symbols() -> dict[int, str]:
+    """Start address -> short name of every function numba compiled in this process
+    (``--kernels``; run before the heap is frozen: frozen objects are not listed)."""
+    from numba.core.dispatcher import Dispatcher
+
+    syms: dict[int, str] = {}
+    for obj in gc.get_objects():
+        if not isinstance(obj, Dispatcher):
+            continue
+        for cres in obj.overloads.values():
+            lib = cres.library
+            module = getattr(lib, "_final_module", None)
+            if module is None:  # loaded from the disk cache: no module to read
+                continue
+            for fn in module.functions:
+                if not fn.is_declaration:
+                    address = lib._codegen._engine.get_function_address(fn.name)
+                    if address:
+                        syms[address] = short_name(fn.name)
+    return syms
+
+
+def short_name(mangled: str) -> str:
+    """``geom3d.visibility._cast_kernels._clear_loop`` of numba's mangled
+    ``_ZN6geom3d10visibility13_cast_kernels11_clear_loopB3v54B...E...`` (a prefix such as
+    ``cfunc.`` kept); other names as they are."""
+    at = mangled.find("_ZN")
+    prefix, rest = (mangled[:at], mangled[at + 3 :]) if at >= 0 else ("", "")
+    parts = []
+    while m := re.match(r"(\d+)", rest):
+        k, size = len(m.group(1)), int(m.group(1))
+        parts.append(rest[k : k + size])
+        rest = rest[k + size :]
+    return prefix + ".".join(parts) if parts else mangled
+
+
+def write_perf_map(syms: dict[int, str], pid: int) -> Path:
+    """``/tmp/perf-PID.map``, which ``perf report`` reads for the JIT's code."""
+    starts = sorted(syms)
+    ends = [*starts[1:], starts[-1] + _MAX_SYMBOL_BYTES] if starts else []
+    path = Path(f"/tmp/perf-{pid}.map")
+    pairs = zip(starts, ends, strict=True)
+    lines = [f"{a:x} {min(b - a, _MAX_SYMBOL_BYTES):x} {syms[a]}" for a, b in pairs]
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def top_symbols(report: str, n: int) -> list[tuple[float, str]]:
+    """The ``n`` first ``(share %, symbol)`` of ``perf report --sort sym --stdio``."""
+    got = []
+    for line in report.splitlines():
+        m = re.match(r"\s+([\d.]+)%\s+\[.\]\s+(.+?)\s*$", line)
+        if m:
+            got.append((float(m.group(1)), m.group(2)))
+    return got[:n]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", choices=bl.TABLES, default="scan-fused")
     ap.add_argument("--rounds", type=int, default=12, help="matrices sampled")
     ap.add_argument("--triangles", type=int, default=1_000_000)
     ap.add_argument("--troopers", type=int, default=40)
+    ap.add_argument(
+        "--kernels", type=int, default=0, metavar="N",
+        help="also the N symbols with the most samples, numba's functions named "
+        "(use an empty GEOM3D_CACHE_DIR)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if not shutil.which("perf"):
         print("perf_split: needs perf (linux-perf) on PATH", file=sys.stderr)
@@ -77,6 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         scene = bl.make_scene(bl.write_table(args.triangles, Path(tmp)), args.troopers)
         bl.matrix(scene, threads=1)  # every kernel loaded (or compiled) first
+        perf_map = None
+        if args.kernels:
+            syms = kernel_symbols()
+            if not any(".search_clear" in name for name in syms.values()):
+                print("perf_split: the search was loaded from numba's cache, not compiled "
+                      "here; its kernels stay unnamed (use an empty GEOM3D_CACHE_DIR)",
+                      file=sys.stderr)  # fmt: skip
+            perf_map = write_perf_map(syms, os.getpid())
         gc.freeze()  # as the commands do (geom3d.core.runtime.settle_heap)
         data = Path(tmp) / "perf.data"
         perf = subprocess.Popen(
@@ -96,6 +180,14 @@ def main(argv: list[str] | None = None) -> int:
              "-g", "none", "--stdio"],
             capture_output=True, text=True, check=False,
         ).stdout  # fmt: skip
+        by_symbol = ""
+        if perf_map is not None:
+            by_symbol = subprocess.run(
+                ["perf", "report", "-i", str(data), "--no-children", "--sort", "sym",
+                 "-g", "none", "--stdio"],
+                capture_output=True, text=True, check=False,
+            ).stdout  # fmt: skip
+            perf_map.unlink(missing_ok=True)
     shares = split(report)
     print(f"table {args.table}: {args.rounds} one-thread matrices, {took * 1e3:.1f} ms each")
     for label, pct in sorted(shares.items(), key=lambda kv: -kv[1]):
@@ -105,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         print("no Embree sample: no ratio", file=sys.stderr)
         return 1
     print(f"total / Embree: {100.0 / embree:.3f} samples per Embree sample")
+    if args.kernels:
+        print(f"the {args.kernels} symbols with the most samples:")
+        for pct, name in top_symbols(by_symbol, args.kernels):
+            print(f"  {pct:6.2f}%  {name}")
     return 0
 
 
