@@ -241,6 +241,7 @@ class ProverParts:
 
     @classmethod
     def of(cls, interior: InteriorMap, pieces: ConvexSolids = NO_SOLIDS) -> ProverParts:
+        """The parts of a prover of ``interior`` with ``pieces``."""
         nx, ny = int(interior.grid[3]), int(interior.grid[4])
         tops = column_tops(interior.run_off, interior.run_hi, nx, ny)
         return cls(tops, interior_solids(interior, pieces), interior, pieces)
