@@ -11,6 +11,17 @@ them; and how many specialisations were compiled. Use an empty cache folder for 
 kernel preparation compiles the search in this process too (no child process), so every
 kernel is in the listing. ``--signatures``: also print each geom3d
 kernel's compiled signatures (duplicate specialisations show there).
+
+``--phases``: also split the CPU seconds by compile phase (each phase's own time, without
+the phases nested in it): numba's passes (type inference, lowering to LLVM IR, ...),
+the wrappers that let Python (and C) call each function, parsing that IR into LLVM, LLVM's
+function passes, its whole-module optimisation and its machine code, and the cache's reads
+and writes. The wrappers and LLVM's last two phases are split again by whether
+the function compiled was called from Python or only compiled to be linked into a caller
+(a *callee*): numba optimises and generates code for each function's module with every
+callee linked in, so a callee's code is optimised and compiled once for itself and again
+in each caller. The phases are timed by wrapping numba's internal methods (numba 0.61 to
+0.68); one it lacks is left out and named.
 """
 
 from __future__ import annotations
@@ -50,11 +61,73 @@ class _Listener(ev.Listener):
         _dispatchers[name] = d
 
 
+class _Phases:
+    """Own CPU seconds per compile phase (see the module docstring's ``--phases``)."""
+
+    def __init__(self, listener: _Listener) -> None:
+        self.listener = listener
+        self.own: collections.Counter[str] = collections.Counter()
+        self.nested: list[float] = []  # seconds of phases nested in each open one
+        self.missing: list[str] = []
+
+    def wrap(self, owner: type, method: str, label, split: bool = False) -> None:
+        """Time ``owner.method`` as phase ``label`` (a string, or a function of the
+        call's arguments); ``split``: apart for callees."""
+        orig = getattr(owner, method, None)
+        if orig is None:
+            self.missing.append(f"{owner.__name__}.{method}")
+            return
+
+        def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+            name = label(args) if callable(label) else label
+            if split and len(self.listener.stack) > 1:
+                name += " (callees)"
+            start = time.thread_time()
+            self.nested.append(0.0)
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                inner = self.nested.pop()
+                took = time.thread_time() - start
+                if self.nested:
+                    self.nested[-1] += took
+                self.own[name] += took - inner
+
+        setattr(owner, method, timed)
+
+    def install(self) -> None:
+        from numba.core import caching, codegen, compiler_machinery, lowering
+
+        self.wrap(compiler_machinery.PassManager, "_runPass", lambda a: f"numba pass {a[2].name()}")
+        for method in ("create_cpython_wrapper", "create_cfunc_wrapper"):
+            self.wrap(lowering.Lower, method, "numba: Python and C wrappers", True)
+        lib = codegen.CPUCodeLibrary
+        self.wrap(lib, "add_ir_module", "LLVM: parse numba's IR text")
+        self.wrap(lib, "_optimize_functions", "LLVM: function passes")
+        self.wrap(lib, "_optimize_final_module", "LLVM: whole-module optimisation", True)
+        self.wrap(codegen.JITCodeLibrary, "_finalize_specific", "LLVM: machine code", True)
+        self.wrap(caching.Cache, "save_overload", "cache write")
+        self.wrap(caching.Cache, "load_overload", "cache read")
+
+    def report(self) -> None:
+        print("\n  phase (own CPU s)", file=sys.stderr)
+        for name, t in self.own.most_common():
+            if t >= 0.005:
+                print(f"{t:7.2f} s  {name}", file=sys.stderr)
+        for name in self.missing:
+            print(f"  (not timed: numba has no {name})", file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
     serial = "--serial" in argv
     sigs = "--signatures" in argv
-    argv = [a for a in argv if a not in ("--serial", "--signatures")]
-    ev.register("numba:compile", _Listener())
+    split = "--phases" in argv
+    argv = [a for a in argv if a not in ("--serial", "--signatures", "--phases")]
+    listener = _Listener()
+    ev.register("numba:compile", listener)
+    phases = _Phases(listener)
+    if split:
+        phases.install()
     if serial:
         from geom3d.commands import _prepare
 
@@ -85,6 +158,8 @@ def main(argv: list[str]) -> int:
                 d = _dispatchers[name]
                 for s in d.signatures:  # type: ignore[attr-defined]
                     print(f"SIG {name} {s}", file=sys.stderr)
+    if split:
+        phases.report()
     return int(rc or 0)
 
 
