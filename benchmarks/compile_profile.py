@@ -20,8 +20,8 @@ and writes. The wrappers and LLVM's last two phases are split again by whether
 the function compiled was called from Python or only compiled to be linked into a caller
 (a *callee*): numba optimises and generates code for each function's module with every
 callee linked in, so a callee's code is optimised and compiled once for itself and again
-in each caller. The phases are timed by wrapping numba's internal methods (numba 0.61 to
-0.68); one it lacks is left out and named.
+in each caller. The phases are timed by wrapping numba's internal methods (written
+against numba 0.68); one it lacks is left out and named.
 """
 
 from __future__ import annotations
