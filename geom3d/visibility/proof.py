@@ -46,6 +46,7 @@ from geom3d.visibility.tolerances import (
     PROOF_PLANES,
     PROOF_SEGMENTS_PER_BUNDLE,
     PROOF_WALL_FRAMES,
+    PROOF_WALL_MAX_TURN_DEG,
     PROOF_WALL_MERGE_DEG,
     PROOF_WALL_MIN_TILT_DEG,
 )
@@ -435,8 +436,10 @@ class Prover:
         Six probe segments between the two cylinders (three across, two heights), cast
         both ways, report the first triangle they hit; of those steeper than
         ``PROOF_WALL_MIN_TILT_DEG``, the horizontal normals, turned to point from ``a``'s
-        side to ``b``'s, are the candidate directions. Directions within
-        ``PROOF_WALL_MERGE_DEG`` of one already taken (``own_deg`` first) are dropped.
+        side to ``b``'s, are the candidate directions. Directions more than
+        ``PROOF_WALL_MAX_TURN_DEG`` from ``own_deg`` (walls the segments graze), and those
+        within ``PROOF_WALL_MERGE_DEG`` of one already taken (``own_deg`` first), are
+        dropped.
         """
         # a dozen probes and triangles: plain floats (numpy's per-call cost would dominate)
         (ax, ay, az), (bx, by, bz) = a.base, b.base
@@ -464,6 +467,8 @@ class Prover:
         taken = [own_deg]
         out: list[float] = []
         for x in sorted(hits, key=lambda x: (-hits[x], x)):  # most hits first, then angle
+            if abs((x - own_deg + 180.0) % 360.0 - 180.0) > PROOF_WALL_MAX_TURN_DEG:
+                continue  # crossed at a grazing angle: its frame proves next to nothing
             if all(abs((x - t + 180.0) % 360.0 - 180.0) > PROOF_WALL_MERGE_DEG for t in taken):
                 taken.append(x)
                 out.append(x)

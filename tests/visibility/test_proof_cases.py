@@ -92,6 +92,26 @@ def test_thin_wall_at_an_angle_is_proved_in_its_own_frame(monkeypatch):
         assert alone is None or not alone.complete
 
 
+@pytest.mark.parametrize(("turn", "framed"), [(55.0, True), (65.0, False)])
+def test_a_wall_the_segments_graze_gets_no_frame(turn, framed):
+    # a 4 mm wall, 100 mm long, its normal turned `turn` degrees from the line between
+    # the troopers: within PROOF_WALL_MAX_TURN_DEG (60) it gets a frame square to it; past
+    # it the segments graze it and it gets none. Either way the answer is the search's.
+    walls = [
+        box("w", [4, 100, 80], [60, 0], rotation_deg=turn),
+        box("pa", [40, 40, 10], [0, 0]),
+        box("pb", [40, 40, 10], [120, 0]),
+    ]
+    scene = two_troopers(walls)
+    a, b = scene.trooper("a"), scene.trooper("b")
+    angles = scene.prover.wall_angles(a.cylinder, b.cylinder, 0.0)
+    if framed:
+        assert angles == [pytest.approx(turn, abs=0.01)]
+    else:
+        assert angles == []
+    assert not same_answer(scene, a, b)
+
+
 def slit_wall(width, offset=0.3):
     """A 64 mm thick, 80 mm tall wall between a and b (x 28 .. 92), with a vertical slit
     ``width`` wide centred ``offset`` off the line between them.
