@@ -27,6 +27,7 @@ whatever the scheduling, so the reports do not depend on it.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -90,7 +91,8 @@ class _ScenarioTimeout(BaseException):
 
 
 #: When the in-process timer fires inside a finalizer (an object's ``__del__`` the
-#: collector runs), where an exception is printed and dropped, it fires again this much
+#: collector runs) or one of the collector's callbacks (``gc.callbacks``: hypothesis
+#: installs one), where an exception is printed and dropped, it fires again this much
 #: later (s) instead of raising there.
 ALARM_RETRY_S = 0.01
 
@@ -100,22 +102,33 @@ class _Alarm:
 
     Raised inside a numba or C call, the exception may come back wrapped (a SystemError
     the scenario reports as an internal error): the note says what really happened.
-    Raised inside a finalizer it would be lost (and the stuck scenario go on): there the
-    handler only sets the timer again (``ALARM_RETRY_S``).
+    Raised inside a finalizer or a collector's callback it would be lost (and the stuck
+    scenario go on): there the handler only sets the timer again (``ALARM_RETRY_S``).
     """
 
     def __init__(self):
         self.fired = False
 
     def __call__(self, signum, frame):
+        callbacks = _collector_callback_codes()
         f = frame
         while f is not None:
-            if f.f_code.co_name == "__del__":
+            if f.f_code.co_name == "__del__" or f.f_code in callbacks:
                 signal.setitimer(signal.ITIMER_REAL, ALARM_RETRY_S)
                 return
             f = f.f_back
         self.fired = True
         raise _ScenarioTimeout
+
+
+def _collector_callback_codes() -> set:
+    """The code objects of the functions (or methods) in ``gc.callbacks``."""
+    codes = set()
+    for callback in gc.callbacks:
+        code = getattr(getattr(callback, "__func__", callback), "__code__", None)
+        if code is not None:
+            codes.add(code)
+    return codes
 
 
 def _can_alarm() -> bool:
