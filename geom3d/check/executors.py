@@ -27,12 +27,13 @@ whatever the scheduling, so the reports do not depend on it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from geom3d.check.cluster import check_address, run_dask
 from geom3d.check.discover import ScenarioFile
@@ -90,10 +91,8 @@ class _ScenarioTimeout(BaseException):
     way up but :func:`_check_in_process`)."""
 
 
-#: When the in-process timer fires inside a finalizer (an object's ``__del__`` the
-#: collector runs) or one of the collector's callbacks (``gc.callbacks``: hypothesis
-#: installs one), where an exception is printed and dropped, it fires again this much
-#: later (s) instead of raising there.
+#: When the in-process timer fires where Python would print and drop the exception (see
+#: :class:`_Alarm`), it fires again this much later (s) instead of raising there.
 ALARM_RETRY_S = 0.01
 
 
@@ -102,33 +101,60 @@ class _Alarm:
 
     Raised inside a numba or C call, the exception may come back wrapped (a SystemError
     the scenario reports as an internal error): the note says what really happened.
-    Raised inside a finalizer or a collector's callback it would be lost (and the stuck
+    Raised where Python prints and drops exceptions, it would be lost (and the stuck
     scenario go on): there the handler only sets the timer again (``ALARM_RETRY_S``).
+    Those places are the collector's work (between its ``start`` and ``stop`` callbacks:
+    finalizers, weakref callbacks and the other ``gc.callbacks``, while
+    :meth:`on_collect` is first in ``gc.callbacks``), an object's ``__del__`` and a
+    ``gc.callbacks`` entry. A weakref callback run outside a collection (its object's
+    last reference dropped) is not recognised.
     """
 
     def __init__(self):
         self.fired = False
+        self.collecting = False
+
+    def on_collect(self, phase, info):
+        """The ``gc.callbacks`` entry: whether the collector is at work."""
+        self.collecting = phase == "start"
 
     def __call__(self, signum, frame):
-        callbacks = _collector_callback_codes()
-        f = frame
-        while f is not None:
-            if f.f_code.co_name == "__del__" or f.f_code in callbacks:
-                signal.setitimer(signal.ITIMER_REAL, ALARM_RETRY_S)
-                return
-            f = f.f_back
+        if self.collecting or _dropped_in(frame):
+            signal.setitimer(signal.ITIMER_REAL, ALARM_RETRY_S)
+            return
         self.fired = True
         raise _ScenarioTimeout
 
 
-def _collector_callback_codes() -> set:
-    """The code objects of the functions (or methods) in ``gc.callbacks``."""
-    codes = set()
+def _dropped_in(frame) -> bool:
+    """Whether an exception raised in ``frame`` would be dropped: it runs inside an
+    object's ``__del__`` or a function (or method) of ``gc.callbacks``."""
+    callbacks = set()
     for callback in gc.callbacks:
         code = getattr(getattr(callback, "__func__", callback), "__code__", None)
         if code is not None:
-            codes.add(code)
-    return codes
+            callbacks.add(code)
+    f = frame
+    while f is not None:
+        if f.f_code.co_name == "__del__" or f.f_code in callbacks:
+            return True
+        f = f.f_back
+    return False
+
+
+@contextlib.contextmanager
+def _timer(alarm: _Alarm, timeout: float) -> Iterator[None]:
+    """SIGALRM to ``alarm`` in ``timeout`` s, with ``alarm.on_collect`` first in
+    ``gc.callbacks``; the timer, the callback and the old handler undone on the way out."""
+    old = signal.signal(signal.SIGALRM, alarm)
+    gc.callbacks.insert(0, alarm.on_collect)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        gc.callbacks.remove(alarm.on_collect)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _can_alarm() -> bool:
@@ -140,19 +166,13 @@ def _check_in_process(f: ScenarioFile, timeout: float | None) -> dict:
         return check_scenario(f.path, f.display)
     alarm = _Alarm()
     stage = ["not started"]
-    old = signal.signal(signal.SIGALRM, alarm)
     try:
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-        try:
+        with _timer(alarm, timeout):
             rec = check_scenario(
                 f.path, f.display, on_stage=lambda text: stage.__setitem__(0, text)
             )
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
     except _ScenarioTimeout:
         pass
-    finally:
-        signal.signal(signal.SIGALRM, old)
     if alarm.fired:
         return error_record(f.display, timeout_message(timeout, stage[0]), stage=stage[0])
     return rec
