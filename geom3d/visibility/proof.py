@@ -208,6 +208,11 @@ def _centre(cyl: Cylinder) -> np.ndarray:
     return np.array([b[0], b[1], b[2] + 0.5 * cyl.height])
 
 
+def _turn_deg(a_deg: float, b_deg: float) -> float:
+    """The angle (degrees, 0 to 180) between directions ``a_deg`` and ``b_deg``."""
+    return abs((a_deg - b_deg + 180.0) % 360.0 - 180.0)
+
+
 def _box(cyl: Cylinder, ox: float, oy: float, dx: float, dy: float) -> np.ndarray:
     b = cyl.base  # plain floats
     rx, ry = b[0] - ox, b[1] - oy
@@ -467,9 +472,9 @@ class Prover:
         taken = [own_deg]
         out: list[float] = []
         for x in sorted(hits, key=lambda x: (-hits[x], x)):  # most hits first, then angle
-            if abs((x - own_deg + 180.0) % 360.0 - 180.0) > PROOF_WALL_MAX_TURN_DEG:
+            if _turn_deg(x, own_deg) > PROOF_WALL_MAX_TURN_DEG:
                 continue  # crossed at a grazing angle: its frame proves next to nothing
-            if all(abs((x - t + 180.0) % 360.0 - 180.0) > PROOF_WALL_MERGE_DEG for t in taken):
+            if all(_turn_deg(x, t) > PROOF_WALL_MERGE_DEG for t in taken):
                 taken.append(x)
                 out.append(x)
                 if len(out) == PROOF_WALL_FRAMES:
