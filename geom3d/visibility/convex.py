@@ -94,6 +94,24 @@ class ConvexSolids:
     def __len__(self) -> int:
         return len(self.off) - 1
 
+    def joined(self, other: ConvexSolids) -> ConvexSolids:
+        """These pieces, then ``other``'s, as one set to search with (each set's
+        ``parent`` numbers are kept as they are: ask :meth:`near` of each set, not of
+        this one)."""
+        if not len(other):
+            return self
+        if not len(self):
+            return other
+        return ConvexSolids(
+            np.concatenate([self.planes, other.planes]),
+            np.concatenate([self.off, other.off[1:] + self.off[-1]]),
+            np.concatenate([self.lo, other.lo]),
+            np.concatenate([self.hi, other.hi]),
+            np.concatenate([self.inner, other.inner]),
+            np.concatenate([self.inner_off, other.inner_off[1:] + self.inner_off[-1]]),
+            np.concatenate([self.parent, other.parent]),
+        )
+
     @property
     def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(planes, off, inner, inner_off)``: the compiled ray loop's argument."""

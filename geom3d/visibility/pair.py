@@ -148,6 +148,8 @@ def pair_patch(
         Blocking proofs over the same scenery; without it every segment is cast. A
         function ``prover() -> Prover`` is called only when the pair needs a proof (so a
         caller can build the proofs lazily, while other pairs go on without them).
+        Its interior boxes near the pair hide whole eyes; where the pair's proofs settle
+        few bundles (:attr:`.proof.PairProof.weak`) they settle segments too, as pieces.
     patch_mm : float, mm
     stats : VisibilityStats, optional
     eye_spacing : float, mm
@@ -218,6 +220,9 @@ def pair_patch(
             drawn, ground_ab = prover, prover.ground(a, b)
     if w is not None:
         return w, 0
+    if len(inner) and (proof is None or proof.weak):
+        # the boxes settle segments too, not only whole eyes (PROOF_WEAK_SHARE)
+        near, inner = near.joined(inner), NO_SOLIDS
     ab = _Way(a, b, engine, occ, lat, stats, proof, False, near, ground_ab, eye_spacing, inner)
     ab.more = len(head) == _HEAD_EYES
     # the other way's ground is drawn only when that way is searched (and the proofs built)

@@ -49,6 +49,7 @@ from geom3d.visibility.tolerances import (
     PROOF_WALL_MAX_TURN_DEG,
     PROOF_WALL_MERGE_DEG,
     PROOF_WALL_MIN_TILT_DEG,
+    PROOF_WEAK_SHARE,
 )
 
 __all__ = ["BundleTree", "PairProof", "ProofStats", "Prover", "ProverParts"]
@@ -172,6 +173,12 @@ class PairProof:
     def complete(self) -> bool:
         """One tree proves every bundle: the pair is blocked both ways."""
         return any(t.complete for t in self.trees)
+
+    @property
+    def weak(self) -> bool:
+        """Fewer than ``PROOF_WEAK_SHARE`` of the leaf bundles are proved blocked."""
+        proven = self.proven
+        return bool(np.count_nonzero(proven) < PROOF_WEAK_SHARE * len(proven))
 
     def settled_eyes(self, eyes: np.ndarray, flip: bool) -> np.ndarray:
         """(n,) bool: eyes (of the first trooper, or the second with ``flip``) all of whose
