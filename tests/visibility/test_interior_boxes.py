@@ -167,6 +167,11 @@ def _surface_points(cyl: Cylinder, rng, n: int) -> np.ndarray:
     return out
 
 
+def _witness(w, k):
+    """What a pair's answer says: its witness eye, patch and viewer (None: not visible)."""
+    return None if w is None else (tuple(w.eye), tuple(w.patch_center), k)
+
+
 def test_a_fused_tables_pairs_are_the_same_with_and_without_the_boxes(tmp_path):
     scene = fused_scene(tmp_path, 0)
     prover = scene.prover
@@ -185,7 +190,7 @@ def test_a_fused_tables_pairs_are_the_same_with_and_without_the_boxes(tmp_path):
                                   stats=stats, solids=scene.convex_solids)  # fmt: skip
             finally:
                 prover.boxes = own
-            got.append(None if w is None else (tuple(w.eye), tuple(w.patch_center), k))
+            got.append(_witness(w, k))
         assert got[0] == got[1], (x, y)
         answers.append(got[0] is not None)
     assert any(answers) and not all(answers)
@@ -204,9 +209,8 @@ def test_joined_pieces_keep_each_piece_whole():
         assert np.array_equal(got, src.inner[src.inner_off[q] : src.inner_off[q + 1]])
         assert np.array_equal(ab.lo[k], src.lo[q]) and np.array_equal(ab.hi[k], src.hi[q])
     # a segment through the second box of b is blocked by the joined set, one beside it not
-    p = np.array([35.0, 2.5, 2.5])
     assert ab.hidden(np.array([[45.0, 2.5, 20.0]]), Cylinder((45.0, 2.5, -9.0), 1.0, 1.0))[0]
-    assert not ab.hidden(np.array([p + (0, 0, 20)]), Cylinder((35.0, 2.5, -9.0), 1.0, 1.0))[0]
+    assert not ab.hidden(np.array([[35.0, 2.5, 22.5]]), Cylinder((35.0, 2.5, -9.0), 1.0, 1.0))[0]
 
 
 @pytest.mark.parametrize(("proven", "weak"), [([1, 1, 0, 0], False), ([1, 0, 0, 0], True),
@@ -243,9 +247,7 @@ def test_a_scanned_tables_boxes_settle_segments_where_proofs_are_weak(scanned):
         w, k = pair_patch(a.cylinder, b.cylinder, scene.engine, occ, prover=prover, stats=st,
                           solids=scene.convex_solids)  # fmt: skip
         w0, k0 = pair_patch(a.cylinder, b.cylinder, scene.engine, occ, stats=plain)
-        got = [None if v is None else (tuple(v.eye), tuple(v.patch_center), j)
-               for v, j in ((w, k), (w0, k0))]  # fmt: skip
-        assert got[0] == got[1], (x, y)
+        assert _witness(w, k) == _witness(w0, k0), (x, y)
         with_boxes.add(st)
         if st.outlined:  # a sample inside a box's outline: only the joined boxes give one
             outlined.append((x, y))
