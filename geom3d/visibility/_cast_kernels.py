@@ -21,7 +21,7 @@ from geom3d.bodies.kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, 
 from geom3d.raycast.compiled import packet_buffer, packet_cast, packet_ray
 from geom3d.visibility._convex_kernels import (
     OUTLINE_INSET,
-    column_span,
+    column_cross,
     convex_scratch,
     eye_outlines,
     eye_outside,
@@ -153,7 +153,7 @@ def _clear_loop(
     address, offset, width, ray_eps = scene  # CompiledScene, by position
     nodes, _, _, _, _, frames, tree_of = trees  # ProofTrees, by position
     planes, off, inner, inner_off = solids  # ConvexSolids.packed
-    usable, hulls, pts, hull_n, span = scratch
+    usable, hulls, pts, hull_n, span, hull_s, sides = scratch
     g_frame, g_hull = ground  # GroundProfile.packed
     g_on = g_hull.shape[0] > 0
     g_eye = -1
@@ -183,11 +183,16 @@ def _clear_loop(
                 out_eye = i
                 n_out = eye_outlines(
                     eyes[i], u[i], v[i], c, target, box, planes, off, inner, inner_off,
-                    clearance, pts, hulls, hull_n,
+                    clearance, pts, hulls, hull_n, hull_s, sides,
                 )  # fmt: skip
             if n_out and gb == 0:  # a new column: where it crosses each outline
                 for q in range(n_out):
-                    span[q, 0], span[q, 1] = column_span(hulls[q], hull_n[q], sk, OUTLINE_INSET)
+                    if hull_s[q, 0] + OUTLINE_INSET < sk < hull_s[q, 1] - OUTLINE_INSET:
+                        span[q, 0], span[q, 1] = column_cross(
+                            hulls[q], hull_n[q], sk, OUTLINE_INSET
+                        )
+                    else:
+                        span[q, 0], span[q, 1] = 1.0, 0.0
             e, ga, gb = _next_sample(e, ga, gb, nks, nkt)
             inside = False
             for q in range(n_out):

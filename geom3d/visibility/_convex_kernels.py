@@ -25,6 +25,7 @@ from geom3d.bodies.kernels import njit, njit_leaf
 __all__ = [
     "OUTLINE_INSET",
     "bundle_meets",
+    "column_cross",
     "column_span",
     "convex_scratch",
     "corners_hidden",
@@ -339,6 +340,13 @@ def column_span(hull, h, s0, inset):
         smax = max(smax, hull[j, 0])
     if not (smin + inset < s0 < smax - inset):
         return 1.0, 0.0
+    return column_cross(hull, h, s0, inset)
+
+
+@njit_leaf
+def column_cross(hull, h, s0, inset):
+    """:func:`column_span` of a line ``s = s0`` already known to lie strictly inside the
+    outline's ``s`` range (by ``inset``)."""
     lo = np.inf
     hi = -np.inf
     for j in range(h):
@@ -361,7 +369,8 @@ OUTLINE_INSET = 1e-6
 def convex_scratch(solids):
     """Scratch buffers of :func:`eye_outlines` and the ray loop for ``solids``
     (``(planes, off, inner, inner_off)``): pieces usable from an eye, outlines, points,
-    outline sizes, column spans."""
+    outline sizes, column spans, outlines' ``s`` ranges, the apparent rectangle's sides
+    (:func:`_box_sides`)."""
     _, off, _, inner_off = solids
     n = off.shape[0] - 1
     most = 1
@@ -373,18 +382,27 @@ def convex_scratch(solids):
         np.empty((most, 2)),
         np.zeros(n, np.int64),
         np.empty((n, 2)),
+        np.empty((n, 2)),
+        np.empty((4, 3)),
     )
 
 
 @njit_leaf
 def eye_outlines(
-    e, u, v, c, target, box, planes, off, inner, inner_off, clearance, pts, hulls, hull_n
+    e, u, v, c, target, box, planes, off, inner, inner_off, clearance, pts, hulls, hull_n,
+    hull_s, sides,
 ):  # fmt: skip
     """The apparent outlines (:func:`silhouette`) from eye ``e`` of every piece the eye is
     ``clearance`` clear of and whose inner points are all nearer than any point of the
     ``target`` (a ``(bx, by, bz, r, h)`` row; its box grown by ``SURFACE_BOX_PAD_MM``),
     and that overlap the apparent rectangle ``box`` (``s0, s1, t0, t1``), into
-    ``hulls[:n]`` and ``hull_n[:n]``; returns ``n``."""
+    ``hulls[:n]``, ``hull_n[:n]`` and their ``s`` ranges ``hull_s[:n]``; returns ``n``.
+    ``sides``: (4, 3) scratch.
+
+    A piece whose inner points all lie beyond one side of ``box`` (by ``OUTLINE_INSET``,
+    :func:`_beside_box`) is passed over before its outline is made: its outline could not
+    overlap the rectangle.
+    """
     ex, ey, ez = e[0], e[1], e[2]
     pad = SURFACE_BOX_PAD_MM
     dxy = math.hypot(ex - target[0], ey - target[1]) - target[3] - pad
@@ -393,8 +411,11 @@ def eye_outlines(
     n = 0
     if not near > 0.0:
         return 0
+    _box_sides(e, u, v, c, box, sides)
     for q in range(off.shape[0] - 1):
         if not eye_outside(planes, off[q], off[q + 1], ex, ey, ez, clearance):
+            continue
+        if _beside_box(inner, inner_off[q], inner_off[q + 1], e, sides):
             continue
         hull = hulls[n]
         h = silhouette(inner, inner_off[q], inner_off[q + 1], e, u, v, c, near, pts, hull)
@@ -407,8 +428,54 @@ def eye_outlines(
             t_lo, t_hi = min(t_lo, hull[j, 1]), max(t_hi, hull[j, 1])
         if s_lo < box[1] and s_hi > box[0] and t_lo < box[3] and t_hi > box[2]:
             hull_n[n] = h
+            hull_s[n, 0] = s_lo
+            hull_s[n, 1] = s_hi
             n += 1
     return n
+
+
+@njit_leaf
+def _box_sides(e, u, v, c, box, m):
+    """The four sides of the apparent rectangle ``box`` (``s0, s1, t0, t1``) seen from eye
+    ``e``, each moved out by ``OUTLINE_INSET``, into ``m``: (4, 3) float64 normals of planes
+    through ``e`` such that a point ``p`` in front of the eye projects beyond that side
+    exactly when ``(p - e) . m < 0``.
+
+    A point ``p = e + r`` projects to ``s = (e - c) . u + dc (r . u) / (r . w)`` on the
+    apparent plane (``w = v x u``, the line of sight; ``dc = (c - e) . w``), so for
+    ``r . w > 0``, ``s < s0`` is ``r . (dc u - (s0 - (e - c) . u) w) < 0``; the other
+    sides alike.
+    """
+    wx = v[1] * u[2] - v[2] * u[1]
+    wy = v[2] * u[0] - v[0] * u[2]
+    wz = v[0] * u[1] - v[1] * u[0]
+    dc = (c[0] - e[0]) * wx + (c[1] - e[1]) * wy + (c[2] - e[2]) * wz
+    es = (e[0] - c[0]) * u[0] + (e[1] - c[1]) * u[1] + (e[2] - c[2]) * u[2]
+    et = (e[0] - c[0]) * v[0] + (e[1] - c[1]) * v[1] + (e[2] - c[2]) * v[2]
+    for k in range(4):
+        a = u if k < 2 else v
+        edge = box[k] - (es if k < 2 else et)
+        edge += -OUTLINE_INSET if k % 2 == 0 else OUTLINE_INSET
+        sign = 1.0 if k % 2 == 0 else -1.0  # below the low side, above the high side
+        m[k, 0] = sign * (dc * a[0] - edge * wx)
+        m[k, 1] = sign * (dc * a[1] - edge * wy)
+        m[k, 2] = sign * (dc * a[2] - edge * wz)
+
+
+@njit_leaf
+def _beside_box(inner, k0, k1, e, sides):
+    """Do the points ``inner[k0:k1]`` all lie beyond one side of :func:`_box_sides`?
+    (Points behind the eye may pass: :func:`silhouette` gives such a piece no outline.)"""
+    for k in range(4):
+        out = True
+        for p in range(k0, k1):
+            rx, ry, rz = inner[p, 0] - e[0], inner[p, 1] - e[1], inner[p, 2] - e[2]
+            if not rx * sides[k, 0] + ry * sides[k, 1] + rz * sides[k, 2] < 0.0:
+                out = False
+                break
+        if out:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)

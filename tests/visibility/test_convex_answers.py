@@ -27,13 +27,15 @@ from geom3d.survey.document import run_survey
 from geom3d.visibility import ApparentView, PatchLattice, VisibilityStats
 from geom3d.visibility._convex_kernels import (
     OUTLINE_INSET,
+    column_cross,
     column_span,
     convex_scratch,
+    eye_outlines,
     eye_outside,
     segment_blocked,
     silhouette,
 )
-from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
+from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids, cylinder_row
 
 TABLE = {"size": [400, 400]}
 
@@ -147,7 +149,7 @@ def test_samples_inside_an_outline_have_rays_through_the_shrunk_piece(seed):
     piece = ConvexSolids.from_mesh(v, f, np.zeros(len(f)))
     assert len(piece) == 1
     planes, off, inner, inner_off = piece.packed
-    _, hulls, pts, _, _ = convex_scratch(piece.packed)
+    _, hulls, pts, _, _, _, _ = convex_scratch(piece.packed)
     view = ApparentView(eyes, target)
     step = PatchLattice().coarse_mm
     s0, s1, t0, t1 = 2.0 * np.array(view.extent())  # the target's view, and around it
@@ -175,6 +177,94 @@ def test_samples_inside_an_outline_have_rays_through_the_shrunk_piece(seed):
     # a decent share is settled: almost every ray through the piece (its inner points lie
     # only 2 PROOF_CLEARANCE_MM inside it)
     assert n_in > 0.3 * n_all and n_in > 0.9 * (n_all - n_miss), (n_in, n_miss, n_all)
+
+
+def _outlines_by_hand(e, u, v, c, target, box, piece, pts, hull):
+    """What :func:`eye_outlines` keeps, written out piece by piece without its pre-test:
+    ``[(piece, outline, s range)]`` of the pieces the eye is clear of whose outline
+    (nearer than the target's padded box) overlaps ``box``."""
+    row = cylinder_row(target)
+    pad = 1.0  # SURFACE_BOX_PAD_MM
+    dxy = math.hypot(e[0] - row[0], e[1] - row[1]) - row[3] - pad
+    dz = max(row[2] - e[2], e[2] - row[2] - row[4]) - pad
+    near = math.hypot(max(dxy, 0.0), max(dz, 0.0))
+    kept = []
+    for q in range(len(piece)):
+        j0, j1 = piece.off[q], piece.off[q + 1]
+        if not eye_outside(piece.planes, j0, j1, *e, PROOF_CLEARANCE_MM):
+            continue
+        k0, k1 = piece.inner_off[q], piece.inner_off[q + 1]
+        h = silhouette(piece.inner, k0, k1, e, u, v, c, near, pts, hull)
+        if h < 3:
+            continue
+        s, t = hull[:h, 0], hull[:h, 1]
+        if s.min() < box[1] and s.max() > box[0] and t.min() < box[3] and t.max() > box[2]:
+            kept.append((q, hull[:h].copy(), (s.min(), s.max())))
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_eye_outlines_pass_over_only_pieces_beside_the_rectangle(seed):
+    # eye_outlines skips a piece whose inner points all project beyond one side of the
+    # apparent rectangle before making its outline: the outlines it keeps are exactly
+    # those of the piece-by-piece test, and the skip does happen
+    rng = np.random.default_rng(100 + seed)
+    target = Cylinder((0.0, 0.0, 0.0), 12.5, 40.0)
+    boxes = []
+    for _ in range(24):
+        size = rng.uniform(4, 60, 3)
+        v, f = box_mesh(size)
+        spot = rng.uniform((-300, -150, -20), (-40, 150, 60))
+        boxes.append(ConvexSolids.from_mesh(v @ _rotation(rng, 1).T + spot, f, np.zeros(12)))
+    pieces = boxes[0]
+    for b in boxes[1:]:
+        pieces = pieces.joined(b)
+    planes, off, inner, inner_off = pieces.packed
+    _, hulls, pts, hull_n, _, hull_s, sides = convex_scratch(pieces.packed)
+    hand = np.empty_like(hulls[0])
+    eyes = rng.uniform((-420, -60, 5), (-320, 60, 60), (20, 3))
+    view = ApparentView(eyes, target)
+    s0, s1, t0, t1 = view.extent()
+    row = cylinder_row(target)
+    n_skipped = n_kept = 0
+    for i, e in enumerate(eyes):
+        a, b = rng.uniform(s0, s1, 2), rng.uniform(t0, t1, 2)
+        box = (min(a), max(a), min(b), max(b))
+        u, w = view.u[i], view.v[i]
+        n = eye_outlines(
+            e, u, w, view.c, row, box, planes, off, inner, inner_off, PROOF_CLEARANCE_MM,
+            pts, hulls, hull_n, hull_s, sides,
+        )  # fmt: skip
+        want = _outlines_by_hand(e, u, w, view.c, target, box, pieces, pts, hand)
+        assert n == len(want)
+        for k, (_, outline, s_range) in enumerate(want):
+            assert hull_n[k] == len(outline)
+            np.testing.assert_array_equal(hulls[k, : hull_n[k]], outline)
+            assert tuple(hull_s[k]) == s_range
+        n_kept += n
+        # pieces clear of the eye whose points all project beyond one side of the box
+        r = inner - e
+        depth = r @ np.cross(w, u)
+        st = (view.c - e) @ np.cross(w, u) * (r @ np.stack([u, w]).T) / depth[:, None]
+        st += (e - view.c) @ np.stack([u, w]).T
+        for q in range(len(pieces)):
+            p = st[inner_off[q] : inner_off[q + 1]]
+            beside = (p[:, 0] < box[0]).all() or (p[:, 0] > box[1]).all()
+            beside |= (p[:, 1] < box[2]).all() or (p[:, 1] > box[3]).all()
+            in_front = (depth[inner_off[q] : inner_off[q + 1]] > 0).all()
+            clear = eye_outside(planes, off[q], off[q + 1], *e, PROOF_CLEARANCE_MM)
+            n_skipped += bool(beside and in_front and clear)
+    assert n_kept > 10 and n_skipped > 50, (n_kept, n_skipped)
+
+
+def test_a_column_inside_the_s_range_crosses_as_column_span_says():
+    # the ray loop asks column_cross only for lines inside an outline's s range
+    hull = np.array([[0.0, 0.0], [4.0, 1.0], [5.0, 6.0], [1.0, 5.0], [0.0, 0.0]])
+    for s in (0.5, 1.0, 2.5, 4.0, 4.9):
+        assert column_cross(hull, 4, s, OUTLINE_INSET) == column_span(hull, 4, s, OUTLINE_INSET)
+    lo, hi = column_cross(hull, 4, 2.5, 0.0)
+    assert (lo, hi) == pytest.approx((0.625, 5.375))  # edges (0,0)-(4,1) and (5,6)-(1,5)
+    assert column_span(hull, 4, 5.0, OUTLINE_INSET) == (1.0, 0.0)
 
 
 # --------------------------------------------------------------------------------------
