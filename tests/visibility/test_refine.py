@@ -95,6 +95,24 @@ def test_nearest_windows_is_the_stable_order():
         assert (wins + lo == corners).all() and (span == corners.max(0) - corners.min(0)).all()
 
 
+def _second_cast_by_hand(possible, rows, w, shape, e_i, a_i, b_i, ok):
+    """rest_second's samples, window by window: the unknown samples of every possible
+    window none of whose even samples was cast and failed, in (row, a, b) order."""
+    failed = set()
+    known = set()
+    for e, a, b, good in zip(e_i, a_i, b_i, ok, strict=True):
+        known.add((e, a, b))
+        if not good:
+            failed.add((e, a, b))
+    need = set()
+    for k, r in enumerate(rows):
+        for i, j in zip(*np.nonzero(possible[r]), strict=True):
+            cells = [(k, x, y) for x in range(i, i + w) for y in range(j, j + w)]
+            if not any(c in failed and c[1] % 2 == 0 and c[2] % 2 == 0 for c in cells):
+                need.update(c for c in cells if c not in known)
+    return sorted(need)
+
+
 def test_two_refining_casts_find_what_one_finds():
     """rest_first + rest_second (even samples first, then the windows left open) pick the
     same eye, window and middle sample as one cast of every refined sample."""
@@ -126,6 +144,8 @@ def test_two_refining_casts_find_what_one_finds():
         ok1 = truth[cand[rest][e1], a1, b1]
         e2, a2, b2 = rest_second(possible, rest, w, (m, n), e1, a1, b1, ok1)
         assert not (set(zip(e1, a1, b1, strict=True)) & set(zip(e2, a2, b2, strict=True)))
+        want = _second_cast_by_hand(possible, rest, w, (m, n), e1, a1, b1, ok1)
+        assert list(zip(e2, a2, b2, strict=True)) == want
         e_all, a_all, b_all = (np.concatenate(x) for x in ((e1, e2), (a1, a2), (b1, b2)))
         two = rest_pick(truth[cand[rest][e_all], a_all, b_all], e_all, a_all, b_all, *pick)
         assert one[:3] == two[:3]
