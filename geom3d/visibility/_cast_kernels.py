@@ -19,16 +19,15 @@ import numpy as np
 from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
 from geom3d.bodies.kernels import STATUS_MISS, STATUS_SCENERY, njit, njit_leaf, view_ray
 from geom3d.raycast.compiled import packet_buffer, packet_cast, packet_ray
-from geom3d.visibility._convex_kernels import (
+from geom3d.visibility._convex_kernels import eye_outside, segment_meets
+from geom3d.visibility._ground_kernels import horizon, under_ground
+from geom3d.visibility._leaf_kernels import eye_leaves, proven_leaves, settled_from
+from geom3d.visibility._outline_kernels import (
     OUTLINE_INSET,
     column_cross,
     convex_scratch,
     eye_outlines,
-    eye_outside,
-    segment_meets,
 )
-from geom3d.visibility._ground_kernels import horizon, under_ground
-from geom3d.visibility._leaf_kernels import eye_leaves, proven_leaves, settled_from
 
 __all__ = ["clear_to_target", "cull_kernel", "hidden_kernel"]
 
@@ -138,12 +137,12 @@ def _clear_loop(
     (:func:`._leaf_kernels.proven_leaves`), which each eye's lookup goes through instead
     of every node. ``grid``: ``(ks0, nks, kt0, nkt, step)`` of a lattice whose rays
     these are (``eye_idx``, ``s``, ``t`` and ``points`` unused), or ``nks`` 0: the rays
-    of ``eye_idx``, ``s``, ``t``. ``scratch``: :func:`._convex_kernels.convex_scratch`
+    of ``eye_idx``, ``s``, ``t``. ``scratch``: :func:`._outline_kernels.convex_scratch`
     of ``solids``.
 
     The convex pieces an eye is clear of settle first the segments that meet one of
     them; on a lattice, before that, the samples inside a piece's apparent outline from
-    the eye (:func:`._convex_kernels.silhouette`), column by column, without their ray:
+    the eye (:func:`._outline_kernels.silhouette`), column by column, without their ray:
     the outline's points are nearer the eye than any point of the target. Before all
     that, a ray whose slope along the ground profile's frame is below its eye's horizon
     is settled (:func:`._ground_kernels.horizon`): it passes under the ground before it

@@ -67,7 +67,7 @@ class ConvexSolids:
     inner : (V, 3) float64, mm
         Points inside each piece shrunk by twice ``PROOF_CLEARANCE_MM``, one near each of
         its vertices: their convex hull lies in the shrunk piece, so a ray through their
-        outline meets it (:func:`._convex_kernels.silhouette`).
+        outline meets it (:func:`._outline_kernels.silhouette`).
     inner_off : (S + 1,) int64
         Piece ``s``'s are ``inner[inner_off[s]:inner_off[s + 1]]``.
     parent : (S,) int64

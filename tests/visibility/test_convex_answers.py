@@ -25,14 +25,13 @@ from geom3d.raycast import RayEngine
 from geom3d.scene.scene import Scene
 from geom3d.survey.document import run_survey
 from geom3d.visibility import ApparentView, PatchLattice, VisibilityStats
-from geom3d.visibility._convex_kernels import (
+from geom3d.visibility._convex_kernels import eye_outside, segment_blocked
+from geom3d.visibility._outline_kernels import (
     OUTLINE_INSET,
     column_cross,
     column_span,
     convex_scratch,
     eye_outlines,
-    eye_outside,
-    segment_blocked,
     silhouette,
 )
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids, cylinder_row
