@@ -18,7 +18,7 @@ import geom3d.exposure.document as exposure_doc
 import geom3d.survey.document as survey_doc
 from geom3d.adjudication import lof
 from geom3d.bodies.cylinder import Cylinder
-from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM
+from geom3d.bodies.kernel_constants import PROOF_CLEARANCE_MM, SURFACE_BOX_PAD_MM
 from geom3d.exposure import run_exposure
 from geom3d.mesh.primitives import box_mesh, prism_mesh
 from geom3d.raycast import RayEngine
@@ -183,7 +183,7 @@ def _outlines_by_hand(e, u, v, c, target, box, piece, pts, hull):
     ``[(piece, outline, s range)]`` of the pieces the eye is clear of whose outline
     (nearer than the target's padded box) overlaps ``box``."""
     row = cylinder_row(target)
-    pad = 1.0  # SURFACE_BOX_PAD_MM
+    pad = SURFACE_BOX_PAD_MM
     dxy = math.hypot(e[0] - row[0], e[1] - row[1]) - row[3] - pad
     dz = max(row[2] - e[2], e[2] - row[2] - row[4]) - pad
     near = math.hypot(max(dxy, 0.0), max(dz, 0.0))
