@@ -42,10 +42,7 @@ def silhouette(inner, k0, k1, e, u, v, c, far, pts, hull):
     point ``far`` or more away.
     """
     ex, ey, ez = e[0], e[1], e[2]
-    nx = v[1] * u[2] - v[2] * u[1]  # v x u: the line of sight
-    ny = v[2] * u[0] - v[0] * u[2]
-    nz = v[0] * u[1] - v[1] * u[0]
-    dc = (c[0] - ex) * nx + (c[1] - ey) * ny + (c[2] - ez) * nz
+    nx, ny, nz, dc = _sight(e, u, v, c)
     if not dc > 0.0:
         return 0
     m = k1 - k0
@@ -83,6 +80,17 @@ def silhouette(inner, k0, k1, e, u, v, c, far, pts, hull):
         hull[h, 1] = pts[k, 1]
         h += 1
     return h - 1 if h >= 4 else 0  # the last point repeats the first
+
+
+@njit_leaf(forceinline=True)
+def _sight(e, u, v, c):
+    """``(wx, wy, wz, dc)``: the line of sight ``w = v x u`` of the apparent plane through
+    ``c`` spanned by ``u`` and ``v``, and the plane's distance ``(c - e) . w`` (mm) from
+    eye ``e`` along it."""
+    wx = v[1] * u[2] - v[2] * u[1]
+    wy = v[2] * u[0] - v[0] * u[2]
+    wz = v[0] * u[1] - v[1] * u[0]
+    return wx, wy, wz, (c[0] - e[0]) * wx + (c[1] - e[1]) * wy + (c[2] - e[2]) * wz
 
 
 @njit_leaf(forceinline=True)
@@ -209,10 +217,7 @@ def _box_sides(e, u, v, c, box, m):
     ``r . w > 0``, ``s < s0`` is ``r . (dc u - (s0 - (e - c) . u) w) < 0``; the other
     sides alike.
     """
-    wx = v[1] * u[2] - v[2] * u[1]
-    wy = v[2] * u[0] - v[0] * u[2]
-    wz = v[0] * u[1] - v[1] * u[0]
-    dc = (c[0] - e[0]) * wx + (c[1] - e[1]) * wy + (c[2] - e[2]) * wz
+    wx, wy, wz, dc = _sight(e, u, v, c)
     es = (e[0] - c[0]) * u[0] + (e[1] - c[1]) * u[1] + (e[2] - c[2]) * u[2]
     et = (e[0] - c[0]) * v[0] + (e[1] - c[1]) * v[1] + (e[2] - c[2]) * v[2]
     for k in range(4):

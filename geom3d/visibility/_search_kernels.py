@@ -321,34 +321,25 @@ def rest_second(possible, rows, w, shape, e_i, a_i, b_i, ok):
     count = 0  # samples of need set
     top = np.full(nr, shape[0], np.int64)  # the first and past-the-last row of need set
     bottom = np.zeros(nr, np.int64)
-    # per row, with summed-area tables: a window is open when no even sample in it is
-    # known not to count; need is every unknown sample of an open window
-    n_i, n_j = possible.shape[1], possible.shape[2]
-    bad = np.zeros((shape[0] + 1, shape[1] + 1), np.int64)  # sums of even samples that fail
-    starts = np.zeros((shape[0] + 1, shape[1] + 1), np.int64)  # sums of open windows' starts
+    # per row: the open windows (possible, none of their even samples known to fail) and
+    # the unknown samples they cover
+    clear = np.ones((nr, shape[0], shape[1]), np.bool_)  # no sample known to fail here
+    for q in range(len(e_i)):
+        if not ok[q] and a_i[q] % 2 == 0 and b_i[q] % 2 == 0:
+            clear[e_i[q], a_i[q], b_i[q]] = False
+    covered = np.empty((shape[0], shape[1]), np.bool_)
     for k in range(nr):
-        r = rows[k]
-        for x in range(shape[0]):
-            for y in range(shape[1]):
-                fail = x % 2 == 0 and y % 2 == 0 and known[k, x, y] == 2
-                bad[x + 1, y + 1] = bad[x, y + 1] + bad[x + 1, y] - bad[x, y] + fail
-        for x in range(shape[0]):
-            for y in range(shape[1]):
-                opened = False
-                if x < n_i and y < n_j and possible[r, x, y]:
-                    i1, j1 = x + w, y + w
-                    opened = bad[i1, j1] - bad[x, j1] - bad[i1, y] + bad[x, y] == 0
-                    if opened:
-                        top[k] = min(top[k], x)
-                        bottom[k] = max(bottom[k], x + w)
-                s_ = starts[x, y + 1] + starts[x + 1, y] - starts[x, y] + opened
-                starts[x + 1, y + 1] = s_
+        opened = full_windows(clear[k : k + 1], w)[0] & possible[rows[k]]
+        for i in range(opened.shape[0]):
+            if opened[i].any():
+                top[k] = min(top[k], i)
+                bottom[k] = max(bottom[k], i + w)
+        if top[k] >= bottom[k]:
+            continue
+        cover_windows(opened, w, covered)
         for x in range(top[k], bottom[k]):
             for y in range(shape[1]):
-                if known[k, x, y] != 0:
-                    continue
-                i0, j0 = max(x + 1 - w, 0), max(y + 1 - w, 0)  # starts covering (x, y)
-                if starts[x + 1, y + 1] - starts[i0, y + 1] - starts[x + 1, j0] + starts[i0, j0]:
+                if covered[x, y] and known[k, x, y] == 0:
                     need[k, x, y] = True
                     count += 1
     # listed in (row, a, b) order, reading only the rows of need marked
