@@ -168,13 +168,10 @@ def _clear_loop(
     n_leaves = 0
     at_eye = -1
     e = ga = gb = 0  # the grid's next ray: eye e, lattice point (ga, gb)
-    skip = 0  # samples left in the outline a sample above them in the column was in
-    for k in range(k_n):
+    k = -1
+    while k + 1 < k_n:
+        k += 1
         if on_grid:  # coarse_grid's order and floats
-            if skip:  # (never past a column's end: no new eye or column is missed)
-                skip -= 1
-                e, ga, gb = _next_sample(e, ga, gb, nks, nkt)
-                continue
             i = e
             sk = (ks0 + ga) * step
             tk = (kt0 + gb) * step
@@ -192,22 +189,24 @@ def _clear_loop(
                         )
                     else:
                         span[q, 0], span[q, 1] = 1.0, 0.0
-            e, ga, gb = _next_sample(e, ga, gb, nks, nkt)
             inside = False
             for q in range(n_out):
                 if span[q, 0] < tk < span[q, 1]:
                     inside = True
                     # the column's samples above this one that are below the outline's
-                    # top are inside it too (t grows along the column)
-                    row = kt0 + (gb - 1 if gb else nkt - 1)
+                    # top are inside it too (t grows along the column): passed over at
+                    # once (never past the column's end: no new eye or column is missed)
+                    row = kt0 + gb
                     last = kt0 + nkt - 1
                     while row < last and (row + 1) * step < span[q, 1]:
                         row += 1
-                        skip += 1
+                    counts[5] += 1 + row - kt0 - gb
+                    k += row - kt0 - gb
+                    e, ga, gb = _next_sample(e, ga, row - kt0, nks, nkt)
                     break
             if inside:
-                counts[5] += 1 + skip
                 continue
+            e, ga, gb = _next_sample(e, ga, gb, nks, nkt)
         else:
             i = eye_idx[k]
             sk, tk = s[k], t[k]
