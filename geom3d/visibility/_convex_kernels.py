@@ -22,6 +22,15 @@ import numpy as np
 
 from geom3d.bodies.kernels import njit, njit_leaf
 
+#: mm: how far beyond one of a piece's planes (shrunk by ``margin``) an eye, or both ends
+#: of a line of eyes, and a corner must lie for :func:`corners_hidden` to decide, without
+#: clipping a segment, that the piece hides nothing of the corners from there. In exact
+#: arithmetic any distance above 0 would do; 1e-6 mm is far above the rounding of either
+#: form of the test (a dot product here, the clipped segment in :func:`segment_meets`) on
+#: coordinates of a few metres, so the shortcut never says "apart" where the segment
+#: test could say "meets".
+APART_INSET = 1e-6
+
 __all__ = [
     "bundle_meets",
     "corners_hidden",
@@ -87,7 +96,9 @@ def corners_hidden(eyes, corners, planes, off, margin, clearance):
     The eyes one piece hides that way, beyond one given plane, form a convex set (an
     intersection of convex sets): so when the lowest and highest eyes of a vertical line
     of eyes (same x and y: a column of :func:`.eyes.eye_points`) are both hidden by one
-    piece beyond one plane, so is every eye between them, untested.
+    piece beyond one plane, so is every eye between them, untested. And when neither end
+    is hidden and every piece has a plane with both ends and a corner beyond it, no eye
+    between them is hidden (:func:`_none_hide`).
 
     Parameters
     ----------
@@ -106,10 +117,12 @@ def corners_hidden(eyes, corners, planes, off, margin, clearance):
     piece = np.full(n, -2, np.int64)  # -2 untested, -1 not hidden, else the piece
     bits = np.zeros(n, np.int64)
     stack = np.empty((2 * n + 2, 2), np.int64)
+    reach = np.empty(planes.shape[0])
+    _reach(corners, planes, margin, reach)
     # vertical lines of at least 3 eyes (a side column: same x, y), then horizontal ones
     # (a cap row: same y, z), where eyes already decided serve as ends and a line of one
     # eye is that eye's own test
-    args = (piece, bits, stack, corners, planes, off, margin, clearance)
+    args = (piece, bits, stack, corners, planes, off, reach, margin, clearance)
     order = np.empty(n, np.int64)
     table = np.full(4 * n + 8, -1, np.int64)
     line = np.empty(n, np.int64)
@@ -170,13 +183,58 @@ def _group_lines(eyes, p, q, axis, order, table, line, count):
 
 
 @njit_leaf
-def _lines(eyes, order, p, q, least, piece, bits, stack, corners, planes, off, margin, clearance):
+def _reach(corners, planes, margin, reach):
+    """Write into ``reach`` ((P,) float64, mm), for each plane, how far the furthest of
+    ``corners`` lies beyond it once shrunk by ``margin``: ``max_k n . c_k - (d - margin)``."""
+    for j in range(planes.shape[0]):
+        best = -np.inf
+        for k in range(corners.shape[0]):
+            g = planes[j, 0] * corners[k, 0] + planes[j, 1] * corners[k, 1]
+            g += planes[j, 2] * corners[k, 2]
+            best = max(best, g)
+        reach[j] = best - (planes[j, 3] - margin)
+
+
+@njit_leaf(forceinline=True)
+def _apart(planes, j0, j1, reach, ea, eb, margin):
+    """Does piece ``planes[j0:j1]`` hide nothing of the corners from any point of the
+    segment from eye ``ea`` to eye ``eb`` (rows of ``eyes``; the same row for one eye)?
+    True when one of its planes, shrunk by ``margin``, has both eyes and a corner
+    (``reach``: :func:`_reach`) more than ``APART_INSET`` beyond it: the triangle of the
+    segment and that corner then lies beyond the plane, so every segment from an eye of
+    the line to that corner misses the piece."""
+    for j in range(j0, j1):
+        if reach[j] > APART_INSET:
+            d = planes[j, 3] - margin + APART_INSET
+            ga = planes[j, 0] * ea[0] + planes[j, 1] * ea[1] + planes[j, 2] * ea[2]
+            if ga > d:
+                gb = planes[j, 0] * eb[0] + planes[j, 1] * eb[1] + planes[j, 2] * eb[2]
+                if gb > d:
+                    return True
+    return False
+
+
+@njit_leaf
+def _none_hide(eyes, ia, ib, planes, off, reach, margin):
+    """Does no piece hide the corners from any eye on the segment between eyes ``ia``
+    and ``ib`` (:func:`_apart` for every piece)?"""
+    for s in range(off.shape[0] - 1):
+        if not _apart(planes, off[s], off[s + 1], reach, eyes[ia], eyes[ib], margin):
+            return False
+    return True
+
+
+@njit_leaf
+def _lines(
+    eyes, order, p, q, least, piece, bits, stack, corners, planes, off, reach, margin, clearance
+):
     """Decide the eyes of ``order`` (grouped by equal ``p`` and ``q``, each group along
     the line's own axis: :func:`_group_lines`) line by line: a run of at least ``least``
     eyes with equal coordinates ``p`` and ``q`` is bisected (eyes already decided keep
     their answer and serve as ends); an interval whose two ends one piece hides beyond
-    one plane is hidden whole (see :func:`corners_hidden`). Shorter runs are left
-    undecided."""
+    one plane is hidden whole (see :func:`corners_hidden`), and one whose two ends are
+    not hidden is not hidden whole when every piece is apart from it (:func:`_none_hide`).
+    Shorter runs are left undecided."""
     n = order.shape[0]
     k = 0
     while k < n:
@@ -194,15 +252,26 @@ def _lines(eyes, order, p, q, least, piece, bits, stack, corners, planes, off, m
             top -= 1
             for r in (a, b):
                 if piece[order[r]] == -2:
-                    s_r, m_r = _hiding(eyes, order[r], corners, planes, off, margin, clearance)
+                    s_r, m_r = _hiding(
+                        eyes, order[r], corners, planes, off, reach, margin, clearance
+                    )
                     piece[order[r]] = s_r
                     bits[order[r]] = m_r
             ia, ib = order[a], order[b]
+            if b - a < 2:
+                continue
             if piece[ia] >= 0 and piece[ia] == piece[ib] and (bits[ia] & bits[ib]) != 0:
                 for r in range(a + 1, b):
                     piece[order[r]] = piece[ia]
                     bits[order[r]] = bits[ia] & bits[ib]
-            elif b - a > 1:
+            elif (
+                piece[ia] == -1
+                and piece[ib] == -1
+                and _none_hide(eyes, ia, ib, planes, off, reach, margin)
+            ):
+                for r in range(a + 1, b):
+                    piece[order[r]] = -1
+            else:
                 mid = (a + b) // 2
                 stack[top + 1, 0], stack[top + 1, 1] = a, mid
                 stack[top + 2, 0], stack[top + 2, 1] = mid, b
@@ -211,12 +280,15 @@ def _lines(eyes, order, p, q, least, piece, bits, stack, corners, planes, off, m
 
 
 @njit_leaf
-def _hiding(eyes, i, corners, planes, off, margin, clearance):
+def _hiding(eyes, i, corners, planes, off, reach, margin, clearance):
     """The first piece that hides ``corners`` from eye ``i`` and the planes of it the eye
-    lies at least ``clearance`` beyond, as bits (bit ``j - off[s]``; ``(-1, 0)``: none)."""
+    lies at least ``clearance`` beyond, as bits (bit ``j - off[s]``; ``(-1, 0)``: none).
+    A piece :func:`_apart` from the eye is passed over unclipped."""
     ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
     for s in range(off.shape[0] - 1):
         j0, j1 = off[s], off[s + 1]
+        if _apart(planes, j0, j1, reach, eyes[i], eyes[i], margin):
+            continue
         beyond = 0
         for j in range(j0, j1):
             g = planes[j, 0] * ex + planes[j, 1] * ey + planes[j, 2] * ez - planes[j, 3]
