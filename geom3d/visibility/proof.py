@@ -45,6 +45,7 @@ from geom3d.visibility.tolerances import (
     PROOF_PLANE_TRIES,
     PROOF_PLANES,
     PROOF_SEGMENTS_PER_BUNDLE,
+    PROOF_WALL_BUNDLES,
     PROOF_WALL_FRAMES,
     PROOF_WALL_MAX_TURN_DEG,
     PROOF_WALL_MERGE_DEG,
@@ -354,7 +355,9 @@ class Prover:
 
         Proofs are tried in the pair's own frame (``d`` along the line from ``a`` to
         ``b``), then in frames square to the walls that probe segments between the two
-        hit first (:meth:`wall_angles`), until one tree proves everything.
+        hit first (:meth:`wall_angles`), until one tree proves everything. A wall's
+        frame examines at most ``PROOF_WALL_BUNDLES`` bundles and is kept only when it
+        proves them all.
 
         Parameters
         ----------
@@ -400,9 +403,11 @@ class Prover:
         tried = leaves = proved = 0
         complete = False
         for k, angle in enumerate(angles):
-            tree, n_tried = self._tree(a, b, occ, runs, angle, nodes, depth, exact=k == 0)
+            wall = k > 0  # a wall's frame: a few bundles, kept only if it proves them all
+            budget = min(nodes, PROOF_WALL_BUNDLES) if wall else nodes
+            tree, n_tried = self._tree(a, b, occ, runs, angle, budget, depth, exact=not wall)
             tried += n_tried
-            if tree is None:
+            if tree is None or (wall and not tree.complete):
                 continue
             proven = tree.proven  # (a masked copy: made once)
             n_proven = int(np.count_nonzero(proven))

@@ -130,6 +130,18 @@ PROOF_WALL_FRAMES: int = 1
 PROOF_WALL_MIN_TILT_DEG: float = 60.0
 PROOF_WALL_MERGE_DEG: float = 2.0
 
+#: A wall's frame examines at most this many bundles and is kept only when it proves
+#: them all (the pair blocked whole). It is there for a wall the pair's line crosses
+#: whole, which it proves in a few bundles (1 for a thin wall at an angle; 3 and 7 on the
+#: scan table, the most seen). A wall frame that proves only part cost more than it
+#: saved: its 56 to 85 bundles (median) took 25 ms of the scan table's one-thread matrix
+#: and 14 ms of scan-fused's, for 2 pairs proved whole on scan and none on scan-fused,
+#: and searching with its partial tree took longer than without (measured per pair, stop
+#: 63). With it the one-thread matrix took 5 to 9 % less time on scan-fused and, in two
+#: rounds of three, 6 to 7 % less on scan (the third within the noise), casting 3 % and
+#: 4 % more segments; waving's is the same.
+PROOF_WALL_BUNDLES: int = 8
+
 #: A wall whose horizontal normal turns more than this from the line between the two
 #: troopers gets no frame (the next wall hit most often within it does). The segments
 #: between them cross such a wall at a grazing angle, so a bundle's crossings spread along

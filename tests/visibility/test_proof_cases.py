@@ -23,6 +23,7 @@ from geom3d.visibility import (
     eye_points,
 )
 from geom3d.visibility.convex import NO_SOLIDS
+from geom3d.visibility.tolerances import PROOF_WALL_BUNDLES
 
 # --------------------------------------------------------------------------------------
 # the threshold: a wall, a slit, a wall's top, a scan's rim
@@ -90,6 +91,41 @@ def test_thin_wall_at_an_angle_is_proved_in_its_own_frame(monkeypatch):
         m.setattr(type(prover), "wall_angles", lambda self, a, b, own: [])
         alone = prover.pair(a.cylinder, b.cylinder)
         assert alone is None or not alone.complete
+
+
+def test_a_wall_frame_that_proves_only_part_is_dropped(monkeypatch):
+    # the 35-degree wall of the test above with a 4 mm slit 20 mm along it from the
+    # middle: the pair's own frame proves none of its bundles; the wall's frame is given
+    # PROOF_WALL_BUNDLES bundles and proves some, not all (the slit), so it is dropped
+    # and the pair has no proof; the answer is the search's without proofs
+    u = (-math.sin(math.radians(35.0)), math.cos(math.radians(35.0)))
+    below, above = 20.0 - 2.0 + 100.0, 100.0 - (20.0 + 2.0)  # the wall's two lengths
+    c1, c2 = -100.0 + below / 2, 100.0 - above / 2  # their middles along the wall
+    walls = [
+        box("w1", [4, below, 80], [60 + u[0] * c1, u[1] * c1], rotation_deg=35.0),
+        box("w2", [4, above, 80], [60 + u[0] * c2, u[1] * c2], rotation_deg=35.0),
+        box("pa", [40, 40, 10], [0, 0]),
+        box("pb", [40, 40, 10], [120, 0]),
+    ]
+    scene = two_troopers(walls)
+    a, b = scene.trooper("a"), scene.trooper("b")
+    prover = scene.prover
+    trees = []
+    real = type(prover)._tree
+
+    def seen(self, a, b, occ, runs, angle_deg, nodes, depth, exact):
+        got = real(self, a, b, occ, runs, angle_deg, nodes, depth, exact)
+        trees.append((angle_deg, nodes, got[0]))
+        return got
+
+    monkeypatch.setattr(type(prover), "_tree", seen)
+    assert prover.pair(a.cylinder, b.cylinder) is None
+    (own_deg, _, own), (wall_deg, wall_nodes, wall) = trees
+    assert own_deg == 0.0 and not own.proven.any()
+    assert wall_deg == pytest.approx(35.0, abs=0.01) and wall_nodes == PROOF_WALL_BUNDLES
+    assert 0 < np.count_nonzero(wall.proven) < len(wall.proven)
+    monkeypatch.undo()
+    same_answer(scene, a, b)
 
 
 @pytest.mark.parametrize(("turn", "framed"), [(55.0, True), (65.0, False)])
