@@ -86,8 +86,9 @@ def search_eyes(
     """Search ``eyes`` (in order) for one that sees a patch of ``target``.
 
     ``occ``: occluding cylinders (:func:`cylinder_array`). With ``proof`` (made from the
-    eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and proved
-    segments are not cast; with ``solids`` (:mod:`.convex`), so are eyes and segments
+    eyes' trooper, or from the target's with ``flip``), proved eyes are skipped and, unless
+    the proof is weak (:attr:`.proof.PairProof.weak`), proved segments are not cast; with
+    ``solids`` (:mod:`.convex`), so are eyes and segments
     that one of them blocks; with ``ground`` (:mod:`.ground`, from these eyes to
     ``target``), eyes and rays under the ground; with ``hiders`` (interior boxes,
     :mod:`.interior_boxes`), eyes one of them hides whole. The answer is the same.
@@ -114,6 +115,8 @@ def search_eyes(
         eyes = eyes[~done]
     if not len(eyes):
         return None
+    if proof is not None and proof.weak:  # its eyes, not its segments (PROOF_WEAK_SHARE)
+        proof = None
     cast = ClearToTarget(engine, occ, stats, proof, flip, solids, ground)
     if cast.compiled:
         hit = search_clear_patch(eyes, target, cast, lat, batch_sizes=sizes)

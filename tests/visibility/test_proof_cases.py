@@ -17,13 +17,17 @@ from proof_support import (
 from support import box, make_scene, real_meshes_dir, trooper
 
 from geom3d.adjudication import lof
+from geom3d.core.tolerances import PATCH_MM
 from geom3d.scene.scene import Scene
 from geom3d.visibility import (
     VisibilityStats,
     eye_points,
 )
+from geom3d.visibility.apparent import PatchLattice
 from geom3d.visibility.convex import NO_SOLIDS
-from geom3d.visibility.tolerances import PROOF_WALL_BUNDLES
+from geom3d.visibility.pair import search_eyes
+from geom3d.visibility.proof import PairProof
+from geom3d.visibility.tolerances import PROOF_WALL_BUNDLES, PROOF_WEAK_SHARE
 
 # --------------------------------------------------------------------------------------
 # the threshold: a wall, a slit, a wall's top, a scan's rim
@@ -126,6 +130,38 @@ def test_a_wall_frame_that_proves_only_part_is_dropped(monkeypatch):
     assert 0 < np.count_nonzero(wall.proven) < len(wall.proven)
     monkeypatch.undo()
     same_answer(scene, a, b)
+
+
+def test_a_weak_proof_skips_eyes_but_settles_no_single_segment(monkeypatch):
+    # a 20 mm wall with a 3 mm slot from 35 to 38 mm: the pair's proof settles 14 % of
+    # its bundles (weak, under PROOF_WEAK_SHARE); the search skips the eyes it settles
+    # whole and looks up no single segment in it (each lookup cost more than the rays it
+    # saved). Read as strong, the same search settles segments by it: the witness is the
+    # same either way, and the pair's answer is the search's without proofs
+    scene = two_troopers(
+        [box("low", [20, 200, 35], [60, 0]), box("high", [20, 200, 42], [60, 0, 38])]
+    )
+    a, b = scene.trooper("a"), scene.trooper("b")
+    proof = scene.prover.pair(a.cylinder, b.cylinder)
+    assert proof is not None and proof.weak
+    assert 0 < np.count_nonzero(proof.proven) < PROOF_WEAK_SHARE * len(proof.proven)
+    eyes = eye_points(a.cylinder, b.cylinder)
+    found = []
+    for strong in (False, True):
+        if strong:
+            monkeypatch.setattr(PairProof, "weak", property(lambda self: False))
+        stats = VisibilityStats()
+        w = search_eyes(
+            b.cylinder, eyes, scene.engine, np.zeros((0, 5)), PatchLattice(PATCH_MM), stats, proof
+        )
+        found.append((w, stats))
+    (weak_w, weak), (strong_w, strong) = found
+    assert weak.proved == 0 and weak.eyes_proved == strong.eyes_proved > 0
+    assert strong.proved > 0 and weak.cast == strong.cast + strong.proved
+    assert weak_w is not None and strong_w is not None
+    assert np.array_equal(weak_w.eye, strong_w.eye)
+    monkeypatch.undo()
+    assert same_answer(scene, a, b)
 
 
 @pytest.mark.parametrize(("turn", "framed"), [(55.0, True), (65.0, False)])
