@@ -161,9 +161,11 @@ PROOF_WALL_MAX_TURN_DEG: float = 60.0
 #: where the proofs settle most bundles (the fused table) the boxes' outlines per eye
 #: cost about what they save, so they are left out there (stop 61). Such a weak proof
 #: still skips the eyes it settles whole, but no longer settles single segments: each ray
-#: looked up among its few proven leaves cost more than the rays it saved (pair by pair,
-#: each pair timed both ways in turn: the scan table's matrix 2.5 % less time, 409 and
-#: 399 ms against 419 and 409; scan-fused's the same, 350 and 346 ms; stop 63).
+#: looked up among its few proven leaves cost more than the rays it saved. Measured pair
+#: by pair, each pair timed both ways in turn, twice, best of each (stop 63): the scan
+#: table's pairs took 402 and 397 ms against 407 and 403 (1 to 2 % less), scan-fused's
+#: 345 and 340 against 342 and 339 (the same within the 1 to 2 % a second timing of the
+#: same code gains from running later).
 PROOF_WEAK_SHARE: float = 0.5
 
 #: Planes scored per bundle (one column apart, at most this many), and the best of them
