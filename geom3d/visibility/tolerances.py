@@ -137,9 +137,9 @@ PROOF_WALL_MERGE_DEG: float = 2.0
 #: saved: its 56 to 85 bundles (median) took 25 ms of the scan table's one-thread matrix
 #: and 14 ms of scan-fused's, for 2 pairs proved whole on scan and none on scan-fused,
 #: and searching with its partial tree took longer than without (measured per pair, stop
-#: 63). With it the one-thread matrix took 5 to 9 % less time on scan-fused and, in two
-#: rounds of three, 6 to 7 % less on scan (the third within the noise), casting 3 % and
-#: 4 % more segments; waving's is the same.
+#: 63). With it the scan table's pairs took 395 and 391 ms against 405 and 400, and
+#: scan-fused's 344 and 340 against 353 and 351 (2 to 3 % less; each pair timed both ways
+#: in turn, twice, best of each), casting 4 % and 3 % more segments; waving's the same.
 PROOF_WALL_BUNDLES: int = 8
 
 #: A wall whose horizontal normal turns more than this from the line between the two
