@@ -47,6 +47,7 @@ from geom3d.check.record import (
 )
 from geom3d.core.errors import UsageError
 from geom3d.execution.policy import choose_workers
+from geom3d.execution.signals import dropped_at
 
 __all__ = [
     "AUTO_POOL_FROM",
@@ -119,27 +120,11 @@ class _Alarm:
         self.collecting = phase == "start"
 
     def __call__(self, signum, frame):
-        if self.collecting or _dropped_in(frame):
+        if self.collecting or dropped_at(frame):
             signal.setitimer(signal.ITIMER_REAL, ALARM_RETRY_S)
             return
         self.fired = True
         raise _ScenarioTimeout
-
-
-def _dropped_in(frame) -> bool:
-    """Whether an exception raised in ``frame`` would be dropped: it runs inside an
-    object's ``__del__`` or a function (or method) of ``gc.callbacks``."""
-    callbacks = set()
-    for callback in gc.callbacks:
-        code = getattr(getattr(callback, "__func__", callback), "__code__", None)
-        if code is not None:
-            callbacks.add(code)
-    f = frame
-    while f is not None:
-        if f.f_code.co_name == "__del__" or f.f_code in callbacks:
-            return True
-        f = f.f_back
-    return False
 
 
 @contextlib.contextmanager

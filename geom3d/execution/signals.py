@@ -10,13 +10,16 @@ interrupt never lands between a fork and the parent's note of the child's pid.
 
 A handler never raises where native code has called back into Python: inside numba's
 dispatcher (loading or compiling a kernel) or an extension module's import, an exception
-crashed the process (SIGSEGV). There the signal is sent again a moment later
-(:func:`retry_later`), and raised once the main thread is out of it.
+crashed the process (SIGSEGV). Nor where Python prints and drops an exception instead of
+passing it up: an object's ``__del__`` or a ``gc.callbacks`` entry, where the interrupt
+would come out as a traceback on stderr (:func:`dropped_at`). There the signal is sent
+again a moment later (:func:`retry_later`), and raised once the main thread is out of it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -116,10 +119,29 @@ def _inside_native_caller(frame: Any) -> bool:
     return False
 
 
+def dropped_at(frame: Any) -> bool:
+    """Whether an exception raised at ``frame`` would be printed and dropped rather than
+    passed up: it runs inside an object's ``__del__`` or a function (or method) of
+    ``gc.callbacks``."""
+    callbacks = set()
+    for callback in gc.callbacks:
+        code = getattr(getattr(callback, "__func__", callback), "__code__", None)
+        if code is not None:
+            callbacks.add(code)
+    while frame is not None:
+        if frame.f_code.co_name == "__del__" or frame.f_code in callbacks:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def retry_later(signum: int, frame: Any) -> bool:
     """Send ``signum`` again in :data:`RETRY_S` and say True when raising it at ``frame``
-    is not safe (:func:`_inside_native_caller`); else False."""
-    if not hasattr(signal, "pthread_kill") or not _inside_native_caller(frame):
+    is not safe (:func:`_inside_native_caller`) or would be dropped (:func:`dropped_at`);
+    else False."""
+    if not hasattr(signal, "pthread_kill"):
+        return False
+    if not (_inside_native_caller(frame) or dropped_at(frame)):
         return False
     target = threading.main_thread().ident
 
@@ -237,6 +259,7 @@ __all__ += [
     "GRACE_S",
     "RETRY_S",
     "arm_deadline",
+    "dropped_at",
     "forget_received",
     "install_sigterm",
     "interrupt_of",

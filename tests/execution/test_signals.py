@@ -3,11 +3,13 @@ raised inside VTK's import and inside numba's dispatcher ended in SIGSEGV).
 
 ``held()``: SIGINT and SIGTERM wait for the block's end, whichever thread the kernel gives
 them to. The handlers: a signal that comes inside an import or inside numba's code is
-raised just after it (:func:`retry_later`).
+raised just after it (:func:`retry_later`), and so is one that comes where Python would
+print and drop it (a ``gc.callbacks`` entry, a ``__del__``).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -181,3 +183,47 @@ def test_sigterm_in_own_code_is_raised_at_once():
     with sigterm_raises(), pytest.raises(Terminated):
         exec(_SLOW, {"__name__": "geom3d.somewhere", "finished": finished})
     assert finished == []
+
+
+def test_sigterm_inside_a_gc_callback_is_raised_just_after_it():
+    # raised inside a gc.callbacks entry, Terminated would be printed ("Exception ignored
+    # in ...", a traceback on stderr) and dropped: the command went on. It is raised once
+    # the collection is over
+    state = {"sent": False, "finished": False}
+
+    def callback(phase, info):
+        if phase == "start" and not state["sent"]:
+            state["sent"] = True
+            signal.raise_signal(signal.SIGTERM)  # its handler runs in here
+            _busy(0.05)
+            state["finished"] = True
+
+    gc.callbacks.append(callback)
+    try:
+        with sigterm_raises(), pytest.raises(Terminated):
+            gc.collect()
+            _busy(5.0)  # raised here, a retry (RETRY_S) after the collection
+    finally:
+        gc.callbacks.remove(callback)
+    assert state == {"sent": True, "finished": True}
+
+
+_DEL_FINISHED: list[bool] = []
+
+
+class _SignalsInDel:
+    """An object whose ``__del__`` gets SIGTERM and goes on for 50 ms."""
+
+    def __del__(self):
+        signal.raise_signal(signal.SIGTERM)
+        _busy(0.05)
+        _DEL_FINISHED.append(True)
+
+
+def test_sigterm_inside_a_del_is_raised_just_after_it():
+    _DEL_FINISHED.clear()
+    with sigterm_raises(), pytest.raises(Terminated):
+        x = _SignalsInDel()
+        del x
+        _busy(5.0)
+    assert _DEL_FINISHED == [True]
