@@ -11,9 +11,10 @@ interrupt never lands between a fork and the parent's note of the child's pid.
 A handler never raises where native code has called back into Python: inside numba's
 dispatcher (loading or compiling a kernel) or an extension module's import, an exception
 crashed the process (SIGSEGV). Nor where Python prints and drops an exception instead of
-passing it up: an object's ``__del__`` or a ``gc.callbacks`` entry, where the interrupt
-would come out as a traceback on stderr (:func:`dropped_at`). There the signal is sent
-again a moment later (:func:`retry_later`), and raised once the main thread is out of it.
+passing it up (the collector's work, an object's ``__del__``, a ``gc.callbacks`` entry),
+where the interrupt would come out as a traceback on stderr (:func:`dropped_at`). There
+the signal is sent again a moment later (:func:`retry_later`), and raised once the main
+thread is out of it.
 """
 
 from __future__ import annotations
@@ -119,10 +120,28 @@ def _inside_native_caller(frame: Any) -> bool:
     return False
 
 
+#: Whether the garbage collector is at work in this process: set by
+#: :func:`_note_collection`, the first entry of ``gc.callbacks`` from this module's
+#: import on.
+_COLLECTING = [False]
+
+
+def _note_collection(phase: str, info: dict) -> None:
+    """The ``gc.callbacks`` entry that keeps :data:`_COLLECTING`."""
+    _COLLECTING[0] = phase == "start"
+
+
+gc.callbacks.insert(0, _note_collection)
+
+
 def dropped_at(frame: Any) -> bool:
     """Whether an exception raised at ``frame`` would be printed and dropped rather than
-    passed up: it runs inside an object's ``__del__`` or a function (or method) of
-    ``gc.callbacks``."""
+    passed up: while the collector is at work (its callbacks, the finalizers and weakref
+    callbacks it runs), inside an object's ``__del__`` or a function (or method) of
+    ``gc.callbacks``. (A weakref callback run outside a collection, its object's last
+    reference dropped, is not recognised.)"""
+    if _COLLECTING[0]:
+        return True
     callbacks = set()
     for callback in gc.callbacks:
         code = getattr(getattr(callback, "__func__", callback), "__code__", None)

@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -206,6 +207,45 @@ def test_sigterm_inside_a_gc_callback_is_raised_just_after_it():
     finally:
         gc.callbacks.remove(callback)
     assert state == {"sent": True, "finished": True}
+
+
+class _Cycle:
+    """Garbage only the collector frees (it refers to itself)."""
+
+    def __init__(self):
+        self.me = self
+
+
+def test_sigterm_while_the_collector_runs_weakref_callbacks_is_raised_after_it():
+    # the collector's start callback gets SIGTERM; then three weakref callbacks of 30 ms
+    # each run inside the collection, where a raised Terminated would be dropped: it is
+    # raised once the collection is over, after all three
+    done: list[int] = []
+    state = {"sent": False}
+
+    def slow(_ref):
+        _busy(0.03)
+        done.append(1)
+
+    def callback(phase, info):
+        if phase == "start" and not state["sent"]:
+            state["sent"] = True
+            signal.raise_signal(signal.SIGTERM)
+
+    refs = []
+    for _ in range(3):
+        c = _Cycle()
+        refs.append(weakref.ref(c, slow))
+    del c
+    gc.callbacks.append(callback)
+    try:
+        with sigterm_raises(), pytest.raises(Terminated):
+            gc.collect()
+            _busy(5.0)
+    finally:
+        gc.callbacks.remove(callback)
+    assert done == [1, 1, 1]
+    assert all(r() is None for r in refs)
 
 
 _DEL_FINISHED: list[bool] = []
