@@ -126,7 +126,7 @@ def _inside_native_caller(frame: Any) -> bool:
 _COLLECTING = [False]
 
 
-def _note_collection(phase: str, info: dict) -> None:
+def _note_collection(phase: str, info: dict[str, int]) -> None:
     """The ``gc.callbacks`` entry that keeps :data:`_COLLECTING`."""
     _COLLECTING[0] = phase == "start"
 
