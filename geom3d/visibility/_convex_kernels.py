@@ -283,17 +283,22 @@ def _lines(
 def _hiding(eyes, i, corners, planes, off, reach, margin, clearance):
     """The first piece that hides ``corners`` from eye ``i`` and the planes of it the eye
     lies at least ``clearance`` beyond, as bits (bit ``j - off[s]``; ``(-1, 0)``: none).
-    A piece :func:`_apart` from the eye is passed over unclipped."""
+    A piece the eye is apart from (:func:`_apart`, the same floats: one dot product a
+    plane serves both tests) is passed over unclipped."""
     ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
     for s in range(off.shape[0] - 1):
         j0, j1 = off[s], off[s + 1]
-        if _apart(planes, j0, j1, reach, eyes[i], eyes[i], margin):
-            continue
         beyond = 0
+        apart = False
         for j in range(j0, j1):
-            g = planes[j, 0] * ex + planes[j, 1] * ey + planes[j, 2] * ez - planes[j, 3]
-            if g >= clearance:
+            dot = planes[j, 0] * ex + planes[j, 1] * ey + planes[j, 2] * ez
+            if reach[j] > APART_INSET and dot > planes[j, 3] - margin + APART_INSET:
+                apart = True
+                break
+            if dot - planes[j, 3] >= clearance:
                 beyond |= 1 << (j - j0)
+        if apart:
+            continue
         if beyond != 0 and _all_meet(planes, j0, j1, ex, ey, ez, corners, margin):
             return s, beyond
     return -1, 0

@@ -407,10 +407,12 @@ class Prover:
             budget = min(nodes, PROOF_WALL_BUNDLES) if wall else nodes
             tree, n_tried = self._tree(a, b, occ, runs, angle, budget, depth, exact=not wall)
             tried += n_tried
-            if tree is None or (wall and not tree.complete):
+            if tree is None:
                 continue
             proven = tree.proven  # (a masked copy: made once)
             n_proven = int(np.count_nonzero(proven))
+            if wall and n_proven < len(proven):
+                continue
             leaves += len(proven)
             proved += n_proven
             if n_proven:
