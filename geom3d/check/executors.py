@@ -28,7 +28,6 @@ whatever the scheduling, so the reports do not depend on it.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import signal
 import threading
@@ -104,23 +103,16 @@ class _Alarm:
     the scenario reports as an internal error): the note says what really happened.
     Raised where Python prints and drops exceptions, it would be lost (and the stuck
     scenario go on): there the handler only sets the timer again (``ALARM_RETRY_S``).
-    Those places are the collector's work (between its ``start`` and ``stop`` callbacks:
-    finalizers, weakref callbacks and the other ``gc.callbacks``, while
-    :meth:`on_collect` is first in ``gc.callbacks``), an object's ``__del__`` and a
-    ``gc.callbacks`` entry. A weakref callback run outside a collection (its object's
-    last reference dropped) is not recognised.
+    Those places are the ones :func:`geom3d.execution.signals.dropped_at` knows: the
+    collector's work (finalizers, weakref callbacks and ``gc.callbacks``), an object's
+    ``__del__`` and a ``gc.callbacks`` entry.
     """
 
     def __init__(self):
         self.fired = False
-        self.collecting = False
-
-    def on_collect(self, phase, info):
-        """The ``gc.callbacks`` entry: whether the collector is at work."""
-        self.collecting = phase == "start"
 
     def __call__(self, signum, frame):
-        if self.collecting or dropped_at(frame):
+        if dropped_at(frame):
             signal.setitimer(signal.ITIMER_REAL, ALARM_RETRY_S)
             return
         self.fired = True
@@ -129,16 +121,14 @@ class _Alarm:
 
 @contextlib.contextmanager
 def _timer(alarm: _Alarm, timeout: float) -> Iterator[None]:
-    """SIGALRM to ``alarm`` in ``timeout`` s, with ``alarm.on_collect`` first in
-    ``gc.callbacks``; the timer, the callback and the old handler undone on the way out."""
+    """SIGALRM to ``alarm`` in ``timeout`` s; the timer and the old handler undone on the
+    way out."""
     old = signal.signal(signal.SIGALRM, alarm)
-    gc.callbacks.insert(0, alarm.on_collect)
     try:
         signal.setitimer(signal.ITIMER_REAL, timeout)
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        gc.callbacks.remove(alarm.on_collect)
         signal.signal(signal.SIGALRM, old)
 
 
