@@ -3,6 +3,7 @@ notice on stderr; ``geom3d doctor``; ``python -m geom3d``."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -35,6 +36,28 @@ def test_first_run_says_so_once_then_never_again(no_marker, capsys):
     assert err.count("geom3d: preparing compiled kernels") == 1
     assert "`geom3d doctor` does it ahead" in err
     assert prepare.prepare_kernels() == 0 and capsys.readouterr().err == ""
+
+
+def test_collections_are_rare_while_compiling_and_as_before_after(no_marker, monkeypatch):
+    # numba's long-lived compile objects made Python's default collections a tenth of
+    # the compile's CPU; the thresholds are raised for the preparation only, even when
+    # a step fails
+    seen = []
+    monkeypatch.setattr(
+        prepare, "_steps", lambda: [("look", lambda st: seen.append(gc.get_threshold()))]
+    )
+    before = gc.get_threshold()
+    assert prepare.prepare_kernels(quiet=True) == 1
+    assert seen == [prepare.COMPILE_GC_THRESHOLD] != [before] and gc.get_threshold() == before
+
+    def fail(st):
+        raise RuntimeError("a step failed")
+
+    no_marker.unlink()
+    monkeypatch.setattr(prepare, "_steps", lambda: [("fail", fail)])
+    with pytest.raises(RuntimeError, match="a step failed"):
+        prepare.prepare_kernels(quiet=True)
+    assert gc.get_threshold() == before and not no_marker.exists()
 
 
 def test_quiet_first_run_prints_nothing(no_marker, capsys):
