@@ -105,10 +105,13 @@ else:
     def njit(func=None, **options):
         """``numba.njit`` for geom3d's kernels (:class:`_PlainArgsDispatcher`): the same
         options, ``@njit`` or ``@njit(cache=True, ...)``; a failed cache write is a
-        warning, never an error (:func:`cache_write_failed`)."""
+        warning, never an error (:func:`cache_write_failed`). No C-callable wrapper is
+        made (``no_cfunc_wrapper``, unless asked for): nothing takes a kernel's C
+        address, and making one took 5 % of the first run's compile CPU (the serial demo
+        preparation, ``benchmarks/compile_profile.py --phases``: 48.5 s to 46.0 s)."""
 
         def wrap(f):
-            disp = _numba_njit(**options)(f)
+            disp = _numba_njit(**{"no_cfunc_wrapper": True, **options})(f)
             disp.__class__ = _PlainArgsDispatcher
             _guard_cache(disp)
             return disp
