@@ -21,6 +21,7 @@ import functools
 import logging
 import math
 import os
+import types
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +38,7 @@ if _why := settle_kernel_dir():
 from numba import njit as _numba_njit
 from numba.core import config as _numba_config
 from numba.core import types as _numba_types
+from numba.core.caching import NullCache as _NullCache
 from numba.core.registry import CPUDispatcher as _CPUDispatcher
 
 # numba.core.config sets its attributes at run time (from the environment): mypy sees
@@ -58,6 +60,43 @@ class _PlainArgsDispatcher(_CPUDispatcher):
         args = tuple(_numba_types.unliteral(a) for a in args)
         kws = {k: _numba_types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
+
+
+class _LeafDispatcher(_PlainArgsDispatcher):
+    """:data:`njit_leaf`'s dispatcher: the helper is compiled without numba's Python
+    wrapper (``no_cpython_wrapper``), which only a call from Python needs: kernels call
+    the helper directly, and the wrappers (code that unboxes every argument, optimised
+    and compiled to machine code with the rest) took 5 % of the first run's compile CPU
+    (the serial demo preparation, ``benchmarks/compile_profile.py --phases``: 46.0 s to
+    43.5 s). A call from Python (a test, a session at the prompt) runs the helper's
+    twin (:func:`python_twin`), the same function compiled with the wrapper."""
+
+    def __call__(self, *args, **kws):
+        return python_twin(self)(*args, **kws)
+
+
+def python_twin(leaf):
+    """The twin of an :data:`njit_leaf` helper that Python can call: its function, under
+    the name ``<name>__from_python`` (so that numba caches it apart from the helper),
+    compiled with the helper's options and numba's Python wrapper, on the first call;
+    cached when the helper is.
+
+    Parameters
+    ----------
+    leaf : numba dispatcher
+        A helper made with :data:`njit_leaf`.
+    """
+    twin = leaf.__dict__.get("python_twin")
+    if twin is None:
+        f = leaf.py_func
+        g = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+        g.__qualname__ = f"{f.__qualname__}__from_python"
+        g.__module__, g.__doc__ = f.__module__, f.__doc__
+        drop = ("no_cpython_wrapper", "nopython")  # (njit sets nopython itself)
+        options = {k: v for k, v in leaf.targetoptions.items() if k not in drop}
+        cached = not isinstance(leaf._cache, _NullCache)
+        twin = leaf.python_twin = njit(cache=cached, **options)(g)
+    return twin
 
 
 #: Whether a kernel cache write has failed in this process (the warning is said once).
@@ -112,7 +151,8 @@ else:
 
         def wrap(f):
             disp = _numba_njit(**{"no_cfunc_wrapper": True, **options})(f)
-            disp.__class__ = _PlainArgsDispatcher
+            leaf = options.get("no_cpython_wrapper", False)
+            disp.__class__ = _LeafDispatcher if leaf else _PlainArgsDispatcher
             _guard_cache(disp)
             return disp
 
@@ -124,7 +164,8 @@ else:
 #: compiled without numba's reference-counting runtime. With it, each call (inlined or
 #: not) increments and decrements every array argument's count atomically; in Line of
 #: Fire's ray loop that cost more than Embree (37 % of the one-thread matrix, profiled).
-njit_leaf = functools.partial(njit, cache=True, _nrt=False)
+#: Kernels call them directly, so they have no Python wrapper (:class:`_LeafDispatcher`).
+njit_leaf = functools.partial(njit, cache=True, _nrt=False, no_cpython_wrapper=True)
 
 __all__ = [
     "STATUS_BLOCKED",
