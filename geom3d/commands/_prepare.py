@@ -2,7 +2,7 @@
 
 numba compiles geom3d's kernels on their first call and caches them on disk
 (:func:`geom3d.core.cache_paths.kernel_cache_dir`); on a new machine (or after an upgrade
-changed a kernel) that costs about a minute of CPU, once. Rather than let the first
+changed a kernel) that costs under a minute of CPU, once. Rather than let the first
 command sit silent in the middle of its work, :func:`prepare_kernels` runs a small fixed
 workload that calls every kernel with the argument types of the real calls - the bundled
 demo table: standing, the blocking proofs, the Line of Fire search, visible areas, the
@@ -165,7 +165,7 @@ def prepare_kernels(*, quiet: bool = False, announce: bool = True) -> int:
 
     if announce and not quiet:
         print(
-            "geom3d: preparing compiled kernels (the first run on this machine: about a "
+            "geom3d: preparing compiled kernels (the first run on this machine: under a "
             "minute of CPU in two processes, once; `geom3d doctor` does it ahead)",
             file=sys.stderr,
             flush=True,
