@@ -196,6 +196,14 @@ def _reach(corners, planes, margin, reach):
 
 
 @njit_leaf(forceinline=True)
+def _past(planes, j, reach, dot, margin):
+    """Do a point at ``dot`` (its dot product with plane ``j``'s normal) and a corner
+    (``reach``: :func:`_reach`) both lie more than ``APART_INSET`` beyond plane ``j``
+    shrunk by ``margin``? The one test :func:`_apart` and :func:`_hiding` share."""
+    return reach[j] > APART_INSET and dot > planes[j, 3] - margin + APART_INSET
+
+
+@njit_leaf(forceinline=True)
 def _apart(planes, j0, j1, reach, ea, eb, margin):
     """Does piece ``planes[j0:j1]`` hide nothing of the corners from any point of the
     segment from eye ``ea`` to eye ``eb`` (rows of ``eyes``; the same row for one eye)?
@@ -204,13 +212,11 @@ def _apart(planes, j0, j1, reach, ea, eb, margin):
     segment and that corner then lies beyond the plane, so every segment from an eye of
     the line to that corner misses the piece."""
     for j in range(j0, j1):
-        if reach[j] > APART_INSET:
-            d = planes[j, 3] - margin + APART_INSET
-            ga = planes[j, 0] * ea[0] + planes[j, 1] * ea[1] + planes[j, 2] * ea[2]
-            if ga > d:
-                gb = planes[j, 0] * eb[0] + planes[j, 1] * eb[1] + planes[j, 2] * eb[2]
-                if gb > d:
-                    return True
+        ga = planes[j, 0] * ea[0] + planes[j, 1] * ea[1] + planes[j, 2] * ea[2]
+        if _past(planes, j, reach, ga, margin):
+            gb = planes[j, 0] * eb[0] + planes[j, 1] * eb[1] + planes[j, 2] * eb[2]
+            if _past(planes, j, reach, gb, margin):
+                return True
     return False
 
 
@@ -283,8 +289,8 @@ def _lines(
 def _hiding(eyes, i, corners, planes, off, reach, margin, clearance):
     """The first piece that hides ``corners`` from eye ``i`` and the planes of it the eye
     lies at least ``clearance`` beyond, as bits (bit ``j - off[s]``; ``(-1, 0)``: none).
-    A piece the eye is apart from (:func:`_apart`, the same floats: one dot product a
-    plane serves both tests) is passed over unclipped."""
+    A piece the eye is apart from (:func:`_past`, as :func:`_apart` tests it: one dot
+    product a plane serves both tests) is passed over unclipped."""
     ex, ey, ez = eyes[i, 0], eyes[i, 1], eyes[i, 2]
     for s in range(off.shape[0] - 1):
         j0, j1 = off[s], off[s + 1]
@@ -292,7 +298,7 @@ def _hiding(eyes, i, corners, planes, off, reach, margin, clearance):
         apart = False
         for j in range(j0, j1):
             dot = planes[j, 0] * ex + planes[j, 1] * ey + planes[j, 2] * ez
-            if reach[j] > APART_INSET and dot > planes[j, 3] - margin + APART_INSET:
+            if _past(planes, j, reach, dot, margin):
                 apart = True
                 break
             if dot - planes[j, 3] >= clearance:
