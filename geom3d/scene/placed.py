@@ -27,8 +27,9 @@ import numpy as np
 from geom3d.bodies.kernel_constants import CONTACT_EPS_MM
 from geom3d.core.messages import Message, warning
 from geom3d.scenario import TrooperSpec
+from geom3d.scene.embedding import crossing_faces, embedded_reasons
 from geom3d.scene.reach import enclosed_warnings
-from geom3d.scene.standing import crossing_faces, embedded_reasons, footing_messages
+from geom3d.scene.standing import footing_messages
 from geom3d.scene.tolerances import ENGAGED_CONTACT_MM, FAR_OFF_TABLE_MM
 from geom3d.scene.trooper import Trooper
 

@@ -172,7 +172,7 @@ class BuiltScenery:
     #: Reachable free space per probe size (:func:`geom3d.scene.reach.reach_map`).
     reach: dict[tuple[float, float], Any] = field(default_factory=dict)
     #: The faces the embedded-trooper test counts as crossings
-    #: (:func:`geom3d.scene.standing.crossing_faces`; made by the first scene checking one).
+    #: (:func:`geom3d.scene.embedding.crossing_faces`; made by the first scene checking one).
     crossing: np.ndarray | None = None
 
 

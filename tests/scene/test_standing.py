@@ -119,35 +119,6 @@ def test_route_points_rest_like_positions(tmp_path):
     assert t.route[2] == (200.0, 50.0, 7.0)
 
 
-def test_true_embedding_is_warned_terrain_is_not(tmp_path):
-    scene = make_scene(
-        [
-            trooper("inside", [100, 100, 5], silhouette={"diameter": 10, "height": 10}),
-            trooper("under", [300, 100, 0]),
-            trooper("free", [500, 100]),
-        ],
-        [
-            box("solid", [60, 60, 40], [100, 100]),
-            box("roof", [60, 60, 5], [300, 100, 20]),  # overhang 20 mm up, S2 is 40 tall
-        ],
-    )
-    emb = [w for w in scene.warnings if "embedded" in w]
-    assert emb == [
-        "trooper 'inside' is embedded in scenery: it stands inside the solid 'solid' "
-        "(base at z = 5.0 mm)",
-        "trooper 'under' is embedded in scenery: scenery 'roof' cuts into its volume "
-        "(a wall or an overhang) (base at z = 0.0 mm)",
-    ]
-
-
-def test_inside_parity_ignores_surface_pieces():
-    scene = make_scene(
-        [trooper("in", [100, 100, 5], silhouette={"diameter": 10, "height": 10})],
-        [box("thin", [60, 60, 40], [100, 100], solid="surface")],
-    )
-    assert not [w for w in scene.warnings if "embedded" in w]
-
-
 def test_scenery_xy_is_dropped_onto_the_table_mesh(tmp_path):
     # a 20 x 20 box at x = 100 on z = 0.2 x: footprint x 90..110, highest ground 22 mm
     scene = make_scene(
