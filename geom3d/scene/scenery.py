@@ -10,7 +10,7 @@ triangle soup the scene casts rays against:
    elsewhere, or the plane z = 0). With an explicit z, sinking into the ground beyond
    :data:`PIECE_REST_TOL_MM` is warned about; the piece *floats* only when nothing lies
    within that tolerance under it (the ground **or another piece**: a container stacked on
-   a container) or against it (a balcony fixed to a wall);
+   a container) or against it (a balcony fixed to a wall; :mod:`geom3d.scene.piece_rest`);
 3. ``solid: auto`` pieces are closed into their winding-number solid (SPEC 12.1,
    :func:`geom3d.mesh.winding.close_winding`): the loops of their base are closed down to
    the ground, every other hole gets a cap checked against the winding number, and
@@ -42,7 +42,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from geom3d.core.errors import MeshError
-from geom3d.core.messages import Message, note, warning
+from geom3d.core.messages import Message, note
 from geom3d.mesh import LoadedMesh, box_mesh, load_mesh, prism_mesh
 from geom3d.mesh.boundary import merge_positions
 from geom3d.mesh.closing import ClosingReport, close_table
@@ -53,7 +53,7 @@ from geom3d.raycast import make_engine
 from geom3d.raycast.base import RayBackend
 from geom3d.scenario import Scenario, SceneryItem
 from geom3d.scene.piece_messages import closing_message, piece_lines, plausibility_messages
-from geom3d.scene.tolerances import DROP_PROBE_HEIGHT_MM, PIECE_FOOTPRINT_SAMPLES, PIECE_REST_TOL_MM
+from geom3d.scene.piece_rest import Ground, floating_message, place_piece
 
 if TYPE_CHECKING:
     from geom3d.scene.standing import Surface
@@ -212,152 +212,6 @@ def _load_for(scn: Scenario, item: SceneryItem, where: str) -> LoadedMesh:
         ) from None
 
 
-class _Ground:
-    """Height of the ground (table mesh, z = 0 elsewhere / without one) under points."""
-
-    def __init__(self, v: np.ndarray | None, f: np.ndarray | None) -> None:
-        self.engine = make_engine(v, f) if v is not None and f is not None and len(f) else None
-
-    def __call__(self, xy: np.ndarray) -> np.ndarray:
-        xy = np.asarray(xy, np.float64).reshape(-1, 2)
-        z = np.zeros(len(xy))
-        if self.engine is None or not len(xy):
-            return z
-        b = self.engine.bounds
-        top, bot = b[1, 2] + DROP_PROBE_HEIGHT_MM, b[0, 2] - DROP_PROBE_HEIGHT_MM
-        o = np.column_stack([xy, np.full(len(xy), top)])
-        e = np.column_stack([xy, np.full(len(xy), bot)])
-        dist, tri = self.engine.first_hit(o, e)
-        hit = tri >= 0
-        z[hit] = top - dist[hit]
-        return z
-
-
-def _footprint(v: np.ndarray, f: np.ndarray, ground: _Ground, grid: bool = False):
-    """Probe points under a piece: (xy (k, 2), piece's lowest z (k,), ground z (k,)).
-
-    The piece's vertices, plus (over a table mesh, or when ``grid``) its underside on a
-    grid over its footprint.
-    """
-    xy = v[:, :2]
-    low = v[:, 2]
-    if ground.engine is None and not grid:  # flat ground z = 0: the vertices say it all
-        return xy, low, np.zeros(len(low))
-    lo, hi = xy.min(axis=0), xy.max(axis=0)
-    n = PIECE_FOOTPRINT_SAMPLES
-    gx = np.linspace(lo[0], hi[0], n)
-    gy = np.linspace(lo[1], hi[1], n)
-    g = np.stack(np.meshgrid(gx, gy, indexing="ij"), axis=-1).reshape(-1, 2)
-    eng = make_engine(v, f)
-    zb, zt = eng.bounds[0, 2] - 1.0, eng.bounds[1, 2] + 1.0
-    dist, tri = eng.first_hit(
-        np.column_stack([g, np.full(len(g), zb)]), np.column_stack([g, np.full(len(g), zt)])
-    )
-    hit = tri >= 0
-    pts = np.concatenate([xy, g[hit]])
-    low = np.concatenate([low, zb + dist[hit]])
-    return pts, low, ground(pts)
-
-
-def _place_piece(item: SceneryItem, v, f, ground: _Ground, rep: PieceReport) -> np.ndarray:
-    """Drop a ``[x, y]`` piece onto the ground, or measure how an explicit-z piece rests.
-
-    A sunk piece is warned about here; a piece above the ground is only measured
-    (``rep.rest_gap_mm``): whether it floats depends on the other pieces
-    (:func:`_floating_message`).
-    """
-    if not len(f):
-        return v
-    _, low, gz = _footprint(v, f, ground)
-    if item.drop:
-        dz = float(np.max(gz - low))
-        v = v + np.array([0.0, 0.0, dz])
-        rep.dropped_mm = float(item.position[2] + dz)
-        rep.rest_gap_mm = 0.0
-        return v
-    gap = float(np.min(low - gz))
-    sink = float(np.max(gz - low))
-    rep.rest_gap_mm = gap if sink <= PIECE_REST_TOL_MM else -sink
-    if sink > PIECE_REST_TOL_MM:
-        rep.messages.append(
-            warning(
-                f"sinks {sink:.1f} mm into the surface under it (explicit z = "
-                f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
-            )
-        )
-    return v
-
-
-_AXES = np.eye(3)
-
-#: Slack (mm) on the touch probes' reach, for Embree's float32 arithmetic.
-_TOUCH_SLACK_MM = 1e-3
-
-
-def _near(engine, pts: np.ndarray, reach: float) -> bool:
-    """Whether any of ``pts`` (k, 3) has ``engine``'s surface within ``reach`` mm along an
-    axis (axis-parallel probes through each point)."""
-    if not len(pts) or engine.n_triangles == 0:
-        return False
-    p = np.repeat(pts, 3, axis=0)
-    d = np.tile(_AXES * reach, (len(pts), 1))
-    o, e = p - d, p + d  # through the point: a surface exactly at it is met too
-    return bool(np.any(engine.occluded(o, e)))
-
-
-def _floating_message(k: int, item: SceneryItem, parts, ground: _Ground, rep) -> str | None:
-    """ "floats ..." for explicit-z piece ``k`` when nothing is under it or against it.
-
-    The surface under the piece is the table (mesh or z = 0) and every other scenery
-    piece: the gap is the smallest drop from the piece's underside (vertices and a grid
-    over its footprint) to whatever lies under it. A piece touching another piece within
-    :data:`PIECE_REST_TOL_MM` (a balcony fixed to a wall) is held by it, not floating.
-    """
-    tol = PIECE_REST_TOL_MM
-    v, f = parts[k][0], parts[k][1]
-    if rep.rest_gap_mm is None or rep.rest_gap_mm <= tol or not len(f):
-        return None
-    pts, low, gz = _footprint(v, f, ground, grid=True)
-    gap = low - gz
-    ov = [p[0] for j, p in enumerate(parts) if j != k and len(p[1])]
-    if ov:
-        of, off = [], 0
-        for j, p in enumerate(parts):
-            if j != k and len(p[1]):
-                of.append(p[1] + off)
-                off += len(p[0])
-        ov_all, of_all = np.concatenate(ov), np.concatenate(of)
-        others = make_engine(ov_all, of_all)
-        top = low + tol
-        o = np.column_stack([pts, top])
-        e = np.column_stack([pts, top - (gap + tol + 1.0)])
-        dist, tri = others.first_hit(o, e)
-        hit = tri >= 0
-        hz = top[hit] - dist[hit]
-        t = ov_all[of_all[tri[hit]]]  # refine in float64 on the plane (Embree: float32)
-        n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
-        flat = np.abs(n[:, 2]) > 1e-9 * np.linalg.norm(n, axis=1)
-        q = pts[hit]
-        pz = t[:, 0, 2] - (n[:, 0] * (q[:, 0] - t[:, 0, 0]) + n[:, 1] * (q[:, 1] - t[:, 0, 1])) / (
-            np.where(flat, n[:, 2], 1.0)
-        )
-        hz = np.where(flat & (np.abs(pz - hz) < 1e-2), pz, hz)
-        gap[hit] = np.minimum(gap[hit], low[hit] - hz)
-        if float(np.min(gap)) > tol:
-            lo, hi = v.min(axis=0) - tol, v.max(axis=0) + tol
-            near = ov_all[np.all((ov_all >= lo) & (ov_all <= hi), axis=1)]
-            reach = tol + _TOUCH_SLACK_MM  # rays are float32: exactly 1 mm still touches
-            if _near(others, v, reach) or _near(make_engine(v, f), near, reach):
-                return None
-    g = float(np.min(gap))
-    if g <= tol:
-        return None
-    return warning(
-        f"floats {g:.1f} mm above the surface under it (explicit z = "
-        f"{item.position[2]:g} mm; give position [x, y] to rest it on the surface)"
-    )
-
-
 def _load_notes(report, item: SceneryItem, closed: bool) -> list[str]:
     """The mesh file's load notes, judged at the placed size (``scale`` applied): a DEM in
     metres scaled 1:6000 is not "too large"; an open surface that closing handled is left
@@ -411,7 +265,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         blocks.append(True)
         solids.append(it.solid)
         parts.append((table_v, table_f, ev, ef))
-    ground = _Ground(table_v, table_f) if scn.scenery else None
+    ground = Ground(table_v, table_f) if scn.scenery else None
     floor_id = None
     resting = []  # (part index, item, report, where its rest line goes)
     for i, it in enumerate(scn.scenery):
@@ -426,7 +280,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
             v, f = lm.vertices, lm.faces
         v, f = transform(v, it), np.asarray(f, np.int64)
         rep = PieceReport(it.id, it.solid, len(f))
-        v = _place_piece(it, v, f, ground, rep)
+        v = place_piece(it, v, f, ground, rep)
         n_first = len(rep.messages)  # the rest line goes after the sink line, if any
         ev, ef = np.zeros((0, 3)), np.zeros((0, 3), np.int64)
         if it.solid == "auto" and it.blocks_lof and it.mesh_path is not None:
@@ -456,7 +310,7 @@ def build_scenery(scn: Scenario, stats, on_blocking=None) -> BuiltScenery:
         parts.append((v, f, ev, ef))
     for k, it, rep, at in resting:  # needs every piece placed: one may hold another
         assert ground is not None  # resting pieces are scenery
-        line = _floating_message(k, it, parts, ground, rep)
+        line = floating_message(k, it, parts, ground, rep)
         if line:
             rep.messages.insert(at, line)
     plausibility_messages(scn, pieces, parts)
