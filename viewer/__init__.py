@@ -19,7 +19,8 @@ or VTK). Modules, bottom to top (each imports only those above it in this list):
 - :mod:`viewer.compose`: a scene, an attack or a Line of Fire turned into one Drawing,
   with no window.
 - :mod:`viewer.plotter`, :mod:`viewer.camera`, :mod:`viewer.overlay`: a Drawing added to
-  a PyVista plotter, the fixed cameras, and the 2D overlay (title, legend, notes).
+  a PyVista plotter, the fixed cameras, and the 2D overlay (title, legend, notes;
+  :mod:`viewer.legend` draws the legend, :mod:`viewer.text_measure` measures text).
 - :mod:`viewer.plan`: true vector plan views (SVG/PDF, matplotlib) and 3D views on a PDF
   page.
 - :mod:`viewer.html`: the interactive standalone HTML page (trame / vtk.js export).

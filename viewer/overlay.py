@@ -1,229 +1,35 @@
 """2D overlay of a diagram: title band, legend column (legend box and notes), masks, text.
 
 Positions are fractions of the viewport or pixels; the margins come from
-:mod:`viewer.layout`. Legend symbols are small coloured polygons drawn by VTK's legend box.
+:mod:`viewer.layout`. The legend rows and their symbols are :mod:`viewer.legend`'s;
+text is measured as VTK draws it by :mod:`viewer.text_measure`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyvista as pv
-from vtkmodules.vtkRenderingAnnotation import vtkLegendBoxActor
 from vtkmodules.vtkRenderingCore import (
     vtkActor2D,
     vtkCoordinate,
     vtkPolyDataMapper2D,
-    vtkTextRenderer,
 )
 
 from . import palette as pal
 from .figure_layout import world_records
 from .labels import place_labels
 from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
+from .legend import add_legend_rows
 from .model import Drawing
+from .text_measure import fit_lines, text_px, wrap
 
 __all__ = [
-    "add_legend",
-    "add_legend_rows",
     "add_mask",
     "add_overlay",
     "add_placed_labels",
-    "fit_lines",
     "label_font_size",
-    "legend_font_size",
-    "legend_symbol",
     "place_world_labels",
-    "text_px",
-    "wrap",
 ]
-
-
-def legend_symbol(face: str, color: str) -> pv.PolyData:
-    """A legend symbol in the unit square, as coloured polygons (RGB cell scalars).
-
-    The legend draws its text in black (the entry colour) and each symbol in its own
-    cell colours, so the text stays readable whatever the colour of the entry.
-    """
-    polys: list[np.ndarray] = [np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)]
-    colors = [pal.rgb255(pal.BACKGROUND)]
-    fill = pal.rgb255(color)
-    black = pal.rgb255(pal.TEXT)
-
-    def rect(x0, y0, x1, y1):
-        return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float)
-
-    def circle(r, n=32, cx=0.5, cy=0.5):
-        a = 2 * np.pi * np.arange(n) / n
-        return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
-
-    def bar(p0, p1, w):
-        p0, p1 = np.asarray(p0, float), np.asarray(p1, float)
-        d = p1 - p0
-        n = np.array([-d[1], d[0]]) / np.linalg.norm(d) * w / 2
-        return np.array([p0 - n, p1 - n, p1 + n, p0 + n])
-
-    if face == "ring":
-        polys += [circle(0.45), circle(0.25)]
-        colors += [fill, pal.rgb255(pal.BACKGROUND)]
-    elif face == "disc":
-        polys.append(circle(0.3))
-        colors.append(fill)
-    elif face == "line":
-        polys.append(rect(0.0, 0.4, 1.0, 0.6))
-        colors.append(fill)
-    elif face == "dashed":
-        polys += [rect(0.0, 0.4, 0.3, 0.6), rect(0.42, 0.4, 0.72, 0.6), rect(0.84, 0.4, 1.0, 0.6)]
-        colors += [fill, fill, fill]
-    elif face == "arrow":
-        polys += [rect(0.0, 0.43, 0.65, 0.57), np.array([[0.6, 0.2], [1.0, 0.5], [0.6, 0.8]])]
-        colors += [fill, fill]
-    elif face == "cross":
-        polys += [bar((0.15, 0.15), (0.85, 0.85), 0.16), bar((0.15, 0.85), (0.85, 0.15), 0.16)]
-        colors += [fill, fill]
-    else:  # rectangle: filled, with a black frame (light colours stay visible)
-        polys += [rect(0.05, 0.05, 0.95, 0.95), rect(0.15, 0.15, 0.85, 0.85)]
-        colors += [black, fill]
-    pts, faces = [], []
-    for poly in polys:
-        faces.append(len(poly))
-        faces.extend(range(len(pts), len(pts) + len(poly)))
-        pts.extend(poly.tolist())
-    mesh = pv.PolyData(np.column_stack([np.array(pts), np.zeros(len(pts))]), faces=np.array(faces))
-    mesh.cell_data["rgb"] = np.array(colors, dtype=np.uint8)
-    mesh.cell_data.active_scalars_name = "rgb"
-    return mesh
-
-
-def add_legend(plotter, drawing: Drawing, x0: float, y1: float, w: float, h: float) -> None:
-    """A legend box (normalised viewport coordinates: left, top, width, height)."""
-    leg = vtkLegendBoxActor()
-    leg.SetNumberOfEntries(len(drawing.legend))
-    for i, e in enumerate(drawing.legend):
-        leg.SetEntry(i, legend_symbol(e.face, e.color), e.label, (0.0, 0.0, 0.0))
-    leg.UseBackgroundOn()
-    leg.SetBackgroundColor(1.0, 1.0, 1.0)
-    leg.BorderOn()
-    leg.GetProperty().SetColor(0.0, 0.0, 0.0)
-    leg.SetPadding(4)
-    tp = leg.GetEntryTextProperty()
-    tp.SetFontFamilyToArial()
-    tp.SetColor(0.0, 0.0, 0.0)
-    leg.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-    leg.GetPositionCoordinate().SetValue(x0, y1 - h)
-    leg.GetPosition2Coordinate().SetValue(w, h)
-    plotter.add_actor(leg, reset_camera=False, name="legend", pickable=False)
-
-
-#: ``add_text`` font size of the legend rows at :data:`viewer.layout.REFERENCE_HEIGHT`
-#: (PyVista draws at twice the size given: 20 px at 1200 px image height).
-LEGEND_FONT = 10
-#: The smallest legend ``add_text`` size: 12 px drawn, over the lint's 11 px (SPEC 13.5).
-LEGEND_FONT_MIN = 6
-
-
-def legend_font_size(size) -> int:
-    """``add_text`` font size of the legend rows in an image of ``size`` pixels."""
-    return max(LEGEND_FONT_MIN, round(LEGEND_FONT * size_scale(size)))
-
-
-def _polys_2d(mesh: pv.PolyData, x: float, y: float, scale: float, name: str, plotter) -> None:
-    """A unit-square mesh with cell colours (:func:`legend_symbol`) drawn at display
-    pixels ``(x, y)`` (lower left, rows up), ``scale`` pixels a side."""
-    m = mesh.copy()
-    p = np.asarray(m.points, dtype=float)
-    m.points = np.column_stack([x + scale * p[:, 0], y + scale * p[:, 1], p[:, 2]])
-    mapper = vtkPolyDataMapper2D()
-    mapper.SetInputData(m)
-    mapper.ScalarVisibilityOn()
-    mapper.SetScalarModeToUseCellData()
-    mapper.SetColorModeToDirectScalars()
-    actor = vtkActor2D()
-    actor.SetMapper(mapper)
-    plotter.add_actor(actor, reset_camera=False, name=name, pickable=False)
-
-
-def _frame_2d(plotter, name: str, box, size, lw: float):
-    """A white box with a black border, ``box`` = (x0, y0, x1, y1) display pixels (rows
-    up). The box's actor is named ``name`` and placed at its lower-left corner in
-    normalised viewport coordinates, as VTK's legend box was (:mod:`viewer.window` puts
-    its notes under it)."""
-    x0, y0, x1, y1 = box
-    pts = np.array([[0, 0, 0], [x1 - x0, 0, 0], [x1 - x0, y1 - y0, 0], [0, y1 - y0, 0]], float)
-    for kind, poly in (
-        ("fill", pv.PolyData(pts, faces=np.array([4, 0, 1, 2, 3]))),
-        ("edge", pv.PolyData(pts, lines=np.array([5, 0, 1, 2, 3, 0]))),
-    ):
-        mapper = vtkPolyDataMapper2D()
-        mapper.SetInputData(poly)
-        actor = vtkActor2D()
-        actor.SetMapper(mapper)
-        actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-        actor.GetPositionCoordinate().SetValue(x0 / size[0], y0 / size[1])
-        if kind == "fill":
-            actor.GetProperty().SetColor(1.0, 1.0, 1.0)
-        else:
-            actor.GetProperty().SetColor(0.0, 0.0, 0.0)
-            actor.GetProperty().SetLineWidth(lw)
-        key = name if kind == "fill" else f"{name}:{kind}"
-        plotter.add_actor(actor, reset_camera=False, name=key, pickable=False)
-
-
-def add_legend_rows(plotter, drawing: Drawing, x0: float, top: float, width: float, size):
-    """The legend as rows of text at a fixed pixel size, each after its symbol.
-
-    VTK's legend box scales its text to the box (5-7 px at 800 x 500); these rows are
-    drawn at :func:`legend_font_size` and wrapped to ``width``.
-
-    Parameters
-    ----------
-    x0, top : float, px
-        The legend's top-left corner (rows down).
-    width : float, px
-        The most the legend may take across.
-    size : (int, int)
-
-    Returns
-    -------
-    boxes : list of viewer.layout_lint.TextBox
-        Each row's text box (``legend-<i>``, ``legend-<i>:<j>`` for wrapped lines).
-    bottom : float, px
-        Rows down: where the legend ends.
-    """
-    from .layout_lint import TextBox
-
-    h = size[1]
-    k = size_scale(size)
-    font = legend_font_size(size)
-    probe = plotter.add_text(" ", position=(0, 0), font_size=font, name="legend:probe")
-    line_h = text_px(probe.prop, "Ag")[1]
-    pad = max(3.0, 4 * k)
-    sw = float(line_h)  # the symbol's side
-    tx = x0 + pad + sw + 0.5 * line_h
-    rows = [wrap(probe.prop, [e.label], width - (tx - x0) - pad) for e in drawing.legend]
-    widths = [[text_px(probe.prop, line)[0] for line in lines] for lines in rows]
-    plotter.remove_actor("legend:probe", render=False)
-    step = 1.25 * line_h
-    n_lines = sum(len(r) for r in rows)
-    bottom = top + 2 * pad + n_lines * step
-    right = min(x0 + width, tx + max((max(w) for w in widths), default=0) + pad)
-    _frame_2d(plotter, "legend", (x0, h - bottom, right, h - top), size, max(1.0, k))
-    boxes = []
-    y = top + pad
-    for i, (e, lines, ws) in enumerate(zip(drawing.legend, rows, widths, strict=True)):
-        sym_y = y + 0.5 * (step - sw)
-        _polys_2d(legend_symbol(e.face, e.color), x0 + pad, h - sym_y - sw, sw,
-                  f"legend:sym:{i}", plotter)  # fmt: skip
-        for j, (line, lw_px) in enumerate(zip(lines, ws, strict=True)):
-            yt = y + 0.5 * (step - line_h)
-            txt = plotter.add_text(line, position=(round(tx), round(h - yt)), font_size=font,
-                                   color=pal.TEXT, name=f"legend:{i}:{j}")  # fmt: skip
-            txt.prop.justification_vertical = "top"
-            tid = f"legend-{i}" if j == 0 else f"legend-{i}:{j}"
-            yr = round(yt)
-            boxes.append(TextBox(tid, line, (round(tx), yr, round(tx) + lw_px, yr + line_h),
-                                 2.0 * font))  # fmt: skip
-            y += step
-    return boxes, bottom
 
 
 def add_mask(plotter, name: str, x0: float, y0: float, x1: float, y1: float) -> None:
@@ -241,59 +47,6 @@ def add_mask(plotter, name: str, x0: float, y0: float, x1: float, y1: float) -> 
     actor.SetMapper(mapper)
     actor.GetProperty().SetColor(*(c / 255 for c in pal.rgb255(pal.BACKGROUND)))
     plotter.add_actor(actor, reset_camera=False, name=name, pickable=False)
-
-
-def text_px(prop, text: str) -> tuple[int, int]:
-    """Width and height in pixels of ``text`` drawn with a VTK text property."""
-    bb = [0, 0, 0, 0]
-    vtkTextRenderer.GetInstance().GetBoundingBox(prop, text, bb, 72)
-    return bb[1] - bb[0], bb[3] - bb[2]
-
-
-def wrap(prop, lines, width_px: float) -> list[str]:
-    """Greedy word wrap of ``lines`` to ``width_px`` as measured by the text renderer.
-
-    Continuation lines keep the line's indent plus two spaces.
-    """
-    out: list[str] = []
-    for line in lines:
-        indent = line[: len(line) - len(line.lstrip())]
-        words = line.split()
-        if not words:
-            out.append("")
-            continue
-        cur = indent + words[0]
-        for word in words[1:]:
-            cand = f"{cur} {word}"
-            if text_px(prop, cand)[0] <= width_px:
-                cur = cand
-            else:
-                out.append(cur)
-                cur = indent + "  " + word
-        out.append(cur)
-    return out
-
-
-def fit_lines(plotter, text: str, font: int, width_px: float, most: int):
-    """``text`` wrapped to ``width_px``: in at most ``most`` lines, the font made smaller
-    (down to 60 %) if need be; longer text keeps the smallest font and takes more lines.
-
-    Returns
-    -------
-    font : int
-    lines : list of str
-    step : float
-        Line spacing, pixels.
-    """
-    for f in (font, round(font * 0.85), round(font * 0.72), round(font * 0.6)):
-        f = max(6, f)
-        probe = plotter.add_text(" ", position=(0, 0), font_size=f, name="fit:probe")
-        lines = wrap(probe.prop, str(text).splitlines() or [""], width_px)
-        step = 1.15 * text_px(probe.prop, "Ag")[1]
-        plotter.remove_actor("fit:probe", render=False)
-        if len(lines) <= most:
-            break
-    return f, lines, step
 
 
 def add_overlay(plotter, drawing: Drawing, size, *, legend_column: bool) -> list:

@@ -37,8 +37,9 @@ from .layers.lof import lof_from_trooper
 from .layers.templates import attack_actors
 from .layout import size_scale
 from .model import LAYERS, Drawing
-from .overlay import add_overlay, text_px, wrap
+from .overlay import add_overlay
 from .plotter import draw, make_plotter
+from .text_measure import text_px, wrap
 
 __all__ = [
     "PANEL_MARGIN_PX",
