@@ -25,7 +25,7 @@ from geom3d.adjudication.lof import occluder_rows, pair_visibility
 from geom3d.visibility import VisibilityStats, pair_patch
 from geom3d.visibility import proof as _proof
 from geom3d.visibility import search as _search
-from geom3d.visibility.proof import ProofStats
+from geom3d.visibility.proof_trees import ProofStats
 
 SILHOUETTES = [1, 2, 2, 2, 3, 4, 5, 2, 1, 6]
 

@@ -59,7 +59,8 @@ from geom3d.visibility.cast import (
 from geom3d.visibility.eyes import eye_batches, eye_points, two_adic
 from geom3d.visibility.interior import InteriorMap
 from geom3d.visibility.pair import pair_patch, search_eyes, warm_kernels
-from geom3d.visibility.proof import PairProof, ProofStats, Prover
+from geom3d.visibility.proof import Prover
+from geom3d.visibility.proof_trees import PairProof, ProofStats
 from geom3d.visibility.search import BATCH_SIZES, PatchHit, search_patch
 from geom3d.visibility.witness import PatchWitness, patch_witness, visible_area
 

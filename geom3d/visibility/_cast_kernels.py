@@ -4,7 +4,8 @@ Where the ray engine lends its scene to compiled code
 (:meth:`geom3d.raycast.RayBackend.compiled_scene`), each ray is taken from the apparent
 view to the target, past the occluding troopers and the blocking proofs, and into Embree
 in one ``nogil`` loop, with the same steps and the same float arithmetic as the
-numpy-level path (:func:`geom3d.bodies.kernels.cast_view_rays`, :meth:`.proof.PairProof.settled`,
+numpy-level path (:func:`geom3d.bodies.kernels.cast_view_rays`,
+:meth:`.proof_trees.PairProof.settled`,
 :meth:`geom3d.raycast.RayBackend.occluded_segments`): so the same answers. Also the
 occluding troopers' culling per pair (:func:`cull_kernel`) and the eye points wholly
 hidden behind one of them (:func:`hidden_kernel`).
@@ -49,7 +50,7 @@ def clear_to_target(
         packets of its ``width`` (consecutive rays: from one eye, to neighbouring
         samples), with the single rays' answers.
     trees : tuple
-        The pair's proof trees (:attr:`.proof.PairProof.packed`), a
+        The pair's proof trees (:attr:`.proof_trees.PairProof.packed`), a
         :class:`._leaf_kernels.ProofTrees` as a plain tuple; no node: nothing is
         settled.
     solids : tuple

@@ -1,5 +1,5 @@
-"""Compiled lookups in proved bundle trees (:class:`.proof.BundleTree`, packed end to end
-by :attr:`.proof.PairProof.packed`): which segments, and which eye points' segments, lie
+"""Compiled lookups in proved bundle trees (:class:`.proof_trees.BundleTree`, packed end to end
+by :attr:`.proof_trees.PairProof.packed`): which segments, and which eye points' segments, lie
 in a proven leaf. A leaf proves every segment between its two closed boxes (``X`` box
 then ``Y`` box, 12 numbers, in its tree's frame ``ox, oy, dx, dy``; see
 :mod:`._proof_kernels`).
@@ -25,7 +25,7 @@ __all__ = [
 
 
 class ProofTrees(NamedTuple):
-    """A pair's proof trees packed end to end (:attr:`.proof.PairProof.packed`): one
+    """A pair's proof trees packed end to end (:attr:`.proof_trees.PairProof.packed`): one
     argument of the compiled lookups.
 
     Python hands it (and :class:`geom3d.raycast.CompiledScene`) to a kernel as a plain

@@ -55,7 +55,8 @@ from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.eyes import eye_count, eye_points
 from geom3d.visibility.ground import NO_GROUND, GroundBlocks, GroundProfile
 from geom3d.visibility.interior import InteriorMap
-from geom3d.visibility.proof import PairProof, Prover
+from geom3d.visibility.proof import Prover
+from geom3d.visibility.proof_trees import PairProof
 from geom3d.visibility.search import BATCH_SIZES, search_clear_patch, search_patch, warm_search
 from geom3d.visibility.tolerances import PROOF_AFTER_BATCHES, PROOF_EPS_MM
 from geom3d.visibility.witness import PatchWitness, patch_witness

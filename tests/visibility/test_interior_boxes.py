@@ -24,7 +24,7 @@ from geom3d.terrain import FusedBlocks
 from geom3d.visibility import VisibilityStats, pair_patch
 from geom3d.visibility.convex import NO_SOLIDS, ConvexSolids
 from geom3d.visibility.interior_boxes import interior_boxes
-from geom3d.visibility.proof import PairProof
+from geom3d.visibility.proof_trees import PairProof
 from geom3d.visibility.tolerances import INTERIOR_BOX_MIN_HEIGHT_MM
 
 

@@ -26,7 +26,7 @@ from geom3d.visibility import (
 from geom3d.visibility.apparent import PatchLattice
 from geom3d.visibility.convex import NO_SOLIDS
 from geom3d.visibility.pair import search_eyes
-from geom3d.visibility.proof import PairProof
+from geom3d.visibility.proof_trees import PairProof
 from geom3d.visibility.tolerances import PROOF_WALL_BUNDLES, PROOF_WEAK_SHARE
 
 # --------------------------------------------------------------------------------------
