@@ -21,8 +21,9 @@ or VTK). Modules, bottom to top (each imports only those above it in this list):
 - :mod:`viewer.plotter`, :mod:`viewer.camera`, :mod:`viewer.overlay`: a Drawing added to
   a PyVista plotter, the fixed cameras, and the 2D overlay (title, legend, notes;
   :mod:`viewer.legend` draws the legend, :mod:`viewer.text_measure` measures text).
-- :mod:`viewer.plan`: true vector plan views (SVG/PDF, matplotlib) and 3D views on a PDF
-  page.
+- :mod:`viewer.plan`: true vector plan views (SVG/PDF, matplotlib);
+  :mod:`viewer.vector_output`: every vector figure's settings and bytes, and 3D views on
+  a PDF page.
 - :mod:`viewer.html`: the interactive standalone HTML page (trame / vtk.js export).
 - :mod:`viewer.window`: the interactive window (``geom3d view``): attacks, screen scale
   bar, side panel.

@@ -7,7 +7,7 @@ picture, font sizes that follow the page size). Labels are placed by
 from the deciding patch, with leader lines when they had to move away from their anchor.
 
 PNG, SVG and PDF are the same figure, so their text is the same. Every shape carries an
-SVG id made from its actor name (:func:`viewer.plan.svg_id`; an actor whose faces are
+SVG id made from its actor name (:func:`viewer.vector_output.svg_id`; an actor whose faces are
 interleaved with others' in the painter's order gets ``-2``, ``-3`` ... on its later
 runs); labels are ``label-<n>``; the trooper boxes labels keep clear of are recorded in
 the figure's ``geom3d_boxes``.
@@ -30,8 +30,8 @@ from .frame import MARGIN, font_px, layout_frame, legend_handle, measure
 from .labels import place_labels, unplaced_note
 from .layout import size_scale
 from .model import Drawing
-from .plan import DEFAULT_VECTOR_DPI, RC, svg_id
 from .projection import Face, project_drawing, view_basis
+from .vector_output import DEFAULT_VECTOR_DPI, RC, svg_id
 from .views import hidden_trooper_labels
 
 __all__ = ["projected_figure"]
@@ -52,7 +52,7 @@ def projected_figure(scene, drawing: Drawing, size, dpi: int | None = None):
     size : (int, int)
         Page size in pixels.
     dpi : int or None
-        Pixels per inch of the page (default :data:`viewer.plan.DEFAULT_VECTOR_DPI`).
+        Pixels per inch of the page (default :data:`viewer.vector_output.DEFAULT_VECTOR_DPI`).
 
     Returns
     -------

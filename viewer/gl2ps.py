@@ -3,7 +3,7 @@
 GL2PS writes the 2D overlays as ``<text>`` elements and the 3D picture as one raster
 ``<image>``. The bytes are made deterministic (no ``CreationDate``), the text is
 XML-escaped (GL2PS writes it raw) and the page gets the size every view gets for one
-output size (:data:`viewer.plan.DEFAULT_VECTOR_DPI` pixels per inch, or ``--dpi``).
+output size (:data:`viewer.vector_output.DEFAULT_VECTOR_DPI` pixels per inch, or ``--dpi``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 from geom3d.core.output import safe_text
 
 from .model import Drawing
-from .plan import DEFAULT_VECTOR_DPI
+from .vector_output import DEFAULT_VECTOR_DPI
 
 __all__ = ["svg_bytes"]
 

@@ -8,7 +8,7 @@ PIL on the same DejaVu Sans font). :func:`check_pdf` says where they disagree wi
 records (:func:`viewer.layout_lint.check_texts`): every recorded text once, at its place,
 nothing extra.
 
-A 3D view's PDF (``iso``, ``from:``) is its pixels on a page (:func:`viewer.plan.
+A 3D view's PDF (``iso``, ``from:``) is its pixels on a page (:func:`viewer.vector_output.
 raster_pdf_bytes`): it must hold no text at all and one image with the very pixels of
 the PNG (the text is in the pixels, linted from the records).
 

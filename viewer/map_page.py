@@ -41,7 +41,7 @@ from .frame import MARGIN, font_px, measure, wrap_px
 from .labels import place_labels, unplaced_note
 from .layout import size_scale
 from .layout_lint import Layout
-from .plan import DEFAULT_VECTOR_DPI, RC
+from .vector_output import DEFAULT_VECTOR_DPI, RC
 
 __all__ = [
     "COLORBAR_SHARE",
@@ -85,7 +85,7 @@ _PASSES = 4
 
 
 def map_rc(salt: str) -> dict:
-    """matplotlib settings of a map: the vector figures' (:data:`viewer.plan.RC`) with
+    """matplotlib settings of a map: the vector figures' (:data:`viewer.vector_output.RC`) with
     the map's own SVG hash salt."""
     return {**RC, "svg.hashsalt": salt, "text.parse_math": False}  # "$5" is not math
 

@@ -12,15 +12,13 @@ so the SVG holds no ``<image>`` and the PDF no image XObject.
 Every shape carries an SVG id made from its actor name (``trooper-<id>``,
 ``trooper-<id>-front``, ``template-0``, ``affected-<id>``, ``excluded-<id>``,
 ``scenery-<piece>``, ``label-<n>``...). The same input gives the same bytes: the SVG hash
-salt is fixed and no date, creator or producer is written.
-
-:func:`raster_pdf_bytes` wraps a rendered 3D view (PNG pixels) in a one-page PDF.
+salt is fixed and no date, creator or producer is written
+(:mod:`viewer.vector_output`).
 """
 
 from __future__ import annotations
 
 import itertools
-from io import BytesIO
 
 import matplotlib
 import numpy as np
@@ -41,36 +39,12 @@ from .layout import BOTTOM_MARGIN, LEGEND_COLUMN, TITLE_BAND, size_scale
 from .model import Drawing, Label
 from .plan_scenery import plan_scenery
 from .vector import polygon_paths, project_actor
+from .vector_output import DEFAULT_VECTOR_DPI, RC, svg_id
 
-__all__ = [
-    "DEFAULT_VECTOR_DPI",
-    "RC",
-    "TERRAIN_FILL_ALPHA",
-    "figure_bytes",
-    "plan_figure",
-    "plan_pixels",
-    "raster_pdf_bytes",
-    "svg_id",
-]
+__all__ = ["TERRAIN_FILL_ALPHA", "plan_figure", "plan_pixels"]
 
 #: Opacity of the terrain's elevation fills over its hillshade (slopes show through).
 TERRAIN_FILL_ALPHA = 0.5
-#: Pixels per inch of a vector diagram's page when no ``--dpi`` is given (CSS pixels).
-DEFAULT_VECTOR_DPI = 96
-#: matplotlib settings of every vector diagram: fixed SVG hash salt (deterministic ids),
-#: text kept as text, one bundled font (same glyphs on every machine).
-RC = {
-    "svg.hashsalt": "geom3d",
-    "svg.fonttype": "none",
-    "pdf.fonttype": 42,
-    "font.family": "DejaVu Sans",
-    "path.simplify": False,
-}
-
-
-def svg_id(name: str) -> str:
-    """An actor name (``trooper:a:front``) as an SVG id (``trooper-a-front``)."""
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in str(name).replace(":", "-"))
 
 
 def _pt(px: float, dpi: float) -> float:
@@ -255,7 +229,8 @@ def _draw_lane(ax, a, k: float, dpi: float, zo: float, mm_per_px: float) -> dict
 
 
 def plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figure:
-    """The plan view of ``drawing`` (see :func:`_plan_figure`), built under :data:`RC`."""
+    """The plan view of ``drawing`` (see :func:`_plan_figure`), built under
+    :data:`viewer.vector_output.RC`."""
     with matplotlib.rc_context(RC):
         return _plan_figure(scene, drawing, size, dpi)
 
@@ -271,7 +246,8 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     size : (int, int)
         Page size in pixels (line widths and fonts scale with it like the PNG's).
     dpi : int or None
-        Pixels per inch of the page (default :data:`DEFAULT_VECTOR_DPI`).
+        Pixels per inch of the page (default
+        :data:`viewer.vector_output.DEFAULT_VECTOR_DPI`).
     """
     dpi = float(dpi or DEFAULT_VECTOR_DPI)
     W, H = size
@@ -453,19 +429,6 @@ def _plan_figure(scene, drawing: Drawing, size, dpi: int | None = None) -> Figur
     return fig
 
 
-def figure_bytes(fig: Figure, fmt: str) -> bytes:
-    """``svg`` or ``pdf`` bytes of a figure, byte-identical for identical input."""
-    buf = BytesIO()
-    meta = (
-        {"Date": None, "Creator": None}
-        if fmt == "svg"
-        else {"CreationDate": None, "Creator": None, "Producer": None}
-    )
-    with matplotlib.rc_context(RC):
-        fig.savefig(buf, format=fmt, metadata=meta, facecolor=fig.get_facecolor())
-    return buf.getvalue()
-
-
 def plan_pixels(fig: Figure, matrix: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The figure rasterised (Agg, at its dpi) and its world -> clip matrix.
 
@@ -498,13 +461,3 @@ def _plan_matrix(ax, w: float, h: float) -> np.ndarray:
     m[2, 2] = -1e-3
     m[3, 3] = 1.0
     return m
-
-
-def raster_pdf_bytes(image: np.ndarray, dpi: int | None = None) -> bytes:
-    """A one-page PDF holding a rendered 3D view (``(h, w, 3)`` uint8 pixels) at ``dpi``."""
-    dpi = float(dpi or DEFAULT_VECTOR_DPI)
-    h, w = image.shape[:2]
-    fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi)
-    FigureCanvasAgg(fig)
-    fig.figimage(image, 0, 0, origin="upper", resize=False)
-    return figure_bytes(fig, "pdf")

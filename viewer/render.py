@@ -51,14 +51,10 @@ from .overlay import (
     place_world_labels,
     trooper_boxes,
 )
-from .plan import (
-    figure_bytes,
-    plan_figure,
-    plan_pixels,
-    raster_pdf_bytes,
-)
+from .plan import plan_figure, plan_pixels
 from .plotter import draw, make_plotter
 from .survey import render_survey  # the survey heat map (geom3d survey), via this plugin
+from .vector_output import figure_bytes, raster_pdf_bytes
 from .views import hide_occluded_labels
 from .window import open_viewer
 

@@ -1,7 +1,7 @@
 """Vector plan views (SVG/PDF), text options, label placement, Blast Focus rays, size cap.
 
 SVG files are parsed with ElementTree; every shape carries an id made from its actor name
-(viewer.plan.svg_id), so tests find troopers and templates by id.
+(viewer.vector_output.svg_id), so tests find troopers and templates by id.
 """
 
 from __future__ import annotations
