@@ -22,6 +22,7 @@ from matplotlib.patches import Patch
 from . import palette as pal
 from .layout import LEGEND_COLUMN
 from .layout_lint import MIN_TEXT_PX
+from .word_wrap import greedy_wrap
 
 __all__ = [
     "FONT_PX",
@@ -68,22 +69,9 @@ def wrap_px(renderer, text: str, px: float, width: float, dpi: float) -> list[st
 
     A word longer than the width is cut (nothing runs off the page).
     """
-    out: list[str] = []
-    for para in str(text).splitlines() or [""]:
-        indent = para[: len(para) - len(para.lstrip())]
-        words = para.split()
-        if not words:
-            out.append("")
-            continue
-        cur = indent + words[0]
-        for word in words[1:]:
-            cand = f"{cur} {word}"
-            if measure(renderer, cand, px, dpi)[0] <= width:
-                cur = cand
-            else:
-                out.append(cur)
-                cur = indent + "  " + word
-        out.append(cur)
+    out = greedy_wrap(
+        str(text).splitlines() or [""], width, lambda t: measure(renderer, t, px, dpi)[0]
+    )
     final = []
     for line in out:  # cut what a single word still makes too long
         while len(line) > 1 and measure(renderer, line, px, dpi)[0] > width:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import vtkmodules.vtkRenderingFreeType  # noqa: F401  (registers the renderer text_px asks)
 from vtkmodules.vtkRenderingCore import vtkTextRenderer
 
+from .word_wrap import greedy_wrap
+
 __all__ = ["fit_lines", "text_px", "wrap"]
 
 
@@ -21,23 +23,7 @@ def wrap(prop, lines, width_px: float) -> list[str]:
 
     Continuation lines keep the line's indent plus two spaces.
     """
-    out: list[str] = []
-    for line in lines:
-        indent = line[: len(line) - len(line.lstrip())]
-        words = line.split()
-        if not words:
-            out.append("")
-            continue
-        cur = indent + words[0]
-        for word in words[1:]:
-            cand = f"{cur} {word}"
-            if text_px(prop, cand)[0] <= width_px:
-                cur = cand
-            else:
-                out.append(cur)
-                cur = indent + "  " + word
-        out.append(cur)
-    return out
+    return greedy_wrap(lines, width_px, lambda text: text_px(prop, text)[0])
 
 
 def fit_lines(plotter, text: str, font: int, width_px: float, most: int):
