@@ -8,9 +8,10 @@ triangle soup the scene casts rays against:
 2. a piece given ``position: [x, y]`` is dropped so that its lowest point rests on the
    highest *ground* beneath its footprint (the table mesh where there is one, z = 0
    elsewhere, or the plane z = 0). With an explicit z, sinking into the ground beyond
-   :data:`PIECE_REST_TOL_MM` is warned about; the piece *floats* only when nothing lies
-   within that tolerance under it (the ground **or another piece**: a container stacked on
-   a container) or against it (a balcony fixed to a wall; :mod:`geom3d.scene.piece_rest`);
+   :data:`~geom3d.scene.tolerances.PIECE_REST_TOL_MM` is warned about; the piece
+   *floats* only when nothing lies within that tolerance under it (the ground **or
+   another piece**: a container stacked on a container) or against it (a balcony fixed
+   to a wall; :mod:`geom3d.scene.piece_rest`);
 3. ``solid: auto`` pieces are closed into their winding-number solid (SPEC 12.1,
    :func:`geom3d.mesh.winding.close_winding`): the loops of their base are closed down to
    the ground, every other hole gets a cap checked against the winding number, and

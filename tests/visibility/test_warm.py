@@ -15,6 +15,7 @@ import geom3d.visibility.convex as convex_mod
 import geom3d.visibility.ground as ground_mod
 import geom3d.visibility.interior as interior_mod
 import geom3d.visibility.proof as proof_mod
+import geom3d.visibility.proof_trees as proof_trees_mod
 import geom3d.visibility.search as search_mod
 from geom3d.adjudication import lof
 from geom3d.scene.scene import Scene
@@ -29,7 +30,7 @@ KERNELS = [
     (interior_mod, "column_parity"),
     (proof_mod, "prove_bundles"),
     (proof_mod, "segment_hits_cylinders"),
-    (proof_mod, "settled_eyes"),
+    (proof_trees_mod, "settled_eyes"),
     (search_mod, "search_clear"),
     (apparent_mod, "view_frames"),
     (embree_mod, "occluded_kernel"),
