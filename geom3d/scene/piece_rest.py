@@ -99,9 +99,9 @@ def place_piece(item: SceneryItem, v, f, ground: Ground, rep) -> np.ndarray:
         rep.dropped_mm = float(item.position[2] + dz)
         rep.rest_gap_mm = 0.0
         return v
-    gap = float(np.min(low - gz))
-    sink = float(np.max(gz - low))
-    rep.rest_gap_mm = gap if sink <= PIECE_REST_TOL_MM else -sink
+    gap = float(np.min(low - gz))  # negative: sunk by that much
+    sink = -gap
+    rep.rest_gap_mm = gap
     if sink > PIECE_REST_TOL_MM:
         rep.messages.append(
             warning(
